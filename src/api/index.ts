@@ -1,0 +1,29 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../app-env';
+import { Problem } from '../http/problem';
+import { configurations } from './configurations';
+import { files } from './files';
+import { info } from './info';
+import { openapi } from './openapi';
+import { sites } from './sites';
+import { v1 } from './v1';
+
+/** The API face of the Worker: every route, problems for every error. */
+export const api = new Hono<AppEnv>();
+
+api.route('/', sites);
+api.route('/', configurations);
+api.route('/', files);
+api.route('/', info);
+api.route('/', openapi);
+api.route('/', v1);
+
+api.notFound((c) => {
+  throw new Problem('not-found', `There is nothing at ${new URL(c.req.url).pathname}.`);
+});
+
+api.onError((error) => {
+  if (error instanceof Problem) return error.toResponse();
+  console.error('Unhandled error', error);
+  return new Problem('internal', 'Something went wrong on our side; the error was logged.').toResponse();
+});

@@ -1,0 +1,91 @@
+import {
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import type { Env } from '../env';
+
+/** Who is calling and what they may do. */
+export interface Principal {
+  /** The token's `sub`, e.g. `github|12345`. */
+  userId: string;
+  scopes: ReadonlySet<string>;
+}
+
+/** Why a bearer token was refused; the message is safe to show the caller. */
+export class InvalidToken extends Error {
+  override name = 'InvalidToken';
+}
+
+const providerAlgorithms = ['RS256', 'ES256', 'EdDSA'];
+const jwksByUrl = new Map<string, JWTVerifyGetKey>();
+
+function providerKeys(url: string): JWTVerifyGetKey {
+  let keys = jwksByUrl.get(url);
+  if (!keys) {
+    keys = createRemoteJWKSet(new URL(url));
+    jwksByUrl.set(url, keys);
+  }
+  return keys;
+}
+
+/**
+ * Verifies a bearer JWT against the configured signers: the shared `AUTH_SECRET` (HS256,
+ * self-issued) and/or the identity provider's JWKS. Any other algorithm, `none` included,
+ * is refused before a key is looked at.
+ */
+export async function verifyToken(token: string, env: Env): Promise<Principal> {
+  let alg: string | undefined;
+  try {
+    alg = decodeProtectedHeader(token).alg;
+  } catch {
+    throw new InvalidToken('The token is not a JWT.');
+  }
+  let payload: JWTPayload;
+  try {
+    if (alg === 'HS256' && env.AUTH_SECRET) {
+      ({ payload } = await jwtVerify(token, new TextEncoder().encode(env.AUTH_SECRET), {
+        algorithms: ['HS256'],
+        issuer: env.TOKEN_ISSUER,
+        audience: env.AUTH_AUDIENCE,
+      }));
+    } else if (alg && providerAlgorithms.includes(alg) && env.AUTH_JWKS_URL && env.AUTH_ISSUER) {
+      ({ payload } = await jwtVerify(token, providerKeys(env.AUTH_JWKS_URL), {
+        algorithms: providerAlgorithms,
+        issuer: env.AUTH_ISSUER,
+        audience: env.AUTH_AUDIENCE,
+      }));
+    } else {
+      throw new InvalidToken(`Tokens signed with "${alg}" are not accepted.`);
+    }
+  } catch (error) {
+    if (error instanceof InvalidToken) throw error;
+    if (error instanceof errors.JWTExpired) throw new InvalidToken('The token has expired.');
+    if (error instanceof errors.JWTClaimValidationFailed) {
+      throw new InvalidToken(`The token's "${error.claim}" claim is not accepted.`);
+    }
+    if (error instanceof errors.JOSEError) throw new InvalidToken('The token could not be verified.');
+    throw error;
+  }
+  if (typeof payload.sub !== 'string' || payload.sub === '') {
+    throw new InvalidToken('The token has no subject.');
+  }
+  return { userId: payload.sub, scopes: scopesOf(payload) };
+}
+
+/** Scopes from `scope` (space-separated, OAuth 2) or a `permissions`/`scp` array (Auth0, Azure). */
+function scopesOf(payload: JWTPayload): Set<string> {
+  const scopes = new Set<string>();
+  if (typeof payload.scope === 'string') {
+    for (const scope of payload.scope.split(' ')) if (scope) scopes.add(scope);
+  }
+  for (const claim of ['permissions', 'scp']) {
+    const value = payload[claim];
+    const listed: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(' ') : [];
+    for (const scope of listed) if (typeof scope === 'string' && scope) scopes.add(scope);
+  }
+  return scopes;
+}

@@ -1,0 +1,29 @@
+import { Problem } from '../http/problem';
+import { validateHostConfiguration } from './host-schema';
+
+/** Host options, as `schema/host.schema.json` describes them. */
+export type HostConfiguration = Record<string, unknown>;
+
+/** Parses JSON text of host options; 400 `invalid-configuration` when it is not JSON or not valid. */
+export function parseHostConfiguration(text: string): HostConfiguration {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Problem('invalid-configuration', `The configuration is not valid JSON: ${(error as Error).message}`, {
+      errors: [{ pointer: '', message: 'not valid JSON' }],
+    });
+  }
+  return checkHostConfiguration(value);
+}
+
+/** Validates host options against the host schema; 400 with `errors[].pointer` when invalid. */
+export function checkHostConfiguration(value: unknown): HostConfiguration {
+  const errors = validateHostConfiguration(value);
+  if (errors.length > 0) {
+    throw new Problem('invalid-configuration', 'The configuration does not comply with the host schema.', {
+      errors,
+    });
+  }
+  return value as HostConfiguration;
+}

@@ -1,0 +1,60 @@
+import type { Env } from '../env';
+import { Problem } from '../http/problem';
+import { type FileIndex, keys, writeFileIndex } from '../storage/file-index';
+import { deleteObjects } from '../storage/objects';
+import { PackWriter } from '../storage/pack-writer';
+import { getSiteOwner } from '../storage/sites';
+import { deployLimits } from './limits';
+import { isMultipartFormData, receiveDeploy } from './receive';
+import type { DeployCommit, DeployResult } from './site-coordinator';
+
+export function ownedByAnotherUser(domain: string): Problem {
+  return new Problem('forbidden', `The site ${domain} is owned by another user.`);
+}
+
+/**
+ * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has
+ * the domain's coordinator switch the site to it in one step. Until that switch nothing a
+ * reader sees has changed; when anything fails before it, the new objects are deleted.
+ */
+export async function deploySite(env: Env, request: Request, domain: string, userId: string): Promise<DeployResult> {
+  if (!isMultipartFormData(request)) {
+    throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.', {
+      headers: { 'accept-put': 'multipart/form-data' },
+    });
+  }
+  // Checked again by the coordinator; refusing here spares the upload.
+  const owner = await getSiteOwner(env.DB, domain);
+  if (owner !== null && owner !== userId) throw ownedByAnotherUser(domain);
+
+  const deploymentId = crypto.randomUUID();
+  const now = Date.now();
+  const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId));
+  const received = await receiveDeploy(request, deployLimits(env), pack, now);
+
+  const commit: DeployCommit = { domain, userId, configuration: received.configuration };
+  const written: string[] = [];
+  let committed = false;
+  try {
+    if (received.files) {
+      const indexKey = keys.index(domain, deploymentId);
+      const packs = received.files.packWritten ? [pack.key] : [];
+      written.push(...packs, indexKey);
+      const index: FileIndex = { version: 1, deploymentId, created: now, packs, files: received.files.entries };
+      await writeFileIndex(env.FILES, indexKey, index);
+      commit.files = {
+        id: deploymentId,
+        indexKey,
+        packs,
+        fileCount: received.files.entries.length,
+        totalBytes: received.files.totalBytes,
+      };
+    }
+    const outcome = await env.SITES.get(env.SITES.idFromName(domain)).deploy(commit);
+    if (!outcome.ok) throw ownedByAnotherUser(domain);
+    committed = true;
+    return outcome.result;
+  } finally {
+    if (!committed) await deleteObjects(env.FILES, written);
+  }
+}

@@ -1,0 +1,37 @@
+import { Problem } from '../http/problem';
+
+const maxPathBytes = 1024;
+const encoder = new TextEncoder();
+
+/**
+ * Checks one uploaded file name as DESIGN ("Deploy") says and returns it in Unicode NFC.
+ * Names are relative paths as a browser's directory upload sends them: `dist/css/a.css`.
+ */
+export function checkFilePath(name: string): string {
+  const refuse = (why: string): never => {
+    throw new Problem('invalid-path', `The file name ${JSON.stringify(name)} is refused: ${why}.`);
+  };
+  const path = name.normalize('NFC');
+  if (path === '') refuse('it is empty');
+  if (encoder.encode(path).byteLength > maxPathBytes) refuse(`it is longer than ${maxPathBytes} bytes`);
+  if (path.includes('\\')) refuse('backslashes are not allowed');
+  if (/[\u0000-\u001f\u007f]/.test(path)) refuse('control characters are not allowed');
+  if (path.startsWith('/')) refuse('absolute paths are not allowed');
+  for (const segment of path.split('/')) {
+    if (segment === '') refuse('empty path segments are not allowed');
+    if (segment === '.' || segment === '..') refuse('"." and ".." segments are not allowed');
+  }
+  return path;
+}
+
+/**
+ * The length of the folder prefix (`dist/`) to drop when every path shares one first folder,
+ * as a browser's directory upload names it; 0 otherwise.
+ */
+export function commonFolderPrefixLength(paths: readonly string[]): number {
+  const first = paths[0];
+  const slash = first?.indexOf('/') ?? -1;
+  if (slash < 0) return 0;
+  const prefix = first!.slice(0, slash + 1);
+  return paths.every((path) => path.startsWith(prefix)) ? prefix.length : 0;
+}

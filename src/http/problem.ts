@@ -1,0 +1,66 @@
+/**
+ * RFC 9457 problem details. Every error the service answers is one of the kinds below,
+ * thrown as a `Problem` and rendered as `application/problem+json` by the app's error handler.
+ */
+const kinds = {
+  'invalid-domain': { status: 400, title: 'Invalid domain' },
+  'invalid-configuration': { status: 400, title: 'Configuration is not valid' },
+  'invalid-path': { status: 400, title: 'Invalid file path' },
+  'invalid-request': { status: 400, title: 'Invalid request' },
+  unauthorized: { status: 401, title: 'Authentication required' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  'insufficient-scope': { status: 403, title: 'Insufficient scope' },
+  'not-found': { status: 404, title: 'Not found' },
+  'site-not-found': { status: 404, title: 'Site not found' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  gone: { status: 410, title: 'Gone' },
+  'payload-too-large': { status: 413, title: 'Payload too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'not-implemented': { status: 501, title: 'Not implemented' },
+  internal: { status: 500, title: 'Internal server error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemKind = keyof typeof kinds;
+
+/** A JSON Pointer into the request body and what is wrong there. */
+export interface ProblemPointer {
+  pointer: string;
+  message: string;
+}
+
+export interface ProblemOptions {
+  /** Further members of the problem object, e.g. `limit` and `value` for a 413. */
+  extensions?: Record<string, unknown>;
+  errors?: ProblemPointer[];
+  headers?: HeadersInit;
+}
+
+export class Problem extends Error {
+  readonly status: number;
+  readonly title: string;
+
+  constructor(
+    readonly kind: ProblemKind,
+    readonly detail: string,
+    readonly options: ProblemOptions = {},
+  ) {
+    super(detail);
+    this.name = 'Problem';
+    this.status = kinds[kind].status;
+    this.title = kinds[kind].title;
+  }
+
+  toResponse(): Response {
+    const body = {
+      type: `/problems/${this.kind}`,
+      title: this.title,
+      status: this.status,
+      detail: this.detail,
+      ...this.options.extensions,
+      ...(this.options.errors ? { errors: this.options.errors } : {}),
+    };
+    const headers = new Headers(this.options.headers);
+    headers.set('content-type', 'application/problem+json');
+    return new Response(JSON.stringify(body), { status: this.status, headers });
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * A deployment's file index: every file's place in the packs, its hash and type. Stored as
+ * one JSON object in R2 beside the packs, so switching a site to a new deployment is one
+ * row update in D1 and serving a file is one ranged read once the index is cached.
+ */
+export interface FileEntry {
+  /** Site-relative path without a leading slash, NFC, e.g. `css/a.css`. */
+  path: string;
+  /** Index into `FileIndex.packs`. */
+  pack: number;
+  offset: number;
+  size: number;
+  /** SHA-256 of the content, base64url: the file's strong ETag. */
+  hash: string;
+  contentType: string;
+  /** When this content was deployed (epoch ms). */
+  modified: number;
+}
+
+export interface FileIndex {
+  version: 1;
+  deploymentId: string;
+  created: number;
+  /** R2 keys of the packs holding this deployment's bytes. */
+  packs: string[];
+  /** Sorted by path. */
+  files: FileEntry[];
+}
+
+/** Where a site's objects live in R2. Everything of a site is under `sitePrefix`. */
+export const keys = {
+  sitePrefix: (domain: string) => `sites/${domain}/`,
+  pack: (domain: string, id: string) => `sites/${domain}/packs/${id}`,
+  index: (domain: string, deploymentId: string) => `sites/${domain}/deployments/${deploymentId}.json`,
+};
+
+export async function writeFileIndex(bucket: R2Bucket, key: string, index: FileIndex): Promise<void> {
+  await bucket.put(key, JSON.stringify(index), {
+    httpMetadata: { contentType: 'application/json' },
+  });
+}
+
+export async function readFileIndex(bucket: R2Bucket, key: string): Promise<FileIndex> {
+  const object = await bucket.get(key);
+  if (!object) throw new Error(`File index ${key} is missing`);
+  return object.json<FileIndex>();
+}

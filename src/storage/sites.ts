@@ -1,0 +1,153 @@
+/** D1 access to site records. All times are epoch milliseconds. */
+
+export interface Deployment {
+  id: string;
+  created: number;
+  indexKey: string;
+  /** R2 keys of the packs the deployment's files live in. */
+  packs: string[];
+  fileCount: number;
+  totalBytes: number;
+}
+
+export interface SiteRecord {
+  domain: string;
+  userId: string;
+  created: number;
+  modified: number;
+  configuration: Record<string, unknown>;
+  configurationModified: number;
+  metadata: Record<string, string>;
+  /** Null until files are deployed. */
+  deployment: Deployment | null;
+}
+
+interface SiteRow {
+  domain: string;
+  user_id: string;
+  created: number;
+  modified: number;
+  configuration: string;
+  configuration_modified: number;
+  metadata: string;
+  deployment_id: string | null;
+  deployment_created: number | null;
+  deployment_index_key: string | null;
+  deployment_packs: string;
+  file_count: number;
+  total_bytes: number;
+}
+
+function toRecord(row: SiteRow): SiteRecord {
+  return {
+    domain: row.domain,
+    userId: row.user_id,
+    created: row.created,
+    modified: row.modified,
+    configuration: JSON.parse(row.configuration),
+    configurationModified: row.configuration_modified,
+    metadata: JSON.parse(row.metadata),
+    deployment:
+      row.deployment_id === null
+        ? null
+        : {
+            id: row.deployment_id,
+            created: row.deployment_created!,
+            indexKey: row.deployment_index_key!,
+            packs: JSON.parse(row.deployment_packs),
+            fileCount: row.file_count,
+            totalBytes: row.total_bytes,
+          },
+  };
+}
+
+export async function getSite(db: D1Database, domain: string): Promise<SiteRecord | null> {
+  const row = await db.prepare('SELECT * FROM sites WHERE domain = ?').bind(domain).first<SiteRow>();
+  return row ? toRecord(row) : null;
+}
+
+export async function getSiteOwner(db: D1Database, domain: string): Promise<string | null> {
+  return db.prepare('SELECT user_id FROM sites WHERE domain = ?').bind(domain).first<string>('user_id');
+}
+
+export interface SiteSummary {
+  domain: string;
+  userId: string;
+  modified: number;
+}
+
+export async function listSitesOf(db: D1Database, userId: string): Promise<SiteSummary[]> {
+  const { results } = await db
+    .prepare('SELECT domain, user_id AS userId, modified FROM sites WHERE user_id = ? ORDER BY domain')
+    .bind(userId)
+    .all<SiteSummary>();
+  return results;
+}
+
+export interface ConfigurationRecord {
+  domain: string;
+  modified: number;
+  configuration: Record<string, unknown>;
+}
+
+/** When the set of configurations changed last, and the change before it. */
+export interface ConfigurationsClock {
+  modified: number;
+  previous: number;
+}
+
+/** Every site's configuration and the clock, read in one transaction so they agree. */
+export async function listConfigurations(
+  db: D1Database,
+): Promise<{ clock: ConfigurationsClock; records: ConfigurationRecord[] }> {
+  const [clock, rows] = await db.batch([
+    db.prepare("SELECT modified, previous FROM clocks WHERE name = 'configurations'"),
+    db.prepare('SELECT domain, configuration_modified AS modified, configuration FROM sites ORDER BY domain'),
+  ]);
+  return {
+    clock: (clock!.results as ConfigurationsClock[])[0]!,
+    records: (rows!.results as { domain: string; modified: number; configuration: string }[]).map((row) => ({
+      ...row,
+      configuration: JSON.parse(row.configuration),
+    })),
+  };
+}
+
+/** Statement that records a change of the configurations at `now`, strictly later than the last. */
+export function tickConfigurationsClock(db: D1Database, now: number): D1PreparedStatement {
+  return db
+    .prepare("UPDATE clocks SET previous = modified, modified = max(modified + 1, ?) WHERE name = 'configurations'")
+    .bind(now);
+}
+
+export function upsertSite(db: D1Database, site: SiteRecord): D1PreparedStatement {
+  const d = site.deployment;
+  return db
+    .prepare(
+      `INSERT INTO sites (domain, user_id, created, modified, configuration, configuration_modified, metadata,
+         deployment_id, deployment_created, deployment_index_key, deployment_packs, file_count, total_bytes)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+       ON CONFLICT (domain) DO UPDATE SET modified = ?4, configuration = ?5, configuration_modified = ?6,
+         metadata = ?7, deployment_id = ?8, deployment_created = ?9, deployment_index_key = ?10,
+         deployment_packs = ?11, file_count = ?12, total_bytes = ?13`,
+    )
+    .bind(
+      site.domain,
+      site.userId,
+      site.created,
+      site.modified,
+      JSON.stringify(site.configuration),
+      site.configurationModified,
+      JSON.stringify(site.metadata),
+      d?.id ?? null,
+      d?.created ?? null,
+      d?.indexKey ?? null,
+      JSON.stringify(d?.packs ?? []),
+      d?.fileCount ?? 0,
+      d?.totalBytes ?? 0,
+    );
+}
+
+export function deleteSite(db: D1Database, domain: string): D1PreparedStatement {
+  return db.prepare('DELETE FROM sites WHERE domain = ?').bind(domain);
+}

@@ -1,0 +1,184 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { readFileIndex } from '../../src/storage/file-index';
+import { getSite } from '../../src/storage/sites';
+import { authorized, call, deploy, deployForm, problemOf } from '../support/client';
+
+async function liveFiles(domain: string): Promise<Record<string, string>> {
+  const site = await getSite(env.DB, domain);
+  if (!site?.deployment) return {};
+  const index = await readFileIndex(env.FILES, site.deployment.indexKey);
+  const files: Record<string, string> = {};
+  for (const entry of index.files) {
+    if (entry.size === 0) {
+      files[entry.path] = '';
+      continue;
+    }
+    const object = await env.FILES.get(index.packs[entry.pack]!, { range: { offset: entry.offset, length: entry.size } });
+    files[entry.path] = await object!.text();
+  }
+  return files;
+}
+
+describe('PUT /v2/sites/<domain>', () => {
+  it('deploys a folder as a browser uploads it, dropping the common folder', async () => {
+    const response = await deploy(
+      'example.com',
+      { 'dist/index.html': '<h1>Hello</h1>', 'dist/css/a.css': 'body{}' },
+      { fallback: { 200: '/index.html' } },
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      type: 'site-deploy',
+      domain: 'example.com',
+      isNewDomain: true,
+      hasNewFiles: true,
+      hasNewConfiguration: true,
+    });
+    expect(await liveFiles('example.com')).toEqual({ 'index.html': '<h1>Hello</h1>', 'css/a.css': 'body{}' });
+  });
+
+  it('replaces all files on the next deploy and keeps the configuration when none is sent', async () => {
+    await deploy('replace.example', { 'a.html': 'a', 'b.html': 'b' }, { root: 'x' });
+    const second = await deploy('replace.example', { 'c.html': 'c' });
+    expect(await second.json()).toMatchObject({ isNewDomain: false, hasNewFiles: true, hasNewConfiguration: false });
+    expect(await liveFiles('replace.example')).toEqual({ 'c.html': 'c' });
+    expect((await getSite(env.DB, 'replace.example'))!.configuration).toEqual({ root: 'x' });
+  });
+
+  it('keeps the files when only a configuration is sent', async () => {
+    await deploy('config-only.example', { 'index.html': 'kept' });
+    const response = await deploy('config-only.example', {}, { directories: { trailingSlash: 'never' } });
+    expect(await response.json()).toMatchObject({ hasNewFiles: false, hasNewConfiguration: true });
+    expect(await liveFiles('config-only.example')).toEqual({ 'index.html': 'kept' });
+  });
+
+  it('normalises the domain: case, trailing dot, IDN', async () => {
+    const response = await deploy('B%C3%BCcher.Example.', { 'index.html': 'x' });
+    expect(await response.json()).toMatchObject({ domain: 'xn--bcher-kva.example' });
+  });
+
+  it.each([
+    ['single label', 'localhost2'],
+    ['IP address', '192.168.1.1'],
+    ['wildcard', '*.example.com'],
+    ['empty label', 'a..example.com'],
+    ['leading hyphen', '-a.example.com'],
+    ['trailing hyphen', 'a-.example.com'],
+    ['underscore', 'a_b.example.com'],
+    ['label over 63', `${'a'.repeat(64)}.com`],
+    ['name over 253', `${'a'.repeat(60)}.`.repeat(5) + 'com'],
+    ['under .localhost', 'x.localhost'],
+  ])('refuses an invalid domain (%s) with 400', async (_, domain) => {
+    const response = await deploy(encodeURIComponent(domain), { 'index.html': 'x' });
+    expect(response.status).toBe(400);
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-domain', status: 400 });
+  });
+
+  it('refuses a site owned by another user with 403 and leaves it intact', async () => {
+    await deploy('owned.example', { 'index.html': 'mine' }, undefined, { user: 'github|1' });
+    const response = await deploy('owned.example', { 'index.html': 'theirs' }, undefined, { user: 'github|2' });
+    expect(response.status).toBe(403);
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/forbidden' });
+    expect(await liveFiles('owned.example')).toEqual({ 'index.html': 'mine' });
+  });
+
+  it('refuses configuration that is not JSON or not valid, keeping the previous site', async () => {
+    await deploy('badconfig.example', { 'index.html': 'v1' }, { root: 'public' });
+    const notJson = await deploy('badconfig.example', { 'index.html': 'v2' }, '{not json');
+    expect(notJson.status).toBe(400);
+    expect(await problemOf(notJson)).toMatchObject({ type: '/problems/invalid-configuration' });
+    const invalid = await deploy('badconfig.example', { 'index.html': 'v2' }, { fallback: { 200: 42 } });
+    expect(invalid.status).toBe(400);
+    const problem = await problemOf(invalid);
+    expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ pointer: '/fallback/200' })]));
+    expect(await liveFiles('badconfig.example')).toEqual({ 'index.html': 'v1' });
+    expect((await getSite(env.DB, 'badconfig.example'))!.configuration).toEqual({ root: 'public' });
+  });
+
+  it('answers 415 for a body that is not multipart/form-data', async () => {
+    const response = await authorized('/v2/sites/json.example', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(415);
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/unsupported-media-type' });
+  });
+
+  it('refuses unknown fields, a repeated configuration and a file part without a name', async () => {
+    const unknown = deployForm({ 'index.html': 'x' });
+    unknown.append('other', 'value');
+    const r1 = await authorized('/v2/sites/fields.example', { method: 'PUT', body: unknown });
+    expect(r1.status).toBe(400);
+    expect((await problemOf(r1)).detail).toContain('"other"');
+
+    const twice = deployForm({}, {});
+    twice.append('configuration', '{}');
+    expect((await authorized('/v2/sites/fields.example', { method: 'PUT', body: twice })).status).toBe(400);
+    expect(await getSite(env.DB, 'fields.example')).toBeNull();
+  });
+
+  it.each([
+    ['absolute path', '/etc/passwd'],
+    ['dot-dot segment', 'dist/../secret'],
+    ['dot segment', 'dist/./a'],
+    ['backslash', 'dist\\a.html'],
+    ['control character', 'dist/a\u0001.html'],
+    ['empty segment', 'dist//a.html'],
+    ['path over 1024 bytes', `${'a'.repeat(1025)}.html`],
+  ])('refuses a file path with %s', async (_, path) => {
+    const response = await deploy('paths.example', { [path]: 'x', 'dist/ok.html': 'ok' });
+    expect(response.status).toBe(400);
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-path' });
+  });
+
+  it('refuses duplicate paths after Unicode normalisation', async () => {
+    const form = new FormData();
+    form.append('directory', new File(['1'], 'caf\u00e9.html'));
+    form.append('directory', new File(['2'], 'cafe\u0301.html'));
+    const response = await authorized('/v2/sites/dupes.example', { method: 'PUT', body: form });
+    expect(response.status).toBe(400);
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-path' });
+  });
+
+  it('does not strip a folder that only some files share', async () => {
+    await deploy('nostrip.example', { 'dist/a.html': 'a', 'b.html': 'b' });
+    expect(Object.keys(await liveFiles('nostrip.example')).sort()).toEqual(['b.html', 'dist/a.html']);
+  });
+});
+
+describe('authentication', () => {
+  it('answers 401 with WWW-Authenticate when the token is missing', async () => {
+    const response = await call('/v2/sites');
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="sitehost", error="invalid_token"');
+    expect(await problemOf(response)).toMatchObject({ status: 401 });
+  });
+
+  it.each([
+    ['a bad signature', { secret: 'another-secret-entirely-different' }],
+    ['an expired token', { expiresIn: Math.floor(Date.now() / 1000) - 60 }],
+    ['a wrong issuer', { issuer: 'someone-else' }],
+    ['a wrong audience', { audience: 'another-api' }],
+  ])('refuses %s with 401', async (_, options) => {
+    const response = await authorized('/v2/sites', {}, options);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer realm="sitehost", error="invalid_token"/);
+  });
+
+  it('refuses alg: none', async () => {
+    const encode = (value: object) => btoa(JSON.stringify(value)).replaceAll('=', '').replaceAll('+', '-').replaceAll('/', '_');
+    const unsigned = `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ sub: 'github|1', scope: 'deploy', iss: 'sitehost', aud: 'sitehost', exp: 9999999999 })}.`;
+    const response = await call('/v2/sites', { headers: { authorization: `Bearer ${unsigned}` } });
+    expect(response.status).toBe(401);
+  });
+
+  it('answers 403 insufficient_scope when the scope is missing', async () => {
+    const response = await authorized('/v2/sites', {}, { scope: 'global_read' });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBe(
+      'Bearer realm="sitehost", error="insufficient_scope", scope="deploy"',
+    );
+  });
+});

@@ -1,0 +1,8 @@
+type SitehostEnv = import('../src/env').Env;
+type TestMigrations = import('cloudflare:test').D1Migration[];
+
+declare namespace Cloudflare {
+  interface Env extends SitehostEnv {
+    TEST_MIGRATIONS: TestMigrations;
+  }
+}

@@ -1,0 +1,58 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { PackWriter } from '../../src/storage/pack-writer';
+
+function bytes(length: number, seed: number): Uint8Array {
+  const out = new Uint8Array(length);
+  for (let i = 0; i < length; i++) out[i] = (i * 31 + seed) & 0xff;
+  return out;
+}
+
+async function readRange(key: string, offset: number, length: number): Promise<Uint8Array> {
+  const object = await env.FILES.get(key, { range: { offset, length } });
+  return new Uint8Array(await object!.arrayBuffer());
+}
+
+describe('PackWriter', () => {
+  it('writes a small pack with one PUT and reads each file back by range', async () => {
+    const pack = new PackWriter(env.FILES, 'test/small-pack');
+    const a = bytes(100, 1);
+    const b = bytes(250, 2);
+    const offsetA = await pack.append(a);
+    const offsetB = await pack.append(b);
+    expect(await pack.finish()).toBe(true);
+    expect([offsetA, offsetB]).toEqual([0, 100]);
+    expect(await readRange('test/small-pack', offsetB, b.length)).toEqual(b);
+  });
+
+  it('streams a pack larger than a part as equal multipart parts, files spanning part boundaries', async () => {
+    const partSize = 5 * 1024 * 1024;
+    const pack = new PackWriter(env.FILES, 'test/large-pack', partSize);
+    const files = [bytes(3_000_000, 3), bytes(4_000_000, 4), bytes(6_000_000, 5), bytes(10, 6)];
+    const offsets: number[] = [];
+    for (const file of files) offsets.push(await pack.append(file));
+    expect(await pack.finish()).toBe(true);
+    const head = await env.FILES.head('test/large-pack');
+    expect(head!.size).toBe(13_000_010);
+    for (const [i, file] of files.entries()) {
+      expect(await readRange('test/large-pack', offsets[i]!, file.length)).toEqual(file);
+    }
+  });
+
+  it('leaves no object behind when aborted, before or after parts were uploaded', async () => {
+    const small = new PackWriter(env.FILES, 'test/aborted-small');
+    await small.append(bytes(10, 7));
+    await small.abort();
+    const large = new PackWriter(env.FILES, 'test/aborted-large', 5 * 1024 * 1024);
+    await large.append(bytes(12 * 1024 * 1024, 8));
+    await large.abort();
+    expect((await env.FILES.list({ prefix: 'test/aborted' })).objects).toEqual([]);
+  });
+
+  it('writes nothing when nothing was appended', async () => {
+    const pack = new PackWriter(env.FILES, 'test/empty-pack');
+    await pack.append(new Uint8Array(0));
+    expect(await pack.finish()).toBe(false);
+    expect(await env.FILES.head('test/empty-pack')).toBeNull();
+  });
+});
