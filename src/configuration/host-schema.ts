@@ -118,6 +118,19 @@ function describe(units: OutputUnit[], instance: unknown): HostConfigurationErro
     }
   });
 
+  //    A oneOf without errors below it failed because several of its branches matched.
+  for (const unit of units) {
+    if (unit.keyword !== 'oneOf') continue;
+    const base = `${unit.keywordLocation}/`;
+    if (leaves.some((leaf) => leaf.keywordLocation.startsWith(base))) continue;
+    leaves.push({
+      pointer: toPointer(unit.instanceLocation),
+      keywordLocation: unit.keywordLocation,
+      keyword: 'oneOfOverlap',
+      raw: unit.error,
+    });
+  }
+
   // 2. In failed alternatives (anyOf / oneOf) keep only the branches that got deepest into the
   //    instance: a branch of the right type says more than "must be a string".
   const alternatives = units
@@ -125,7 +138,6 @@ function describe(units: OutputUnit[], instance: unknown): HostConfigurationErro
     .sort((a, b) => a.keywordLocation.length - b.keywordLocation.length);
   const discarded: string[] = [];
   const isDiscarded = (location: string) => discarded.some((prefix) => location.startsWith(`${prefix}/`) || location === prefix);
-  const oneOfOverlaps: OutputUnit[] = [];
   for (const unit of alternatives) {
     if (isDiscarded(unit.keywordLocation)) continue;
     const base = `${unit.keywordLocation}/`;
@@ -135,11 +147,7 @@ function describe(units: OutputUnit[], instance: unknown): HostConfigurationErro
       const branch = leaf.keywordLocation.slice(base.length).split('/')[0] ?? '';
       branches.set(branch, Math.max(branches.get(branch) ?? 0, depth(leaf.pointer)));
     }
-    if (branches.size === 0) {
-      // A oneOf that failed because several branches matched.
-      if (unit.keyword === 'oneOf') oneOfOverlaps.push(unit);
-      continue;
-    }
+    if (branches.size === 0) continue;
     const deepest = Math.max(...branches.values());
     for (const [branch, branchDepth] of branches) {
       if (branchDepth < deepest) discarded.push(`${base}${branch}`);
@@ -163,14 +171,6 @@ function describe(units: OutputUnit[], instance: unknown): HostConfigurationErro
   }
   for (const group of groups.values()) {
     errors.push({ pointer: group[0]!.pointer, message: groupMessage(group, instance) });
-  }
-  for (const unit of oneOfOverlaps) {
-    const node = schemaAt(unit.keywordLocation.replace(/\/oneOf$/, ''));
-    const title = typeof node?.title === 'string' ? node.title : undefined;
-    errors.push({
-      pointer: toPointer(unit.instanceLocation),
-      message: title ? `must be ${title}; it matches more than one alternative` : 'matches more than one alternative',
-    });
   }
 
   // 4. Without the fine print, a wrapper is better than nothing.
@@ -227,6 +227,10 @@ function leafMessage(leaf: Leaf, instance: unknown): string {
     }
     case 'type':
       return `must be ${orList(typeNames(node?.type))} (got ${jsonType(valueAt(instance, leaf.pointer))})`;
+    case 'oneOfOverlap': {
+      const title = typeof node?.title === 'string' ? node.title : undefined;
+      return title ? `must be ${title}; it matches more than one alternative` : 'matches more than one alternative';
+    }
     case 'not': {
       const title = typeof node?.title === 'string' ? node.title : undefined;
       return title ? `is not allowed: ${title}` : 'is not allowed';

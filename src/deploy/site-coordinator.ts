@@ -41,6 +41,18 @@ const garbagePrefix = 'garbage/';
  */
 export class SiteCoordinator extends DurableObject<Env> {
   #queue: Promise<unknown> = Promise.resolve();
+  /** The domain's record as last read or written here; undefined until loaded. Every change passes through this object, so it never goes stale. */
+  #site: SiteRecord | null | undefined;
+
+  async #load(domain: string): Promise<SiteRecord | null> {
+    if (this.#site === undefined) this.#site = await getSite(this.env.DB, domain);
+    return this.#site;
+  }
+
+  /** The live site, from memory in the steady state: what serving a request needs to know. */
+  current(domain: string): Promise<SiteRecord | null> {
+    return this.#exclusive(() => this.#load(domain));
+  }
 
   /** Runs changes one after another. A DO's input gate alone would let them interleave at every await on D1 or R2. */
   #exclusive<T>(change: () => Promise<T>): Promise<T> {
@@ -52,7 +64,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   deploy(commit: DeployCommit): Promise<DeployOutcome> {
     return this.#exclusive(async () => {
       const { DB } = this.env;
-      const site = await getSite(DB, commit.domain);
+      const site = await this.#load(commit.domain);
       if (site && site.userId !== commit.userId) return { ok: false, reason: 'owned-by-another-user' } as const;
 
       const now = Date.now();
@@ -70,6 +82,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       // A new site adds a configuration record ({} when none was sent): the set changed.
       if (commit.configuration || !site) statements.push(tickConfigurationsClock(DB, now));
       await DB.batch(statements);
+      this.#site = next;
 
       const result: DeployResult = {
         type: 'site-deploy',
@@ -88,10 +101,11 @@ export class SiteCoordinator extends DurableObject<Env> {
   unpublish(domain: string, userId: string): Promise<UnpublishOutcome> {
     return this.#exclusive(async () => {
       const { DB } = this.env;
-      const site = await getSite(DB, domain);
+      const site = await this.#load(domain);
       if (!site) return 'not-found';
       if (site.userId !== userId) return 'owned-by-another-user';
       await DB.batch([deleteSite(DB, domain), tickConfigurationsClock(DB, Date.now())]);
+      this.#site = null;
       await deleteSiteObjects(this.env.FILES, domain);
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.delete([...(await this.ctx.storage.list({ prefix: garbagePrefix })).keys()]);
