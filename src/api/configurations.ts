@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
-import { ownedByAnotherUser } from '../deploy/deploy-site';
-import { Problem } from '../http/problem';
-import { notImplemented, resource } from '../http/resource';
+import { siteCoordinator, unwrap } from '../deploy/site-coordinator';
+import { readJsonBody } from '../http/json-body';
+import { resource } from '../http/resource';
 import { httpDate, parseHttpDate, parseTimestamp, timestamp } from '../http/time';
-import { type ConfigurationsClock, getSite, listConfigurations } from '../storage/sites';
+import { type ConfigurationsClock, type SiteRecord, listConfigurations } from '../storage/sites';
 import { domainParam } from './domain-param';
+import { readableSite } from './site-access';
 
 export const configurations = new Hono<AppEnv>();
 
@@ -56,22 +57,32 @@ resource(configurations, '/v2/configurations', {
   ],
 });
 
+/** The configuration record: the spec's `{modified, domain, configuration}`. */
+function configurationRecord(site: SiteRecord) {
+  return { modified: timestamp(site.configurationModified), domain: site.domain, configuration: site.configuration };
+}
+
 resource(configurations, '/v2/sites/:domain/configuration', {
   GET: [
     requireScope('global_read', 'deploy'),
+    async (c) => c.json(configurationRecord(await readableSite(c, domainParam(c)))),
+  ],
+  PUT: [
+    requireScope('deploy'),
     async (c) => {
       const domain = domainParam(c);
-      const site = await getSite(c.env.DB, domain);
-      if (!site) throw new Problem('site-not-found', `No site is hosted at ${domain}.`);
-      const { userId, scopes } = c.get('principal');
-      if (!scopes.has('global_read') && site.userId !== userId) throw ownedByAnotherUser(domain);
-      return c.json({
-        modified: timestamp(site.configurationModified),
-        domain,
-        configuration: site.configuration,
-      });
+      const configuration = await readJsonBody(c.req.raw, 'application/json');
+      const site = unwrap(await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { replace: configuration }));
+      return c.json(configurationRecord(site));
     },
   ],
-  PUT: [notImplemented('PUT /v2/sites/<domain>/configuration')],
-  PATCH: [notImplemented('PATCH /v2/sites/<domain>/configuration')],
+  PATCH: [
+    requireScope('deploy'),
+    async (c) => {
+      const domain = domainParam(c);
+      const patch = await readJsonBody(c.req.raw, 'application/merge-patch+json');
+      const site = unwrap(await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { patch }));
+      return c.json(configurationRecord(site));
+    },
+  ],
 });

@@ -1,11 +1,109 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../app-env';
-import { notImplemented, resource } from '../http/resource';
+import { requireScope } from '../auth/middleware';
+import { checkFilePath } from '../deploy/paths';
+import { siteCoordinator, unwrap } from '../deploy/site-coordinator';
+import { uploadFile } from '../deploy/upload-file';
+import { Problem } from '../http/problem';
+import { resource } from '../http/resource';
+import { timestamp } from '../http/time';
+import { type FileEntry, readFileIndex } from '../storage/file-index';
+import { domainParam } from './domain-param';
+import { readableSite } from './site-access';
 
 export const files = new Hono<AppEnv>();
 
-resource(files, '/v2/sites/:domain/files/*', {
-  GET: [notImplemented('GET /v2/sites/<domain>/files/<directory>/')],
-  PUT: [notImplemented('PUT /v2/sites/<domain>/files/<file>')],
-  DELETE: [notImplemented('DELETE /v2/sites/<domain>/files/<file>')],
-});
+type Listing =
+  | { name: string; path: string; type: 'file'; size: number; contentType: string; etag: string; modified: string }
+  | { name: string; path: string; type: 'directory' };
+
+function fileListing(entry: FileEntry): Listing {
+  return {
+    name: entry.path.slice(entry.path.lastIndexOf('/') + 1),
+    path: `/${entry.path}`,
+    type: 'file',
+    size: entry.size,
+    contentType: entry.contentType,
+    etag: `"${entry.hash}"`,
+    modified: timestamp(entry.modified),
+  };
+}
+
+/** The direct children of `directory` ('' for the root), or with `recursive` every file below it. */
+function listDirectory(entries: readonly FileEntry[], directory: string, recursive: boolean): Listing[] | undefined {
+  const prefix = directory ? `${directory}/` : '';
+  const below = entries.filter((entry) => entry.path.startsWith(prefix));
+  if (directory && below.length === 0) return undefined;
+  if (recursive) return below.map(fileListing);
+  const listing: Listing[] = [];
+  const directories = new Set<string>();
+  for (const entry of below) {
+    const rest = entry.path.slice(prefix.length);
+    const slash = rest.indexOf('/');
+    if (slash < 0) {
+      listing.push(fileListing(entry));
+    } else if (!directories.has(rest.slice(0, slash))) {
+      const name = rest.slice(0, slash);
+      directories.add(name);
+      listing.push({ name, path: `/${prefix}${name}/`, type: 'directory' });
+    }
+  }
+  return listing.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The part of the URL after `/files/`, percent-decoded, and whether it names a directory (trailing slash). */
+function filePathParam(c: Context<AppEnv>): { path: string; isDirectory: boolean } {
+  const raw = new URL(c.req.url).pathname.replace(/^\/v2\/sites\/[^/]+\/files\/?/, '');
+  let decoded: string;
+  try {
+    decoded = raw.split('/').map(decodeURIComponent).join('/');
+  } catch {
+    throw new Problem('invalid-path', `The path ${JSON.stringify(raw)} is not validly percent-encoded.`);
+  }
+  const isDirectory = decoded === '' || decoded.endsWith('/');
+  const trimmed = isDirectory ? decoded.slice(0, -1) : decoded;
+  return { path: trimmed === '' ? '' : checkFilePath(trimmed), isDirectory };
+}
+
+const readFiles = [
+  requireScope('global_read', 'deploy'),
+  async (c: Context<AppEnv>) => {
+    const domain = domainParam(c);
+    const { path, isDirectory } = filePathParam(c);
+    const site = await readableSite(c, domain);
+    const entries = site.deployment ? (await readFileIndex(c.env.FILES, site.deployment.indexKey)).files : [];
+    if (!isDirectory) {
+      const entry = entries.find((file) => file.path === path);
+      if (entry) return c.json(fileListing(entry));
+    }
+    const listing = listDirectory(entries, path, ['1', 'true'].includes(c.req.query('recursive') ?? ''));
+    if (!listing) throw new Problem('not-found', `There is no file or directory ${JSON.stringify(`/${path}`)} on ${domain}.`);
+    return c.json(listing);
+  },
+] as const;
+
+for (const path of ['/v2/sites/:domain/files', '/v2/sites/:domain/files/*']) {
+  resource(files, path, {
+    GET: [...readFiles],
+    PUT: [
+      requireScope('deploy'),
+      async (c) => {
+        const domain = domainParam(c);
+        const { path: filePath, isDirectory } = filePathParam(c);
+        if (isDirectory) throw new Problem('invalid-path', 'PUT a file, not a directory: the path must not end with "/".');
+        const { created, entry } = await uploadFile(c.env, c.req.raw, domain, filePath, c.get('principal').userId);
+        return c.json(fileListing(entry), created ? 201 : 200, created ? { location: new URL(c.req.url).pathname } : {});
+      },
+    ],
+    DELETE: [
+      requireScope('deploy'),
+      async (c) => {
+        const domain = domainParam(c);
+        const { path: filePath, isDirectory } = filePathParam(c);
+        if (isDirectory) throw new Problem('invalid-path', 'DELETE a file, not a directory: the path must not end with "/".');
+        unwrap(await siteCoordinator(c.env, domain).deleteFile(domain, c.get('principal').userId, filePath));
+        return c.body(null, 200);
+      },
+    ],
+  });
+}

@@ -1,11 +1,66 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../app-env';
-import { notImplemented, resource } from '../http/resource';
+import { requireScope } from '../auth/middleware';
+import { type Edit, siteCoordinator, unwrap } from '../deploy/site-coordinator';
+import type { SiteMetadata } from '../deploy/metadata';
+import { readJsonBody } from '../http/json-body';
+import { isObject } from '../http/merge-patch';
+import { Problem } from '../http/problem';
+import { resource } from '../http/resource';
+import { timestamp } from '../http/time';
+import type { SiteRecord } from '../storage/sites';
+import { domainParam } from './domain-param';
+import { readableSite } from './site-access';
 
 export const info = new Hono<AppEnv>();
 
+async function siteInfo(c: Context<AppEnv>, site: SiteRecord) {
+  const { deployment } = site;
+  return {
+    domain: site.domain,
+    userId: site.userId,
+    created: timestamp(site.created),
+    modified: timestamp(site.modified),
+    deployment: deployment && {
+      id: deployment.id,
+      created: timestamp(deployment.created),
+      fileCount: deployment.fileCount,
+      totalBytes: deployment.totalBytes,
+    },
+    certificate: { status: c.env.CERT_ISSUER === 'off' ? 'off' : 'pending', issued: null, expires: null },
+    metadata: site.metadata,
+  };
+}
+
+/** Only `metadata` is writable; any other member of the body is a read-only field. */
+function metadataEdit(body: unknown, kind: 'replace' | 'patch'): Edit<SiteMetadata> {
+  if (!isObject(body)) throw new Problem('invalid-request', 'The body must be a JSON object like {"metadata": {...}}.');
+  const readOnly = Object.keys(body).filter((name) => name !== 'metadata');
+  if (readOnly.length > 0) {
+    throw new Problem('invalid-request', `Only metadata can be written; ${readOnly.join(', ')} ${readOnly.length > 1 ? 'are' : 'is'} read-only.`, {
+      errors: readOnly.map((name) => ({ pointer: `/${name}`, message: 'is read-only' })),
+    });
+  }
+  // Replacing, or patching metadata with null (removing it), leaves the empty metadata object.
+  if (kind === 'replace' || body.metadata === null) return { replace: (body.metadata ?? {}) as SiteMetadata };
+  return { patch: body.metadata ?? {} };
+}
+
+const writeInfo = (kind: 'replace' | 'patch', mediaType: string) => [
+  requireScope('deploy'),
+  async (c: Context<AppEnv>) => {
+    const domain = domainParam(c);
+    const edit = metadataEdit(await readJsonBody(c.req.raw, mediaType), kind);
+    const site = unwrap(await siteCoordinator(c.env, domain).editMetadata(domain, c.get('principal').userId, edit));
+    return c.json(await siteInfo(c, site));
+  },
+] as const;
+
 resource(info, '/v2/sites/:domain/info', {
-  GET: [notImplemented('GET /v2/sites/<domain>/info')],
-  PUT: [notImplemented('PUT /v2/sites/<domain>/info')],
-  PATCH: [notImplemented('PATCH /v2/sites/<domain>/info')],
+  GET: [
+    requireScope('global_read', 'deploy'),
+    async (c) => c.json(await siteInfo(c, await readableSite(c, domainParam(c)))),
+  ],
+  PUT: [...writeInfo('replace', 'application/json')],
+  PATCH: [...writeInfo('patch', 'application/merge-patch+json')],
 });

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
-import { deploySite, ownedByAnotherUser } from '../deploy/deploy-site';
-import { Problem } from '../http/problem';
+import { deploySite } from '../deploy/deploy-site';
+import { siteCoordinator, unwrap } from '../deploy/site-coordinator';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { listSitesOf } from '../storage/sites';
@@ -32,9 +32,7 @@ resource(sites, '/v2/sites/:domain', {
     requireScope('deploy'),
     async (c) => {
       const domain = domainParam(c);
-      const outcome = await c.env.SITES.get(c.env.SITES.idFromName(domain)).unpublish(domain, c.get('principal').userId);
-      if (outcome === 'not-found') throw new Problem('site-not-found', `No site is hosted at ${domain}.`);
-      if (outcome === 'owned-by-another-user') throw ownedByAnotherUser(domain);
+      unwrap(await siteCoordinator(c.env, domain).unpublish(domain, c.get('principal').userId));
       return c.body(null, 200);
     },
   ],

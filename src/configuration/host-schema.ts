@@ -194,18 +194,13 @@ function groupMessage(group: Leaf[], instance: unknown): string {
   }
   // Alternatives: collect what each branch expected.
   const expected: string[] = [];
-  let typeMismatch = false;
   for (const leaf of group) {
-    const node = schemaAt(parentLocation(leaf.keywordLocation));
-    if (leaf.keyword === 'type') {
-      typeMismatch = true;
-      expected.push(...typeNames(node?.type));
-    } else {
-      const phrase = expectation(leaf, node, instance);
-      if (phrase) expected.push(phrase);
-    }
+    const phrase = expectation(leaf, schemaAt(parentLocation(leaf.keywordLocation)), instance);
+    if (phrase) expected.push(phrase);
   }
-  const got = typeMismatch ? ` (got ${jsonType(valueAt(instance, group[0]!.pointer))})` : '';
+  // "(got a string)" helps only when no alternative accepted the type of the value.
+  const onlyTypes = group.every((leaf) => leaf.keyword === 'type');
+  const got = onlyTypes ? ` (got ${jsonType(valueAt(instance, group[0]!.pointer))})` : '';
   return `must be ${orList(unique(expected))}${got}`;
 }
 

@@ -6,7 +6,7 @@ import { PackWriter } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
 import { deployLimits } from './limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
-import type { DeployCommit, DeployResult } from './site-coordinator';
+import { type DeployCommit, type DeployResult, siteCoordinator, unwrap } from './site-coordinator';
 
 export function ownedByAnotherUser(domain: string): Problem {
   return new Problem('forbidden', `The site ${domain} is owned by another user.`);
@@ -19,9 +19,7 @@ export function ownedByAnotherUser(domain: string): Problem {
  */
 export async function deploySite(env: Env, request: Request, domain: string, userId: string): Promise<DeployResult> {
   if (!isMultipartFormData(request)) {
-    throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.', {
-      headers: { 'accept-put': 'multipart/form-data' },
-    });
+    throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
   // Checked again by the coordinator; refusing here spares the upload.
   const owner = await getSiteOwner(env.DB, domain);
@@ -50,10 +48,9 @@ export async function deploySite(env: Env, request: Request, domain: string, use
         totalBytes: received.files.totalBytes,
       };
     }
-    const outcome = await env.SITES.get(env.SITES.idFromName(domain)).deploy(commit);
-    if (!outcome.ok) throw ownedByAnotherUser(domain);
+    const result = unwrap(await siteCoordinator(env, domain).deploy(commit));
     committed = true;
-    return outcome.result;
+    return result;
   } finally {
     if (!committed) await deleteObjects(env.FILES, written);
   }

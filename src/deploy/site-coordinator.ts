@@ -1,6 +1,17 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { HostConfiguration } from '../configuration/parse';
+import { checkHostConfiguration, type HostConfiguration } from '../configuration/parse';
 import type { Env } from '../env';
+import { applyMergePatch } from '../http/merge-patch';
+import { Problem, type ProblemData } from '../http/problem';
+import {
+  type FileEntry,
+  type FileIndex,
+  keys,
+  readFileIndex,
+  withFile,
+  withoutFile,
+  writeFileIndex,
+} from '../storage/file-index';
 import { deleteObjects, deleteSiteObjects } from '../storage/objects';
 import {
   type Deployment,
@@ -10,6 +21,8 @@ import {
   tickConfigurationsClock,
   upsertSite,
 } from '../storage/sites';
+import { deployLimits } from './limits';
+import { checkMetadata, type SiteMetadata } from './metadata';
 
 /** The deploy result: the response of `PUT /v2/sites/<domain>` and its notification. */
 export interface DeployResult {
@@ -28,11 +41,35 @@ export interface DeployCommit {
   configuration?: HostConfiguration;
 }
 
-export type DeployOutcome = { ok: true; result: DeployResult } | { ok: false; reason: 'owned-by-another-user' };
+/** A replacement of the whole value, or an RFC 7396 merge patch applied to the current one. */
+export type Edit<T> = { replace: T } | { patch: unknown };
 
-export type UnpublishOutcome = 'unpublished' | 'not-found' | 'owned-by-another-user';
+/** One file already stored in `packKey` (null when it is empty), waiting to join the live deployment. */
+export interface FileUpload {
+  entry: Omit<FileEntry, 'pack'>;
+  packKey: string | null;
+}
+
+/** What a change returns across RPC: its value, or the problem to answer (class instances do not cross). */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; problem: ProblemData };
+
+export function unwrap<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw Problem.from(outcome.problem);
+}
 
 const garbagePrefix = 'garbage/';
+
+/** The coordinator's RPC methods. Workers' stub typing cannot map `unknown`-valued records, so the stub is typed by the class. */
+export type SiteCoordinatorStub = Pick<
+  SiteCoordinator,
+  'current' | 'deploy' | 'unpublish' | 'editConfiguration' | 'editMetadata' | 'putFile' | 'deleteFile'
+>;
+
+/** The coordinator of `domain`. */
+export function siteCoordinator(env: Env, domain: string): SiteCoordinatorStub {
+  return env.SITES.get(env.SITES.idFromName(domain)) as unknown as SiteCoordinatorStub;
+}
 
 /**
  * One per domain (`idFromName(domain)`): every change to a domain goes through here, one at
@@ -44,16 +81,6 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** The domain's record as last read or written here; undefined until loaded. Every change passes through this object, so it never goes stale. */
   #site: SiteRecord | null | undefined;
 
-  async #load(domain: string): Promise<SiteRecord | null> {
-    if (this.#site === undefined) this.#site = await getSite(this.env.DB, domain);
-    return this.#site;
-  }
-
-  /** The live site, from memory in the steady state: what serving a request needs to know. */
-  current(domain: string): Promise<SiteRecord | null> {
-    return this.#exclusive(() => this.#load(domain));
-  }
-
   /** Runs changes one after another. A DO's input gate alone would let them interleave at every await on D1 or R2. */
   #exclusive<T>(change: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(change, change);
@@ -61,29 +88,70 @@ export class SiteCoordinator extends DurableObject<Env> {
     return run;
   }
 
-  deploy(commit: DeployCommit): Promise<DeployOutcome> {
+  /** An exclusive change whose problems are returned, not thrown, so they reach the Worker intact. */
+  #change<T>(change: () => Promise<T>): Promise<Outcome<T>> {
     return this.#exclusive(async () => {
-      const { DB } = this.env;
+      try {
+        return { ok: true, value: await change() } as const;
+      } catch (error) {
+        if (error instanceof Problem) return { ok: false, problem: error.toData() } as const;
+        throw error;
+      }
+    });
+  }
+
+  async #load(domain: string): Promise<SiteRecord | null> {
+    if (this.#site === undefined) this.#site = await getSite(this.env.DB, domain);
+    return this.#site;
+  }
+
+  /** The site, when it exists and `userId` owns it. */
+  async #owned(domain: string, userId: string): Promise<SiteRecord> {
+    const site = await this.#load(domain);
+    if (!site) throw new Problem('site-not-found', `No site is hosted at ${domain}.`);
+    if (site.userId !== userId) throw new Problem('forbidden', `The site ${domain} is owned by another user.`);
+    return site;
+  }
+
+  /** Stores the new record (and ticks the configurations clock when asked) in one D1 transaction. */
+  async #save(next: SiteRecord, configurationsChanged: boolean): Promise<void> {
+    const { DB } = this.env;
+    const statements = [upsertSite(DB, next)];
+    if (configurationsChanged) statements.push(tickConfigurationsClock(DB, next.modified));
+    await DB.batch(statements);
+    this.#site = next;
+  }
+
+  async #notify<Event extends { type: string; domain: string }>(event: Event): Promise<void> {
+    await this.env.NOTIFICATIONS.send(event, { contentType: 'json' });
+  }
+
+  /** The live site, from memory in the steady state: what serving a request needs to know. */
+  current(domain: string): Promise<SiteRecord | null> {
+    return this.#exclusive(() => this.#load(domain));
+  }
+
+  deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
+    return this.#change(async () => {
       const site = await this.#load(commit.domain);
-      if (site && site.userId !== commit.userId) return { ok: false, reason: 'owned-by-another-user' } as const;
-
+      if (site && site.userId !== commit.userId) {
+        throw new Problem('forbidden', `The site ${commit.domain} is owned by another user.`);
+      }
       const now = Date.now();
-      const next: SiteRecord = {
-        domain: commit.domain,
-        userId: commit.userId,
-        created: site?.created ?? now,
-        modified: now,
-        configuration: commit.configuration ?? site?.configuration ?? {},
-        configurationModified: commit.configuration || !site ? now : site.configurationModified,
-        metadata: site?.metadata ?? {},
-        deployment: commit.files ? { ...commit.files, created: now } : (site?.deployment ?? null),
-      };
-      const statements = [upsertSite(DB, next)];
-      // A new site adds a configuration record ({} when none was sent): the set changed.
-      if (commit.configuration || !site) statements.push(tickConfigurationsClock(DB, now));
-      await DB.batch(statements);
-      this.#site = next;
-
+      await this.#save(
+        {
+          domain: commit.domain,
+          userId: commit.userId,
+          created: site?.created ?? now,
+          modified: now,
+          configuration: commit.configuration ?? site?.configuration ?? {},
+          configurationModified: commit.configuration || !site ? now : site.configurationModified,
+          metadata: site?.metadata ?? {},
+          deployment: commit.files ? { ...commit.files, created: now } : (site?.deployment ?? null),
+        },
+        // A new site adds a configuration record ({} when none was sent): the set changed.
+        commit.configuration !== undefined || !site,
+      );
       const result: DeployResult = {
         type: 'site-deploy',
         domain: commit.domain,
@@ -91,35 +159,125 @@ export class SiteCoordinator extends DurableObject<Env> {
         hasNewFiles: commit.files !== undefined,
         hasNewConfiguration: commit.configuration !== undefined,
       };
-      await this.env.NOTIFICATIONS.send(result, { contentType: 'json' });
+      await this.#notify(result);
       if (!site) await this.env.CERTIFICATES.send({ domain: commit.domain }, { contentType: 'json' });
       if (commit.files && site?.deployment) await this.#retire(site.deployment, commit.files.packs);
-      return { ok: true, result } as const;
+      return result;
     });
   }
 
-  unpublish(domain: string, userId: string): Promise<UnpublishOutcome> {
-    return this.#exclusive(async () => {
+  unpublish(domain: string, userId: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      await this.#owned(domain, userId);
       const { DB } = this.env;
-      const site = await this.#load(domain);
-      if (!site) return 'not-found';
-      if (site.userId !== userId) return 'owned-by-another-user';
       await DB.batch([deleteSite(DB, domain), tickConfigurationsClock(DB, Date.now())]);
       this.#site = null;
       await deleteSiteObjects(this.env.FILES, domain);
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.delete([...(await this.ctx.storage.list({ prefix: garbagePrefix })).keys()]);
-      await this.env.NOTIFICATIONS.send({ type: 'site-delete', domain }, { contentType: 'json' });
-      return 'unpublished';
+      await this.#notify({ type: 'site-delete', domain });
+      return null;
     });
+  }
+
+  /** Replaces or merge-patches the host options; validated after merging. */
+  editConfiguration(domain: string, userId: string, edit: Edit<unknown>): Promise<Outcome<SiteRecord>> {
+    return this.#change(async () => {
+      const site = await this.#owned(domain, userId);
+      const configuration = checkHostConfiguration(
+        'replace' in edit ? edit.replace : applyMergePatch(site.configuration, edit.patch),
+      );
+      const now = Date.now();
+      const next = { ...site, configuration, configurationModified: now, modified: now };
+      await this.#save(next, true);
+      await this.#notify({ type: 'configuration-update', domain });
+      return next;
+    });
+  }
+
+  editMetadata(domain: string, userId: string, edit: Edit<SiteMetadata>): Promise<Outcome<SiteRecord>> {
+    return this.#change(async () => {
+      const site = await this.#owned(domain, userId);
+      const metadata = checkMetadata('replace' in edit ? edit.replace : applyMergePatch(site.metadata, edit.patch));
+      const next = { ...site, metadata, modified: Date.now() };
+      await this.#save(next, false);
+      return next;
+    });
+  }
+
+  /** Adds or replaces one file: a new deployment sharing every other file's stored bytes. */
+  putFile(domain: string, userId: string, upload: FileUpload): Promise<Outcome<{ created: boolean; entry: FileEntry }>> {
+    return this.#change(async () => {
+      const site = await this.#owned(domain, userId);
+      const index = await this.#index(site);
+      const previous = index.files.find((file) => file.path === upload.entry.path);
+      const limits = deployLimits(this.env);
+      const fileCount = index.files.length + (previous ? 0 : 1);
+      const totalBytes = (site.deployment?.totalBytes ?? 0) - (previous?.size ?? 0) + upload.entry.size;
+      if (fileCount > limits.maxFiles) {
+        throw new Problem('payload-too-large', `A site may contain at most ${limits.maxFiles} files (MAX_FILES is ${limits.maxFiles}).`, {
+          extensions: { limit: 'MAX_FILES', value: limits.maxFiles },
+        });
+      }
+      if (totalBytes > limits.maxTotalBytes) {
+        throw new Problem('payload-too-large', `The site's files would add up to more than ${limits.maxTotalBytes} bytes (MAX_TOTAL_BYTES is ${limits.maxTotalBytes}).`, {
+          extensions: { limit: 'MAX_TOTAL_BYTES', value: limits.maxTotalBytes },
+        });
+      }
+      const now = Date.now();
+      const next = withFile(index, upload.entry, upload.packKey, crypto.randomUUID(), now);
+      await this.#switchFiles(site, next, now);
+      await this.#notify({ type: 'files-update', domain, path: upload.entry.path, change: previous ? 'replaced' : 'added' });
+      return { created: !previous, entry: next.files.find((file) => file.path === upload.entry.path)! };
+    });
+  }
+
+  deleteFile(domain: string, userId: string, path: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      const site = await this.#owned(domain, userId);
+      const index = await this.#index(site);
+      if (!index.files.some((file) => file.path === path)) {
+        throw new Problem('not-found', `There is no file ${JSON.stringify(path)} on ${domain}.`);
+      }
+      const now = Date.now();
+      await this.#switchFiles(site, withoutFile(index, path, crypto.randomUUID(), now), now);
+      await this.#notify({ type: 'files-update', domain, path, change: 'deleted' });
+      return null;
+    });
+  }
+
+  async #index(site: SiteRecord): Promise<FileIndex> {
+    if (!site.deployment) return { version: 1, deploymentId: '', created: 0, packs: [], files: [] };
+    return readFileIndex(this.env.FILES, site.deployment.indexKey);
+  }
+
+  /** Stores `index` as the site's new deployment and retires the one it replaces. */
+  async #switchFiles(site: SiteRecord, index: FileIndex, now: number): Promise<void> {
+    const indexKey = keys.index(site.domain, index.deploymentId);
+    await writeFileIndex(this.env.FILES, indexKey, index);
+    const deployment: Deployment = {
+      id: index.deploymentId,
+      created: now,
+      indexKey,
+      packs: index.packs,
+      fileCount: index.files.length,
+      totalBytes: index.files.reduce((sum, file) => sum + file.size, 0),
+    };
+    try {
+      await this.#save({ ...site, modified: now, deployment }, false);
+    } catch (error) {
+      await deleteObjects(this.env.FILES, [indexKey]);
+      throw error;
+    }
+    if (site.deployment) await this.#retire(site.deployment, index.packs);
   }
 
   /** Schedules the replaced deployment's objects for deletion, sparing packs the new one still uses. */
   async #retire(old: Deployment, packsInUse: readonly string[]): Promise<void> {
-    const keys = [old.indexKey, ...old.packs.filter((pack) => !packsInUse.includes(pack))];
+    const objects = [old.indexKey, ...old.packs.filter((pack) => !packsInUse.includes(pack))];
     // Reads that began before the switch may still need these objects: delete them later.
     const due = Date.now() + Number(this.env.RETIRED_DEPLOYMENT_GRACE_SECONDS) * 1000;
-    await this.ctx.storage.put(`${garbagePrefix}${due}/${old.id}`, keys);
+    await this.ctx.storage.put(`${garbagePrefix}${due}/${old.id}`, objects);
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(due);
   }
 

@@ -32,7 +32,14 @@ export interface ProblemOptions {
   /** Further members of the problem object, e.g. `limit` and `value` for a 413. */
   extensions?: Record<string, unknown>;
   errors?: ProblemPointer[];
-  headers?: HeadersInit;
+  headers?: Record<string, string>;
+}
+
+/** A problem as plain data, to cross a Durable Object RPC boundary (class instances do not). */
+export interface ProblemData {
+  kind: ProblemKind;
+  detail: string;
+  options: ProblemOptions;
 }
 
 export class Problem extends Error {
@@ -48,6 +55,14 @@ export class Problem extends Error {
     this.name = 'Problem';
     this.status = kinds[kind].status;
     this.title = kinds[kind].title;
+  }
+
+  static from(data: ProblemData): Problem {
+    return new Problem(data.kind, data.detail, data.options);
+  }
+
+  toData(): ProblemData {
+    return { kind: this.kind, detail: this.detail, options: this.options };
   }
 
   toResponse(): Response {

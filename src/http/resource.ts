@@ -20,10 +20,3 @@ export function resource(app: Hono<AppEnv>, path: string, handlers: Handlers): v
     });
   });
 }
-
-/** For endpoints the spec declares before they are built. */
-export function notImplemented(endpoint: string): Handler<AppEnv> {
-  return () => {
-    throw new Problem('not-implemented', `${endpoint} is declared but not implemented yet.`);
-  };
-}

@@ -45,3 +45,30 @@ export async function readFileIndex(bucket: R2Bucket, key: string): Promise<File
   if (!object) throw new Error(`File index ${key} is missing`);
   return object.json<FileIndex>();
 }
+
+/** A new index with `entry` added or replacing the file at its path; `entry.pack` indexes `packKey`. */
+export function withFile(index: FileIndex, entry: Omit<FileEntry, 'pack'>, packKey: string | null, deploymentId: string, now: number): FileIndex {
+  const packs = packKey === null ? [...index.packs] : [...index.packs, packKey];
+  const added: FileEntry = { ...entry, pack: packKey === null ? -1 : packs.length - 1 };
+  const files = index.files.filter((file) => file.path !== entry.path);
+  files.push(added);
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return compactPacks({ version: 1, deploymentId, created: now, packs, files });
+}
+
+/** A new index without the file at `path`. */
+export function withoutFile(index: FileIndex, path: string, deploymentId: string, now: number): FileIndex {
+  const files = index.files.filter((file) => file.path !== path);
+  return compactPacks({ version: 1, deploymentId, created: now, packs: index.packs, files });
+}
+
+/** Drops packs no file uses any more, renumbering the entries' pack references. */
+function compactPacks(index: FileIndex): FileIndex {
+  const used = [...new Set(index.files.filter((file) => file.size > 0).map((file) => file.pack))].sort((a, b) => a - b);
+  const renumber = new Map(used.map((old, position) => [old, position]));
+  return {
+    ...index,
+    packs: used.map((old) => index.packs[old]!),
+    files: index.files.map((file) => ({ ...file, pack: renumber.get(file.pack) ?? 0 })),
+  };
+}

@@ -1,0 +1,78 @@
+import { base64url } from 'jose';
+import type { Env } from '../env';
+import { Problem } from '../http/problem';
+import { type FileEntry, keys } from '../storage/file-index';
+import { deleteObjects } from '../storage/objects';
+import { PackWriter } from '../storage/pack-writer';
+import { getSiteOwner } from '../storage/sites';
+import { contentTypeOf } from './content-type';
+import { deployLimits } from './limits';
+import { type FileUpload, siteCoordinator, unwrap } from './site-coordinator';
+
+function fileTooLarge(maxFileBytes: number): Problem {
+  return new Problem('payload-too-large', `A file may be at most ${maxFileBytes} bytes (MAX_FILE_BYTES is ${maxFileBytes}).`, {
+    extensions: { limit: 'MAX_FILE_BYTES', value: maxFileBytes },
+  });
+}
+
+/**
+ * `PUT /v2/sites/<domain>/files/<path>`: streams the raw body into its own pack, hashing it on
+ * the way, then has the coordinator make a new deployment of the live files plus this one.
+ */
+export async function uploadFile(
+  env: Env,
+  request: Request,
+  domain: string,
+  path: string,
+  userId: string,
+): Promise<{ created: boolean; entry: FileEntry }> {
+  const declaredType = request.headers.get('content-type') ?? undefined;
+  if (declaredType && /^multipart\/form-data\b/i.test(declaredType)) {
+    throw new Problem('unsupported-media-type', 'The body of a file upload is the file itself; deploy forms go to PUT /v2/sites/<domain>.');
+  }
+  // Checked again by the coordinator; refusing here spares the upload.
+  const owner = await getSiteOwner(env.DB, domain);
+  if (owner === null) throw new Problem('site-not-found', `No site is hosted at ${domain}.`);
+  if (owner !== userId) throw new Problem('forbidden', `The site ${domain} is owned by another user.`);
+
+  const { maxFileBytes } = deployLimits(env);
+  if (Number(request.headers.get('content-length') ?? 0) > maxFileBytes) throw fileTooLarge(maxFileBytes);
+
+  const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()));
+  const digest = new crypto.DigestStream('SHA-256');
+  const hasher = digest.getWriter();
+  let size = 0;
+  let written = false;
+  try {
+    for await (const chunk of request.body ?? []) {
+      size += chunk.byteLength;
+      if (size > maxFileBytes) throw fileTooLarge(maxFileBytes);
+      await Promise.all([pack.append(chunk), hasher.write(chunk)]);
+    }
+    await hasher.close();
+    written = await pack.finish();
+  } catch (error) {
+    await pack.abort();
+    throw error;
+  }
+
+  const upload: FileUpload = {
+    entry: {
+      path,
+      offset: 0,
+      size,
+      hash: base64url.encode(new Uint8Array(await digest.digest)),
+      contentType: contentTypeOf(path, declaredType?.split(';')[0]?.trim()),
+      modified: Date.now(),
+    },
+    packKey: written ? pack.key : null,
+  };
+  let committed = false;
+  try {
+    const result = unwrap(await siteCoordinator(env, domain).putFile(domain, userId, upload));
+    committed = true;
+    return result;
+  } finally {
+    if (!committed && written) await deleteObjects(env.FILES, [pack.key]);
+  }
+}

@@ -1,0 +1,33 @@
+import { Problem } from './problem';
+
+/** Larger JSON bodies are refused: configurations and metadata are a few kilobytes. */
+const maxJsonBytes = 1024 * 1024;
+
+/**
+ * Reads a JSON request body of the given media type: 415 for another type, 413 past 1 MiB
+ * (counted while reading), 400 when it is not JSON.
+ */
+export async function readJsonBody(request: Request, mediaType: string): Promise<unknown> {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== mediaType) {
+    throw new Problem('unsupported-media-type', `Send this as ${mediaType}${type ? `, not ${type}` : ''}.`, {
+      headers: request.method === 'PATCH' ? { 'accept-patch': mediaType } : {},
+    });
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body ?? []) {
+    size += chunk.byteLength;
+    if (size > maxJsonBytes) {
+      throw new Problem('payload-too-large', `The body is larger than ${maxJsonBytes} bytes.`, {
+        extensions: { limit: 'json-body', value: maxJsonBytes },
+      });
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(await new Blob(chunks).text());
+  } catch (error) {
+    throw new Problem('invalid-request', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+}
