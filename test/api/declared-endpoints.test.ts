@@ -1,23 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { readFileIndex } from '../../src/storage/file-index';
 import { getSite } from '../../src/storage/sites';
+import { liveFiles } from '../support/live-files';
 import { authorized, deploy, problemOf } from '../support/client';
 
 const timestampForm = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/;
 
-async function liveFiles(domain: string): Promise<Record<string, string>> {
-  const site = await getSite(env.DB, domain);
-  const index = await readFileIndex(env.FILES, site!.deployment!.indexKey);
-  const files: Record<string, string> = {};
-  for (const entry of index.files) {
-    files[entry.path] =
-      entry.size === 0
-        ? ''
-        : await (await env.FILES.get(index.packs[entry.pack]!, { range: { offset: entry.offset, length: entry.size } }))!.text();
-  }
-  return files;
-}
 
 function json(body: unknown, type = 'application/json'): RequestInit {
   return { headers: { 'content-type': type }, body: JSON.stringify(body) };

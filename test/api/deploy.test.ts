@@ -1,24 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { readFileIndex } from '../../src/storage/file-index';
 import { getSite } from '../../src/storage/sites';
+import { liveFiles } from '../support/live-files';
 import { authorized, call, deploy, deployForm, problemOf } from '../support/client';
-
-async function liveFiles(domain: string): Promise<Record<string, string>> {
-  const site = await getSite(env.DB, domain);
-  if (!site?.deployment) return {};
-  const index = await readFileIndex(env.FILES, site.deployment.indexKey);
-  const files: Record<string, string> = {};
-  for (const entry of index.files) {
-    if (entry.size === 0) {
-      files[entry.path] = '';
-      continue;
-    }
-    const object = await env.FILES.get(index.packs[entry.pack]!, { range: { offset: entry.offset, length: entry.size } });
-    files[entry.path] = await object!.text();
-  }
-  return files;
-}
 
 describe('PUT /v2/sites/<domain>', () => {
   it('deploys a folder as a browser uploads it, dropping the common folder', async () => {

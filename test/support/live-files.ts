@@ -1,0 +1,17 @@
+import { env } from 'cloudflare:workers';
+import { readFileIndex } from '../../src/storage/file-index';
+import { getSite } from '../../src/storage/sites';
+
+/** The live deployment's files and their content, read straight from R2 through its index. */
+export async function liveFiles(domain: string): Promise<Record<string, string>> {
+  const site = await getSite(env.DB, domain);
+  if (!site?.deployment) return {};
+  const index = await readFileIndex(env.FILES, site.deployment.indexKey);
+  const files: Record<string, string> = {};
+  for (const entry of index.files) {
+    const object =
+      entry.size === 0 ? null : await env.FILES.get(index.packs[entry.pack]!, { range: { offset: entry.offset, length: entry.size } });
+    files[entry.path] = object ? await object.text() : '';
+  }
+  return files;
+}
