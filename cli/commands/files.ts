@@ -1,0 +1,74 @@
+import mime from 'mime';
+import { stat } from 'node:fs/promises';
+import pc from 'picocolors';
+import { sitePath } from '../api.ts';
+import { connect } from '../credentials.ts';
+import { CliError } from '../errors.ts';
+import { formatBytes, formatTimestamp, printJson, table } from '../format.ts';
+import { type BodyWriter, writeFileContent } from '../upload.ts';
+
+/** One entry of a files listing (DESIGN.md, "Endpoints the spec declares without payloads"). */
+interface FileEntry {
+  name: string;
+  path: string;
+  type: 'file' | 'directory';
+  size?: number;
+  contentType?: string;
+  modified?: string;
+}
+
+/** `/v2/sites/<domain>/files/<path>`, each path segment encoded; leading and trailing slashes dropped. */
+function filesPath(domain: string, path: string): string {
+  const segments = path.split('/').filter(Boolean);
+  return sitePath(domain, `/files/${segments.map(encodeURIComponent).join('/')}`);
+}
+
+/** A local file (its length known) or standard input, as a request body. */
+async function bodyOf(source: string): Promise<{ write: BodyWriter; length?: number }> {
+  if (source === '-') {
+    return {
+      write: async (send) => {
+        for await (const chunk of process.stdin) await send(chunk as Buffer);
+      },
+    };
+  }
+  const stats = await stat(source).catch((error: NodeJS.ErrnoException) => {
+    throw new CliError('usage', `Cannot read ${source}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`);
+  });
+  if (!stats.isFile()) throw new CliError('usage', `Cannot upload ${source}: it is not a file.`);
+  return { write: (send) => writeFileContent(source, stats.size, send), length: stats.size };
+}
+
+export async function listFiles(domain: string, path: string, options: { recursive?: boolean; json?: boolean }): Promise<void> {
+  const api = await connect();
+  const folder = filesPath(domain, path);
+  const query = options.recursive ? '?recursive=1' : '';
+  const entries = await api.json<FileEntry[]>(`${folder.endsWith('/') ? folder : `${folder}/`}${query}`);
+  if (options.json) return printJson(entries);
+  if (entries.length === 0) return console.log('No files.');
+  const rows = entries.map((entry) =>
+    entry.type === 'directory'
+      ? [pc.blue(entry.path.endsWith('/') ? entry.path : `${entry.path}/`), '-', '-', '-']
+      : [entry.path, formatBytes(entry.size ?? 0), formatTimestamp(entry.modified), entry.contentType ?? '-'],
+  );
+  console.log(table(['PATH', 'SIZE', 'MODIFIED', 'TYPE'], rows));
+}
+
+export async function putFile(domain: string, path: string, file: string | undefined, options: { json?: boolean }): Promise<void> {
+  const { write, length } = await bodyOf(file ?? path);
+  const headers: Record<string, string> = { 'content-type': mime.getType(path) ?? 'application/octet-stream' };
+  if (length !== undefined) headers['content-length'] = String(length);
+  const api = await connect();
+  const response = await api.upload(filesPath(domain, path), 'PUT', headers, write);
+  const entry = (await response.json()) as FileEntry;
+  if (options.json) return printJson(entry);
+  const verb = response.status === 201 ? 'Added' : 'Replaced';
+  console.log(`${pc.green('✔')} ${verb} ${entry.path ?? path} (${formatBytes(entry.size ?? length ?? 0)}) on ${pc.bold(domain)}.`);
+}
+
+export async function removeFile(domain: string, path: string): Promise<void> {
+  const api = await connect();
+  const response = await api.fetch(filesPath(domain, path), { method: 'DELETE' });
+  await response.body?.cancel();
+  console.log(`${pc.green('✔')} Removed ${path} from ${pc.bold(domain)}.`);
+}

@@ -1,0 +1,46 @@
+import pc from 'picocolors';
+import { sitePath } from '../api.ts';
+import { connect } from '../credentials.ts';
+import { formatBytes, formatTimestamp, printJson, siteUrl } from '../format.ts';
+
+/** GET .../info (DESIGN.md, "Endpoints the spec declares without payloads"). */
+interface SiteInfo {
+  domain: string;
+  userId?: string;
+  created?: string;
+  modified?: string;
+  deployment?: { id?: string; created?: string; fileCount?: number; totalBytes?: number } | null;
+  certificate?: { status?: string; issued?: string | null; expires?: string | null; reason?: string } | null;
+  metadata?: Record<string, string>;
+}
+
+function describeCertificate(certificate: SiteInfo['certificate']): string {
+  if (!certificate?.status) return 'none';
+  const details = [
+    certificate.issued ? `issued ${formatTimestamp(certificate.issued)}` : '',
+    certificate.expires ? `expires ${formatTimestamp(certificate.expires)}` : '',
+    certificate.reason ?? '',
+  ].filter(Boolean);
+  return details.length ? `${certificate.status} (${details.join(', ')})` : certificate.status;
+}
+
+export async function showInfo(domain: string, options: { json?: boolean }): Promise<void> {
+  const api = await connect();
+  const info = await api.json<SiteInfo>(sitePath(domain, '/info'));
+  if (options.json) return printJson(info);
+  const deployment = info.deployment
+    ? `${info.deployment.fileCount ?? '?'} files, ${formatBytes(info.deployment.totalBytes ?? 0)}, created ${formatTimestamp(info.deployment.created)}${info.deployment.id ? ` (${info.deployment.id})` : ''}`
+    : 'none';
+  const metadata = Object.entries(info.metadata ?? {});
+  const lines: [string, string][] = [
+    ['domain', pc.bold(info.domain)],
+    ['url', siteUrl(api.origin, info.domain)],
+    ['owner', info.userId ?? '-'],
+    ['created', formatTimestamp(info.created)],
+    ['modified', formatTimestamp(info.modified)],
+    ['deployment', deployment],
+    ['certificate', describeCertificate(info.certificate)],
+    ['metadata', metadata.length ? metadata.map(([key, value]) => `${key}=${value}`).join(', ') : '-'],
+  ];
+  for (const [name, value] of lines) console.log(`${pc.dim(name.padEnd(12))}${value}`);
+}

@@ -1,0 +1,32 @@
+import pc from 'picocolors';
+import { sitePath } from '../api.ts';
+import { connect } from '../credentials.ts';
+import { CliError } from '../errors.ts';
+import { formatTimestamp, printJson, siteUrl, table } from '../format.ts';
+import { confirm } from '../input.ts';
+
+interface Site {
+  domain: string;
+  modified: string;
+  userId: string;
+}
+
+export async function listSites(options: { json?: boolean }): Promise<void> {
+  const api = await connect();
+  const sites = await api.json<Site[]>('/v2/sites');
+  if (options.json) return printJson(sites);
+  if (sites.length === 0) return console.log('No sites yet: publish one with `sitehost deploy <dir> --domain <domain>`.');
+  const rows = sites.map((site) => [site.domain, formatTimestamp(site.modified), siteUrl(api.origin, site.domain)]);
+  console.log(table(['DOMAIN', 'MODIFIED', 'URL'], rows));
+}
+
+export async function deleteSite(domain: string, options: { yes?: boolean }): Promise<void> {
+  if (!options.yes) {
+    if (!process.stdin.isTTY) throw new CliError('usage', `Refusing to delete ${domain} without --yes when not on a terminal.`);
+    if (!(await confirm(`Delete ${domain} and all of its files?`))) throw new CliError('usage', 'Cancelled; nothing was deleted.');
+  }
+  const api = await connect();
+  const response = await api.fetch(sitePath(domain), { method: 'DELETE' });
+  await response.body?.cancel();
+  console.log(`${pc.green('✔')} Deleted ${pc.bold(domain)}.`);
+}

@@ -1,0 +1,53 @@
+import pc from 'picocolors';
+
+const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+
+/** `1234567` → `1.2 MB` (SI units, as browsers and most CLIs show transfer sizes). */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** The spec's zone-less UTC timestamps, shown as `2026-11-20 10:11:12 UTC`. */
+export function formatTimestamp(value: unknown): string {
+  if (typeof value !== 'string' || value === '') return '-';
+  return `${value.replace('T', ' ').replace(/\.\d+$/, '').replace(/Z$/, '')} UTC`;
+}
+
+/**
+ * Where a deployed site can be seen. A local service serves `<domain>.localhost:<port>`
+ * (browsers resolve `*.localhost` to loopback); elsewhere the domain itself over HTTPS.
+ */
+export function siteUrl(origin: string, domain: string): string {
+  const api = new URL(origin);
+  const local = api.hostname === 'localhost' || api.hostname === '127.0.0.1' || api.hostname === '[::1]';
+  return local ? `${api.protocol}//${domain}.localhost${api.port ? `:${api.port}` : ''}/` : `https://${domain}/`;
+}
+
+/**
+ * Rows under a bold header, columns padded to their widest cell. Hand-written: a dozen
+ * lines, where table libraries bring borders and wrapping this output does not want.
+ */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [pc.bold(line(header)), ...rows.map(line)].join('\n');
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** `1 file`, `2 files`. */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

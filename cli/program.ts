@@ -1,0 +1,124 @@
+import { Command } from 'commander';
+import pc from 'picocolors';
+import { configFilePath } from './credentials.ts';
+import { ignoreFileName } from './deploy/collect.ts';
+import { exitCodeHelp } from './errors.ts';
+import { version } from './version.ts';
+
+/**
+ * The `sitehost` command line: every command's arguments and help. A command's code is
+ * imported only when it runs, which keeps a deploy's memory to what deploying needs.
+ * Commander errors are thrown, not exited on, so main.ts can map them to exit code 2.
+ */
+export function createProgram(): Command {
+  const program = new Command('sitehost')
+    .description('Publish static sites to a Sitehost service.')
+    .version(version)
+    .option('--debug', 'show stack traces of errors')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(pc.red(text)) })
+    .addHelpText('after', `\nLogin: \`sitehost login\`, or SITEHOST_ORIGIN and SITEHOST_TOKEN in the environment (CI).\n\n${exitCodeHelp}`);
+
+  program
+    .command('login')
+    .description('check a token against the API, then store it with the API origin')
+    .option('--origin <url>', 'the API origin', 'http://localhost:8787')
+    .option('--token <token>', 'the bearer token (else asked for, or read from standard input)')
+    .addHelpText('after', `\nStored in ${configFilePath()} (mode 0600).\nSITEHOST_ORIGIN and SITEHOST_TOKEN override it.`)
+    .action(async (options) => (await import('./commands/login.ts')).login(options));
+
+  program
+    .command('logout')
+    .description('forget the stored login')
+    .action(async () => (await import('./commands/login.ts')).logout());
+
+  program
+    .command('deploy')
+    .description('publish a folder as the site of a domain, replacing all of its files')
+    .argument('[dir]', 'the folder whose content becomes the site root', '.')
+    .option('-d, --domain <domain>', 'the domain to publish to (default: "domain" in the --config file)')
+    .option('-c, --config <file>', 'host configuration (JSON) to deploy with the files')
+    .option('--json', 'print only the deploy result as JSON')
+    .addHelpText(
+      'after',
+      `\nEvery file below [dir] is uploaded except .git folders, ${ignoreFileName} and what it lists\n(gitignore syntax, in [dir]). Files are streamed from disk.`,
+    )
+    .action(async (dir, options) => (await import('./commands/deploy.ts')).deploy(dir, options));
+
+  program
+    .command('sites')
+    .description('list your sites')
+    .option('--json', 'print the list as JSON')
+    .action(async (options) => (await import('./commands/sites.ts')).listSites(options));
+
+  program
+    .command('delete')
+    .description('unpublish a site: remove its files and configuration')
+    .argument('<domain>')
+    .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
+    .action(async (domain, options) => (await import('./commands/sites.ts')).deleteSite(domain, options));
+
+  const source = ['[source]', 'a JSON file, inline JSON text, or - for standard input (the default)'] as const;
+  const config = program.command('config').description("read or change a site's host configuration");
+  config
+    .command('get')
+    .description('print the host configuration (JSON)')
+    .argument('<domain>')
+    .option('--json', 'print the whole record (domain, modified, configuration)')
+    .action(async (domain, options) => (await import('./commands/config.ts')).getConfig(domain, options));
+  config
+    .command('set')
+    .description('replace the host configuration')
+    .argument('<domain>')
+    .argument(...source)
+    .option('--json', 'print the resulting record as JSON')
+    .action(async (domain, input, options) => (await import('./commands/config.ts')).setConfig(domain, input, options));
+  config
+    .command('patch')
+    .description('merge changes into the host configuration (JSON merge patch, RFC 7396: null removes a key)')
+    .argument('<domain>')
+    .argument(...source)
+    .option('--json', 'print the resulting record as JSON')
+    .action(async (domain, input, options) => (await import('./commands/config.ts')).patchConfig(domain, input, options));
+
+  const files = program.command('files').description('list, add, replace or remove single files of a site');
+  files
+    .command('ls')
+    .description('list a folder of the site')
+    .argument('<domain>')
+    .argument('[path]', 'the folder', '/')
+    .option('-r, --recursive', 'list every file below the folder')
+    .option('--json', 'print the listing as JSON')
+    .action(async (domain, path, options) => (await import('./commands/files.ts')).listFiles(domain, path, options));
+  files
+    .command('put')
+    .description('add or replace one file')
+    .argument('<domain>')
+    .argument('<path>', 'the path on the site, e.g. about/index.html')
+    .argument('[file]', 'the local file, or - for standard input (default: <path>)')
+    .option('--json', 'print the file entry as JSON')
+    .action(async (domain, path, file, options) => (await import('./commands/files.ts')).putFile(domain, path, file, options));
+  files
+    .command('rm')
+    .description('remove one file')
+    .argument('<domain>')
+    .argument('<path>', 'the path on the site')
+    .action(async (domain, path) => (await import('./commands/files.ts')).removeFile(domain, path));
+
+  program
+    .command('info')
+    .description("show a site's metadata: owner, current deployment, certificate")
+    .argument('<domain>')
+    .option('--json', 'print the metadata as JSON')
+    .action(async (domain, options) => (await import('./commands/info.ts')).showInfo(domain, options));
+
+  program
+    .command('events')
+    .description('follow events as they happen (deploys, deletes, configuration, files, certificates); needs global_read')
+    .option('--json', 'print each event as one line of JSON, with its id')
+    .option('--last-event-id <id>', 'start after this event (resume where an earlier run stopped)')
+    .action(async (options) => (await import('./commands/events.ts')).followEventsCommand(options));
+
+  return program;
+}

@@ -1,0 +1,105 @@
+import { open } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+import { CliError } from './errors.ts';
+
+/** Hands one chunk to the network; resolves once the chunk has been written and may be reused. */
+export type ChunkWriter = (chunk: Uint8Array) => Promise<void>;
+
+/** Produces a request body chunk by chunk. */
+export type BodyWriter = (write: ChunkWriter) => Promise<void>;
+
+/**
+ * Sends a request whose body `writeBody` produces, and resolves to the answer as a web
+ * Response (as soon as it arrives: an early refusal stops the upload).
+ *
+ * node:http rather than fetch: its write callback says when a chunk is on the wire, so the
+ * same buffers serve the whole upload. Streaming 50 MB through fetch kept every sent chunk
+ * alive until a full garbage collection and grew the process by about 60 MB.
+ */
+export function streamRequest(url: URL, method: string, headers: Record<string, string>, writeBody: BodyWriter): Promise<Response> {
+  const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers });
+  let answered = false;
+  const stopped = new Error('The server answered before the upload ended.');
+  const write: ChunkWriter = (chunk) =>
+    new Promise((resolve, reject) => {
+      if (answered) return reject(stopped);
+      request.write(chunk, (error) => (error ? reject(error) : resolve()));
+    });
+
+  return new Promise((resolve, reject) => {
+    request.on('error', reject);
+    request.on('response', (incoming) => {
+      answered = true;
+      // One request per process run: close the connection once the answer has been read.
+      incoming.on('close', () => request.destroy());
+      const responseHeaders = new Headers();
+      for (const [name, value] of Object.entries(incoming.headers)) {
+        for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, item);
+      }
+      const status = incoming.statusCode ?? 500;
+      const nullBody = status === 204 || status === 304 || method === 'HEAD';
+      if (nullBody) incoming.resume();
+      resolve(
+        new Response(nullBody ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), {
+          status,
+          statusText: incoming.statusMessage,
+          headers: responseHeaders,
+        }),
+      );
+    });
+    writeBody(write).then(
+      () => request.end(),
+      (error: unknown) => {
+        if (error === stopped || answered) return;
+        request.destroy();
+        reject(error);
+      },
+    );
+  });
+}
+
+const chunkBytes = 256 * 1024;
+
+/**
+ * Writes a file's content through two alternating buffers: one is read from disk while the
+ * other is on its way out. The file must still have the size it had when listed, or the
+ * request's declared length would be wrong.
+ */
+export async function writeFileContent(
+  path: string,
+  expectedSize: number,
+  write: ChunkWriter,
+  onBytes: (bytes: number) => void = () => {},
+): Promise<void> {
+  const changed = () => new CliError('failure', `${path} changed while it was being uploaded; try again.`);
+  let file;
+  try {
+    file = await open(path, 'r');
+  } catch (error) {
+    throw new CliError('failure', `Cannot read ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)] as const;
+    const inFlight: [Promise<void>, Promise<void>] = [Promise.resolve(), Promise.resolve()];
+    let position = 0;
+    for (let turn: 0 | 1 = 0; ; turn = turn === 0 ? 1 : 0) {
+      await inFlight[turn];
+      const buffer = buffers[turn];
+      // Read one byte past the expected end, to notice a file that grew.
+      const wanted = Math.min(buffer.byteLength, expectedSize + 1 - position);
+      const { bytesRead } = await file.read(buffer, 0, wanted, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      if (position > expectedSize) throw changed();
+      inFlight[turn] = write(buffer.subarray(0, bytesRead)).then(() => onBytes(bytesRead));
+      // Awaited on this buffer's next turn; until then a failure must not count as unhandled.
+      inFlight[turn].catch(() => {});
+    }
+    await Promise.all(inFlight);
+    if (position !== expectedSize) throw changed();
+  } finally {
+    await file.close();
+  }
+}
