@@ -1,23 +1,29 @@
 // `npm start`: the whole service on one laptop. Creates .dev.vars when missing, applies
 // the D1 migrations to the local database, then runs wrangler dev (state in .wrangler/state).
+// Environment: PORT (default 8787); SITEHOST_PERSIST_DIR keeps the local state elsewhere
+// (tests and benchmarks use a temporary one); AUTH_SECRET, when set, is used instead of
+// .dev.vars' (and .dev.vars is then neither created nor needed).
 import { spawn, spawnSync } from 'node:child_process';
 import { ensureAuthSecret } from './dev-vars.mjs';
 
 const port = process.env.PORT ?? '8787';
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
 const wrangler = new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url).pathname;
+const persist = process.env.SITEHOST_PERSIST_DIR ? ['--persist-to', process.env.SITEHOST_PERSIST_DIR] : [];
+const secret = process.env.AUTH_SECRET ? ['--var', `AUTH_SECRET:${process.env.AUTH_SECRET}`] : [];
 
-ensureAuthSecret();
+if (secret.length === 0) ensureAuthSecret();
 
-const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local'], {
+const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', ...persist], {
   env: { ...env, CI: 'true' },
   stdio: 'inherit',
 });
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
-const dev = spawn(process.execPath, [wrangler, 'dev', '--port', port, '--show-interactive-dev-session=false', ...process.argv.slice(2)], {
-  env,
-  stdio: 'inherit',
-});
+const dev = spawn(
+  process.execPath,
+  [wrangler, 'dev', '--port', port, '--show-interactive-dev-session=false', ...persist, ...secret, ...process.argv.slice(2)],
+  { env, stdio: 'inherit' },
+);
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));
 dev.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

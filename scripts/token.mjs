@@ -1,5 +1,6 @@
 // `npm run token -- --user 'github|1' --scope deploy,global_read [--ttl 1h]`: prints one bare
-// token signed with .dev.vars' AUTH_SECRET, for the local service.
+// token signed with the AUTH_SECRET environment variable when set, else .dev.vars' one, for the
+// local service.
 import { parseArgs } from 'node:util';
 import { SignJWT } from 'jose';
 import { ensureAuthSecret } from './dev-vars.mjs';
@@ -25,7 +26,7 @@ if (!values.user) {
   process.exit(2);
 }
 
-const secret = process.env.AUTH_SECRET ?? ensureAuthSecret();
+const secret = process.env.AUTH_SECRET || ensureAuthSecret();
 const scopes = values.scope.split(',').map((scope) => scope.trim()).filter(Boolean);
 const token = await new SignJWT({ scope: scopes.join(' ') })
   .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

@@ -1,4 +1,6 @@
 import type { SiteCoordinator } from './deploy/site-coordinator';
+import type { EventLog } from './events/event-log';
+import type { WebhookDelivery } from './events/webhooks';
 
 /** Bindings and vars of the Worker (see wrangler.toml). Vars arrive as strings. */
 export interface Env {
@@ -7,6 +9,9 @@ export interface Env {
   SITES: DurableObjectNamespace<SiteCoordinator>;
   NOTIFICATIONS: Queue<unknown>;
   CERTIFICATES: Queue<unknown>;
+  /** The event log behind GET /v2/events: one instance, `idFromName('events')`. */
+  EVENTS: DurableObjectNamespace<EventLog>;
+  WEBHOOKS: Queue<WebhookDelivery>;
 
   /** Comma-separated hostnames that reach the API; every other Host is a hosted site. */
   API_HOSTNAMES: string;
@@ -19,11 +24,34 @@ export interface Env {
   AUTH_ISSUER?: string;
   /** `aud` every accepted token must carry. */
   AUTH_AUDIENCE: string;
+  /** Public OpenID Connect client id of the dashboard's sign-in (with `AUTH_ISSUER`). */
+  AUTH_CLIENT_ID?: string;
+  /** The built dashboard (`[assets]`); absent in the workers test project, which does not build it. */
+  ASSETS?: Fetcher;
 
   MAX_FILES: string;
   MAX_TOTAL_BYTES: string;
   MAX_FILE_BYTES: string;
+  /** `acme`, `cloudflare` or `off` (docs/certificates.md). */
   CERT_ISSUER: string;
+  /** Secret: seals certificate and ACME account private keys at rest (AES-GCM). */
+  CERT_ENCRYPTION_KEY?: string;
+  /** First retry delay of a failed certificate job; it doubles with each further retry. */
+  CERT_RETRY_BASE_SECONDS: string;
+  /** Equal to the certificate consumer's `max_retries`: the attempt after which a job is failed. */
+  CERT_JOB_MAX_RETRIES: string;
+  /** RFC 8555 directory of the CA when `CERT_ISSUER=acme`; `ACME_CONTACT`: comma-separated `mailto:` URLs. */
+  ACME_DIRECTORY_URL?: string;
+  ACME_CONTACT?: string;
+  /** Cloudflare for SaaS zone, and the secret API token with SSL and Certificates: Edit on it. */
+  CLOUDFLARE_ZONE_ID?: string;
+  CLOUDFLARE_API_TOKEN?: string;
   /** Seconds a replaced deployment's objects are kept for reads in flight. */
   RETIRED_DEPLOYMENT_GRACE_SECONDS: string;
+  /** Days of event history kept for replay (default 7). */
+  EVENTS_RETENTION_DAYS: string;
+  /** Comma-separated receivers of signed event POSTs; empty turns webhooks off. */
+  WEBHOOK_URLS: string;
+  /** Standard Webhooks signing secret (`whsec_<base64>` or any text); a secret, not a var. */
+  WEBHOOK_SECRET?: string;
 }

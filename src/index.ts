@@ -1,10 +1,13 @@
 import { api } from './api';
+import { answerAcmeChallenge } from './certificates/challenge';
+import { queueCertificateRenewals } from './certificates/renewal';
 import { apiHostnames } from './domain-name';
 import type { Env } from './env';
 import { consumeQueue } from './queues';
 import { serveSite } from './sites/serve';
 
 export { SiteCoordinator } from './deploy/site-coordinator';
+export { EventLog } from './events/event-log';
 
 /** `example.com.localhost` serves `example.com` locally: browsers resolve `*.localhost` to loopback. */
 function siteDomainOf(hostname: string): string {
@@ -15,7 +18,10 @@ export default {
   fetch(request, env, ctx) {
     const hostname = new URL(request.url).hostname.toLowerCase();
     if (apiHostnames(env.API_HOSTNAMES).includes(hostname)) return api.fetch(request, env, ctx);
-    return serveSite(request, siteDomainOf(hostname));
+    return answerAcmeChallenge(request, env, siteDomainOf(hostname)) ?? serveSite(request, env, siteDomainOf(hostname));
   },
   queue: consumeQueue,
+  async scheduled(controller, env) {
+    await queueCertificateRenewals(controller, env);
+  },
 } satisfies ExportedHandler<Env>;

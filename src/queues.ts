@@ -1,17 +1,15 @@
+import { consumeCertificateJobs } from './certificates/jobs';
 import type { Env } from './env';
+import { consumeNotifications } from './events/notifications';
+import { type WebhookDelivery, deliverWebhooks } from './events/webhooks';
 
 /**
- * Consumes the notification and certificate queues. Notifications are logged as structured
- * lines until the events log (GET /v2/events) consumes them; certificate jobs are acknowledged
- * as skipped while `CERT_ISSUER` is `off`, the documented local default.
+ * Consumes the queues. Notifications go to the event log (src/events) and on to the webhooks
+ * queue; certificate jobs are run by src/certificates/jobs.ts.
  */
 export async function consumeQueue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-  for (const message of batch.messages) {
-    if (batch.queue.startsWith('sitehost-notifications')) {
-      console.log(JSON.stringify({ event: message.body }));
-    } else if (batch.queue.startsWith('sitehost-certificates')) {
-      console.log(JSON.stringify({ certificateJob: message.body, skipped: `CERT_ISSUER=${env.CERT_ISSUER}` }));
-    }
-    message.ack();
-  }
+  if (batch.queue.startsWith('sitehost-notifications')) return consumeNotifications(batch, env);
+  if (batch.queue.startsWith('sitehost-webhooks')) return deliverWebhooks(batch as MessageBatch<WebhookDelivery>, env);
+  if (batch.queue.startsWith('sitehost-certificates')) return consumeCertificateJobs(batch, env);
+  for (const message of batch.messages) message.ack();
 }

@@ -1,7 +1,10 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
+import { dashboard } from '../dashboard';
 import { Problem } from '../http/problem';
+import { certificate } from './certificate';
 import { configurations } from './configurations';
+import { events } from './events';
 import { files } from './files';
 import { info } from './info';
 import { openapi } from './openapi';
@@ -13,10 +16,13 @@ export const api = new Hono<AppEnv>();
 
 api.route('/', sites);
 api.route('/', configurations);
+api.route('/', events);
 api.route('/', files);
 api.route('/', info);
+api.route('/', certificate);
 api.route('/', openapi);
 api.route('/', v1);
+api.route('/', dashboard);
 
 api.notFound((c) => {
   throw new Problem('not-found', `There is nothing at ${new URL(c.req.url).pathname}.`);

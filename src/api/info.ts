@@ -8,6 +8,7 @@ import { isObject } from '../http/merge-patch';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
+import { getCertificateSummary } from '../storage/certificates';
 import type { SiteRecord } from '../storage/sites';
 import { domainParam } from './domain-param';
 import { readableSite } from './site-access';
@@ -27,7 +28,7 @@ async function siteInfo(c: Context<AppEnv>, site: SiteRecord) {
       fileCount: deployment.fileCount,
       totalBytes: deployment.totalBytes,
     },
-    certificate: { status: c.env.CERT_ISSUER === 'off' ? 'off' : 'pending', issued: null, expires: null },
+    certificate: await getCertificateSummary(c.env.DB, site.domain, c.env.CERT_ISSUER),
     metadata: site.metadata,
   };
 }

@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { forgetCertificate } from '../certificates/unpublish';
 import { checkHostConfiguration, type HostConfiguration } from '../configuration/parse';
 import type { Env } from '../env';
 import { applyMergePatch } from '../http/merge-patch';
@@ -173,6 +174,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       await DB.batch([deleteSite(DB, domain), tickConfigurationsClock(DB, Date.now())]);
       this.#site = null;
       await deleteSiteObjects(this.env.FILES, domain);
+      await forgetCertificate(this.env, domain);
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.delete([...(await this.ctx.storage.list({ prefix: garbagePrefix })).keys()]);
       await this.#notify({ type: 'site-delete', domain });

@@ -1,7 +1,123 @@
-/** Answers a request whose Host is not an API host: the hosted site's face of the Worker. */
-export async function serveSite(request: Request, domain: string): Promise<Response> {
-  return new Response(`No site is hosted at ${domain}.\n`, {
-    status: 404,
-    headers: { 'content-type': 'text/plain; charset=utf-8' },
-  });
+import { parseDomain } from '../domain-name';
+import type { Env } from '../env';
+import { Problem } from '../http/problem';
+import type { FileEntry } from '../storage/file-index';
+import type { SiteRecord } from '../storage/sites';
+import { revalidate } from './cache-control';
+import { fileResponse } from './file-response';
+import { type HostOptions, hostOptionsOf } from './host-options';
+import { fileNotFound, noSiteHosted } from './pages';
+import { type RequestPath, parseRequestPath } from './request-path';
+import { resolve } from './resolve';
+import { type SiteFiles, siteFilesOf } from './site-files';
+import { manifestFilesOf, manifestOf } from './site-manifest';
+
+/** Reserved on every site for HTTP-01 certificate validation, answered before sites are served. */
+export const acmeChallengePrefix = '/.well-known/acme-challenge/';
+
+const allow = 'GET, HEAD, OPTIONS';
+/** Set by the server alone: a site's `headers` cannot break the framing of its responses. */
+const framingFields = new Set(['content-length', 'content-range']);
+
+/**
+ * Answers a request whose Host is not an API host: the hosted site's face of the Worker.
+ * The domain's coordinator holds the live site record in memory, so asking it on every
+ * request makes a new deploy visible on the next one without a D1 query; the deployment's
+ * file index and the compiled host options are cached in the isolate by deployment id and
+ * configuration time. Serving a file is then one ranged R2 read, or none for a small file
+ * read lately (kept by content hash).
+ */
+export async function serveSite(request: Request, env: Env, domain: string): Promise<Response> {
+  try {
+    const url = new URL(request.url);
+    const path = parseRequestPath(url.pathname);
+    if (isReserved(path)) return fileNotFound();
+    const site = await liveSite(env, domain);
+    if (!site?.deployment || site.deployment.fileCount === 0) return noSiteHosted(domain);
+    const host = hostOptionsOf(domain, site.configuration, site.configurationModified);
+    let response: Response;
+    try {
+      response = await answer(request, url, path, env, host, await siteFilesOf(env.FILES, site.deployment));
+    } catch (error) {
+      if (!(error instanceof Problem)) throw error;
+      response = error.toResponse();
+    }
+    return withSiteHeaders(response, path, host);
+  } catch (error) {
+    if (error instanceof Problem) return error.toResponse();
+    throw error;
+  }
+}
+
+function isReserved(path: RequestPath): boolean {
+  return path.segments[0] === '.well-known' && path.segments[1] === 'acme-challenge';
+}
+
+/** The site's record from its coordinator; none for a Host that cannot be a site (no object is created for it). */
+async function liveSite(env: Env, domain: string): Promise<SiteRecord | null> {
+  try {
+    if (parseDomain(domain, []) !== domain) return null;
+  } catch {
+    return null;
+  }
+  return env.SITES.get(env.SITES.idFromName(domain)).current(domain);
+}
+
+async function answer(request: Request, url: URL, path: RequestPath, env: Env, host: HostOptions, files: SiteFiles): Promise<Response> {
+  if (request.method === 'OPTIONS') return preflight(request);
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    throw new Problem('method-not-allowed', `${request.method} is not allowed on a hosted site; use ${allow}.`, {
+      headers: { allow },
+    });
+  }
+  const resolution = resolve(path, url.search, host, files);
+  if (resolution.type === 'not-found') return fileNotFound();
+  if (resolution.type === 'redirect') {
+    return new Response(null, {
+      status: resolution.status,
+      headers: { location: resolution.location, 'cache-control': revalidate },
+    });
+  }
+  const response = await fileResponse(request, env.FILES, files, resolution.entry, resolution.status);
+  if (response.status === 200 || response.status === 206) {
+    const link = await preloadLinkFor(env.FILES, files, host, resolution.entry);
+    if (link) response.headers.append('link', link);
+  }
+  return response;
+}
+
+/** CORS preflight, or a plain OPTIONS: which methods a site answers. */
+function preflight(request: Request): Response {
+  const headers = new Headers({ allow });
+  if (request.headers.has('access-control-request-method')) {
+    headers.set('access-control-allow-methods', allow);
+    const asked = request.headers.get('access-control-request-headers');
+    if (asked) headers.set('access-control-allow-headers', asked);
+    headers.set('access-control-max-age', '86400');
+    headers.set('vary', 'Access-Control-Request-Headers');
+  }
+  return new Response(null, { status: 204, headers });
+}
+
+async function preloadLinkFor(bucket: R2Bucket, files: SiteFiles, host: HostOptions, entry: FileEntry): Promise<string | undefined> {
+  if (host.manifest.empty && host.manifestFile === undefined) return undefined;
+  const manifest = await manifestOf(bucket, files, host);
+  const path = host.root === '' ? entry.path : entry.path.slice(host.root.length + 1);
+  return manifest.linkFor(manifestFilesOf(files, host.root), `/${path}`);
+}
+
+/** The host's CORS origin and its `headers` whose URI template matches the path. */
+function withSiteHeaders(response: Response, path: RequestPath, host: HostOptions): Response {
+  const headers = response.headers;
+  headers.set('access-control-allow-origin', host.allowOrigin);
+  headers.set('access-control-expose-headers', 'ETag, Content-Range, Accept-Ranges, Link');
+  for (const rule of host.headers) {
+    if (rule.uri && !rule.uri.match(path)) continue;
+    for (const [name, values] of rule.fields) {
+      if (framingFields.has(name.toLowerCase())) continue;
+      headers.delete(name);
+      for (const value of values) headers.append(name, value);
+    }
+  }
+  return response;
 }

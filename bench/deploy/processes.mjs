@@ -1,0 +1,131 @@
+// Runs wrangler dev servers for the benchmark and measures the workerd processes under them.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+/**
+ * Starts a server command in its own process group and waits until wrangler prints "Ready on".
+ * Returns `{ pid, output(), stop() }`; stop() ends the whole group (wrangler and workerd).
+ */
+export async function startServer(args, { cwd, env, timeoutMs = 90_000 }) {
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => (output += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const deadline = Date.now() + timeoutMs;
+  while (!output.includes('Ready on')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      if (child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+      throw new Error(`${args.join(' ')} did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    pid: child.pid,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return;
+      process.kill(-child.pid, 'SIGTERM');
+      const forced = setTimeout(() => process.kill(-child.pid, 'SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(forced);
+    },
+  };
+}
+
+/** The pids of the workerd processes below `rootPid`. */
+export function workerdPids(rootPid) {
+  const children = new Map();
+  const names = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid ...": comm may hold spaces, so split after its closing parenthesis.
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      names.set(Number(entry), comm);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const found = [];
+  const walk = (pid) => {
+    for (const child of children.get(pid) ?? []) {
+      if (names.get(child) === 'workerd') found.push(child);
+      walk(child);
+    }
+  };
+  walk(rootPid);
+  return found;
+}
+
+/** VmRSS and VmHWM of a process, in bytes (zero once it has ended). */
+export function memoryOf(pid) {
+  let status;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return { rss: 0, hwm: 0 };
+  }
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+/**
+ * Measures the workerd processes' resident memory while `work` runs: each peak resets first
+ * (clear_refs 5), is sampled every 10 ms, and is read back from VmHWM at the end, so a peak
+ * between two samples still counts. Returns `{ result, before, peak, processes }`: bytes
+ * summed over the processes, and `{ pid, before, peak }` for each.
+ */
+export async function measureMemory(pids, work) {
+  for (const pid of pids) writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  const processes = pids.map((pid) => ({ pid, before: memoryOf(pid).rss, peak: 0 }));
+  let sampledTotal = 0;
+  const sample = () => {
+    let total = 0;
+    for (const process of processes) {
+      const { rss } = memoryOf(process.pid);
+      process.peak = Math.max(process.peak, rss);
+      total += rss;
+    }
+    sampledTotal = Math.max(sampledTotal, total);
+  };
+  sample();
+  const timer = setInterval(sample, 10);
+  try {
+    const result = await work();
+    sample();
+    for (const process of processes) process.peak = Math.max(process.peak, memoryOf(process.pid).hwm);
+    const before = processes.reduce((sum, process) => sum + process.before, 0);
+    const peakOfSum = Math.max(sampledTotal, processes.reduce((sum, process) => sum + process.peak, 0));
+    return { result, before, peak: peakOfSum, processes };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Whether a workerd process is wrangler dev's proxy: the one listening on the port it was given. */
+export function isProxy(pid, port) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`--socket-addr=entry=127.0.0.1:${port}\0`);
+  } catch {
+    return false;
+  }
+}

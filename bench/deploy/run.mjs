@@ -1,0 +1,192 @@
+// `npm run bench:deploy`: deploy throughput and memory against the real local runtime.
+//
+// 1. A 100 MiB deploy (400 files of 256 KiB) to a freshly started service (scripts/start.mjs:
+//    wrangler dev on a free port, state in a temporary dir): workerd's peak memory growth
+//    (target: < 100 MB).
+// 2. A realistic 2,000-file, 40 MiB site deployed with a streamed multipart body (files are
+//    read from disk as the body is sent): wall time, files/s, MB/s, workerd's peak memory.
+// 3. 20,000 small files: wall time against the service, and the platform calls that the
+//    workers test test/deploy/platform-calls.test.ts counts for such a deploy (target: ≤ 1,000).
+// 4. The same bodies sent to bench/deploy/floor, a Worker that only reads and discards them:
+//    the transfer floor, the ratio deploy/floor (target: ≤ 2.0), and the floor's own memory
+//    growth for the 100 MiB body.
+// BENCH_RUNS (default 5) sets how often the 40 MiB site is sent to each; the machine is
+// shared, so the report gives the median and the best run.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { openAsBlob } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, isProxy, measureMemory, startServer, workerdPids } from './processes.mjs';
+import { generateRealisticSite, generateUniformSite, smallPages } from './site.mjs';
+
+const repo = new URL('../..', import.meta.url).pathname;
+const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
+const runs = Number(process.env.BENCH_RUNS ?? 5);
+const MB = 1e6;
+const MiB = 1024 * 1024;
+
+const mb = (bytes) => `${(bytes / MB).toFixed(1)} MB`;
+const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function formOf(root, files) {
+  const form = new FormData();
+  // File-backed blobs: fetch streams each file from disk as the body is sent.
+  for (const file of files) form.append('directory', await openAsBlob(join(root, file.path)), file.path);
+  return form;
+}
+
+/** Sends `form` with PUT and returns the milliseconds until the whole response arrived, and its JSON. */
+async function upload(url, form, token) {
+  const started = performance.now();
+  const response = await fetch(url, { method: 'PUT', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const text = await response.text();
+  const ms = performance.now() - started;
+  if (!response.ok) throw new Error(`PUT ${url}: ${response.status} ${text}`);
+  return { ms, body: JSON.parse(text) };
+}
+
+async function bodyBytes(form) {
+  return (await new Response(form).blob()).size;
+}
+
+/** Sends `form` `runs` times; returns the times in ms. */
+async function repeat(label, send) {
+  const times = [];
+  for (let run = 0; run < runs; run++) {
+    const ms = await send(run);
+    times.push(ms);
+    console.log(`  ${label} run ${run + 1}: ${seconds(ms)}`);
+  }
+  return times;
+}
+
+/** "worker 140 → 330 MB (+190), proxy 90 → 91 MB (+1)": each workerd process's memory. */
+function describeMemory({ processes }, port) {
+  return processes
+    .map(({ pid, before, peak }) => `${isProxy(pid, port) ? 'proxy' : 'worker'} ${mb(before)} → ${mb(peak)} (+${mb(peak - before)})`)
+    .join(', ');
+}
+
+const growthOf = ({ processes }) => processes.reduce((sum, { before, peak }) => sum + peak - before, 0);
+const peakOf = ({ processes }) => processes.reduce((sum, { peak }) => sum + peak, 0);
+
+/** Starts `argsFor(port)` on a free port (also given as PORT, which scripts/start.mjs reads). */
+async function startDev(argsFor, env = {}) {
+  const port = await freePort();
+  const server = await startServer(argsFor(port), { cwd: repo, env: { ...env, PORT: String(port) } });
+  const pids = workerdPids(server.pid);
+  if (pids.length === 0) throw new Error('no workerd process found under wrangler dev');
+  return { ...server, pids, port, url: `http://127.0.0.1:${port}` };
+}
+
+const workDir = await mkdtemp(join(tmpdir(), 'sitehost-bench-'));
+let server;
+try {
+  console.log('generating sites…');
+  const siteRoot = join(workDir, 'files');
+  const site = await generateRealisticSite(siteRoot, 40 * MiB);
+  const big = await generateUniformSite(siteRoot, 400, 256 * 1024);
+  const siteBytes = site.reduce((sum, file) => sum + file.size, 0);
+  const siteForm = await formOf(siteRoot, site);
+  const siteBody = await bodyBytes(siteForm);
+  const bigForm = await formOf(siteRoot, big);
+  const smallForm = new FormData();
+  for (const page of smallPages(20_000)) smallForm.append('directory', page.blob, page.path);
+  const warmUp = new FormData();
+  warmUp.append('directory', new Blob(['<p>warm</p>']), 'index.html');
+
+  // --- the service ---
+  const secret = randomBytes(32).toString('base64url');
+  server = await startDev(() => ['scripts/start.mjs'], { SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: secret });
+  const service = server;
+  const token = execFileSync(process.execPath, ['scripts/token.mjs', '--user', 'github|bench', '--scope', 'deploy'], {
+    cwd: repo,
+    env: { ...process.env, AUTH_SECRET: secret },
+  })
+    .toString()
+    .trim();
+  const deployTo = (domain, form) => upload(`${service.url}/v2/sites/${domain}`, form, token);
+  await deployTo('warm.example', warmUp);
+
+  console.log(`deploying ${big.length} files of 256 KiB (100 MiB) to the fresh service…`);
+  const bigDeploy = await measureMemory(service.pids, () => deployTo('big.example', bigForm));
+
+  console.log(`deploying ${site.length} files, ${mb(siteBytes)} (multipart body ${mb(siteBody)})…`);
+  let siteMemory;
+  const deployTimes = await repeat('deploy', async (run) => {
+    const measured = await measureMemory(service.pids, () => deployTo(`site-${run}.example`, siteForm));
+    if (!siteMemory || peakOf(measured) > peakOf(siteMemory)) siteMemory = measured;
+    return measured.result.ms;
+  });
+
+  console.log('deploying 20,000 small files…');
+  const smallDeploy = await deployTo('small.example', smallForm);
+
+  const serviceLog = service.output();
+  await service.stop();
+  server = undefined;
+  const logged = serviceLog.slice(serviceLog.indexOf('Ready on'));
+  if (/error|uncaught/i.test(logged)) console.warn(`the service logged errors:\n${logged}`);
+
+  // --- the transfer floor ---
+  server = await startDev((port) => [
+    wrangler, 'dev', '-c', 'bench/deploy/floor/wrangler.toml', '--port', String(port), '--ip', '127.0.0.1',
+    '--persist-to', join(workDir, 'floor-state'), '--show-interactive-dev-session=false',
+  ]);
+  const floor = server;
+  const floorSend = (form) => upload(`${floor.url}/`, form);
+  await floorSend(warmUp);
+  console.log('uploading the same bodies to the floor Worker…');
+  const floorBig = await measureMemory(floor.pids, () => floorSend(bigForm));
+  const floorTimes = await repeat('floor', async () => {
+    const { ms, body } = await floorSend(siteForm);
+    if (body.bytes !== siteBody) throw new Error(`the floor read ${body.bytes} bytes of ${siteBody}`);
+    return ms;
+  });
+  const floorSmall = await floorSend(smallForm);
+  await floor.stop();
+  server = undefined;
+
+  // --- platform calls, counted by the workers test ---
+  console.log('counting platform calls (test/deploy/platform-calls.test.ts)…');
+  const counted = spawnSync(
+    process.execPath,
+    [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', '--project', 'workers', 'test/deploy/platform-calls.test.ts'],
+    { cwd: repo, encoding: 'utf8', env: { ...process.env, CI: 'true' } },
+  );
+  const callsMatch = /platform calls for 20,000 files: (\d+)/.exec(counted.stdout + counted.stderr);
+  if (!callsMatch) console.warn(`could not read the platform call count:\n${counted.stdout}${counted.stderr}`);
+  const platformCalls = callsMatch ? Number(callsMatch[1]) : undefined;
+
+  // --- report ---
+  const deployMedian = median(deployTimes);
+  const floorMedian = median(floorTimes);
+  const ratio = deployMedian / floorMedian;
+  const bestRatio = Math.min(...deployTimes) / Math.min(...floorTimes);
+  const growth = growthOf(bigDeploy);
+  const verdict = (met) => (met ? 'met' : 'MISSED');
+  const rows = [
+    ['site', `${site.length} files, ${mb(siteBytes)} (multipart body ${mb(siteBody)})`],
+    ['deploy wall time', `median ${seconds(deployMedian)}, best ${seconds(Math.min(...deployTimes))} (${runs} runs)`],
+    ['files/s (median)', (site.length / (deployMedian / 1000)).toFixed(0)],
+    ['MB/s of body (median)', (siteBody / MB / (deployMedian / 1000)).toFixed(1)],
+    ['workerd peak memory', describeMemory(siteMemory, service.port)],
+    ['transfer floor', `median ${seconds(floorMedian)}, best ${seconds(Math.min(...floorTimes))}`],
+    ['ratio deploy/floor', `median ${ratio.toFixed(2)}, best ${bestRatio.toFixed(2)} (target ≤ 2.0: ${verdict(ratio <= 2)})`],
+    ['100 MiB deploy wall time', seconds(bigDeploy.result.ms)],
+    ['100 MiB deploy: workerd', describeMemory(bigDeploy, service.port)],
+    ['100 MiB deploy: peak growth', `${mb(growth)} (target < 100 MB: ${verdict(growth < 100 * MB)})`],
+    ['100 MiB to the floor: workerd', describeMemory(floorBig, floor.port)],
+    ['20,000 small files: wall time', `${seconds(smallDeploy.ms)} (floor ${seconds(floorSmall.ms)})`],
+    ['20,000 small files: platform calls', platformCalls === undefined ? 'unknown' : `${platformCalls} (target ≤ 1000: ${verdict(platformCalls <= 1000)})`],
+  ];
+  console.log();
+  const width = Math.max(...rows.map(([label]) => label.length));
+  for (const [label, value] of rows) console.log(`${label.padEnd(width)}  ${value}`);
+} finally {
+  await server?.stop();
+  await rm(workDir, { recursive: true, force: true });
+}

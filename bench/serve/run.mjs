@@ -1,0 +1,209 @@
+// `npm run bench:serve`: how fast the service serves a deployed site, against what the same
+// local runtime and nginx do with the same files.
+//
+// Needs wrk and nginx from Debian (installs nothing itself):
+//   apt-get update && apt-get install -y wrk nginx-light
+//
+// Starts, each on a free loopback port and stopped at the end:
+//   service        this Worker (scripts/start.mjs, wrangler dev, state in a temporary dir)
+//                  serving a site deployed to it, requested with its Host header;
+//   static-assets  the same files served by Workers Static Assets (bench/serve/static-assets);
+//   floor          a hello-world Worker (bench/serve/floor): the runtime's cost per request;
+//   nginx          nginx serving the same folder (one worker process, like one workerd).
+// For a 2 KB HTML page, a 100 KB script and a 1 MB image it runs wrk (BENCH_THREADS threads,
+// default 2; BENCH_CONNECTIONS connections, default 32) after a 1 s warm-up, in BENCH_ROUNDS
+// rounds (default 3) of BENCH_SECONDS seconds (default 4) taking turns between the servers,
+// and prints the median round's requests/s and p99 latency for each server, and the
+// service's ratios to Static Assets and to the floor. Targets: at least Static Assets' requests/s on every file, at least 0.8 of
+// the floor's.
+import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../deploy/processes.mjs';
+import { startProcess } from './servers.mjs';
+
+const repo = new URL('../..', import.meta.url).pathname;
+const here = new URL('.', import.meta.url).pathname;
+const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
+const seconds = Number(process.env.BENCH_SECONDS ?? 4);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const threads = Number(process.env.BENCH_THREADS ?? 2);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const domain = 'bench.example';
+
+const files = [
+  { label: '2 KB HTML page', name: 'index.html', path: '/', bytes: htmlPage(2 * 1024) },
+  { label: '100 KB script', name: 'app.js', path: '/app.js', bytes: script(100 * 1024) },
+  { label: '1 MB image', name: 'image.jpg', path: '/image.jpg', bytes: randomBytes(1024 * 1024) },
+];
+
+function htmlPage(size) {
+  const head = '<!doctype html>\n<html lang="en">\n<meta charset="utf-8">\n<title>Bench</title>\n<body>\n';
+  const tail = '</body>\n</html>\n';
+  const paragraph = '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n';
+  return Buffer.from(head + paragraph.repeat(Math.floor((size - head.length - tail.length) / paragraph.length)) + tail);
+}
+
+function script(size) {
+  const line = 'export const value = () => Math.random().toString(36).slice(2);\n';
+  return Buffer.from(line.repeat(Math.ceil(size / line.length)).slice(0, size));
+}
+
+for (const tool of ['wrk', 'nginx']) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+  } catch {
+    console.error(`${tool} is missing: apt-get install -y wrk nginx-light`);
+    process.exit(1);
+  }
+}
+
+const workDir = mkdtempSync(join(tmpdir(), 'sitehost-bench-serve-'));
+const siteDir = join(workDir, 'site');
+mkdirSync(siteDir);
+for (const file of files) writeFileSync(join(siteDir, file.name), file.bytes);
+// nginx's workers run as another user: they must be able to read the files.
+for (const dir of [workDir, siteDir]) chmodSync(dir, 0o755);
+
+const servers = [];
+const quiet = ['--ip', '127.0.0.1', '--log-level', 'warn', '--show-interactive-dev-session=false'];
+
+async function wranglerDev(config, extra = []) {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const args = [wrangler, 'dev', '--config', config, '--port', String(port), ...quiet, ...extra];
+  servers.push(await startProcess(process.execPath, args, { cwd: repo, readyUrl: origin }));
+  return origin;
+}
+
+async function startService() {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const secret = randomBytes(32).toString('base64url');
+  const env = { PORT: String(port), SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: secret };
+  servers.push(await startProcess(process.execPath, ['scripts/start.mjs', ...quiet], { cwd: repo, env, readyUrl: origin }));
+  const token = execFileSync(process.execPath, ['scripts/token.mjs', '--user', 'github|bench', '--scope', 'deploy'], {
+    cwd: repo,
+    env: { ...process.env, AUTH_SECRET: secret },
+  })
+    .toString()
+    .trim();
+  const form = new FormData();
+  for (const file of files) form.append('directory', await openAsBlob(join(siteDir, file.name)), file.name);
+  const response = await fetch(`${origin}/v2/sites/${domain}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  if (!response.ok) throw new Error(`deploy failed: ${response.status} ${await response.text()}`);
+  return origin;
+}
+
+async function startNginx() {
+  const port = await freePort();
+  const config = join(workDir, 'nginx.conf');
+  writeFileSync(
+    config,
+    `worker_processes 1;
+pid ${workDir}/nginx.pid;
+error_log ${workDir}/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  include /etc/nginx/mime.types;
+  access_log off;
+  sendfile on;
+  client_body_temp_path ${workDir}/nginx-body;
+  proxy_temp_path ${workDir}/nginx-proxy;
+  fastcgi_temp_path ${workDir}/nginx-fastcgi;
+  uwsgi_temp_path ${workDir}/nginx-uwsgi;
+  scgi_temp_path ${workDir}/nginx-scgi;
+  server {
+    listen 127.0.0.1:${port};
+    root ${siteDir};
+  }
+}
+`,
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  servers.push(await startProcess('nginx', ['-c', config, '-p', workDir, '-g', 'daemon off;'], { readyUrl: origin }));
+  return origin;
+}
+
+/** Runs wrk and returns requests/s and the p99 latency in ms. */
+async function wrk(url, host, duration) {
+  const args = ['-t', String(threads), '-c', String(connections), '-d', `${duration}s`, '--latency', '--timeout', '5s'];
+  if (host) args.push('-H', `Host: ${host}`);
+  const { stdout } = await promisify(execFile)('wrk', [...args, url]);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
+  const [, value, unit] = /^\s+99%\s+([\d.]+)(us|ms|s)\s*$/m.exec(stdout) ?? [];
+  const p99 = Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
+  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1];
+  if (errors) throw new Error(`${url}: ${errors} failed responses\n${stdout}`);
+  return { rps, p99 };
+}
+
+/** Checks that a server answers with the file's bytes before measuring it (fetch cannot set Host). */
+function check(url, host, file) {
+  return new Promise((resolve, reject) => {
+    const request = get(url, { headers: host ? { host } : {} }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (response.statusCode === 200 && body.equals(file.bytes)) resolve();
+        else reject(new Error(`${url} (Host ${host ?? 'default'}) answered ${response.statusCode} with ${body.length} bytes, not ${file.name}`));
+      });
+    });
+    request.on('error', reject);
+  });
+}
+
+const format = (value, digits) => value.toFixed(digits).padStart(10);
+/** The run with the median requests/s. */
+const median = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+
+try {
+  console.log('starting servers…');
+  const targets = {
+    service: { origin: await startService(), host: domain },
+    'static-assets': { origin: await wranglerDev(join(here, 'static-assets/wrangler.toml'), ['--assets', siteDir]) },
+    floor: { origin: await wranglerDev(join(here, 'floor/wrangler.toml')) },
+    nginx: { origin: await startNginx() },
+  };
+  console.log(`wrk: ${threads} threads, ${connections} connections, ${rounds} rounds of ${seconds} s per case\n`);
+  for (const file of files) {
+    const urls = Object.entries(targets).map(([name, { origin, host }]) => ({
+      name,
+      host,
+      url: name === 'floor' ? `${origin}/` : `${origin}${file.path}`,
+    }));
+    for (const { name, url, host } of urls) {
+      if (name !== 'floor') await check(url, host, file);
+      await wrk(url, host, 1);
+    }
+    // Rounds take turns between the servers, so that load from elsewhere on the machine
+    // weighs on all of them alike; the median round counts.
+    const runs = Object.fromEntries(urls.map(({ name }) => [name, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const { name, url, host } of urls) runs[name].push(await wrk(url, host, seconds));
+    }
+    const results = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, median(list)]));
+    console.log(`${file.label} (${file.path}, ${file.bytes.length} bytes)`);
+    console.log(`  ${'server'.padEnd(14)}${'req/s'.padStart(10)}${'p99 ms'.padStart(10)}`);
+    for (const [name, { rps, p99 }] of Object.entries(results)) {
+      console.log(`  ${name.padEnd(14)}${format(rps, 0)}${format(p99, 2)}`);
+    }
+    const service = results.service.rps;
+    console.log(
+      `  service / static-assets: ${(service / results['static-assets'].rps).toFixed(2)} (target >= 1.00)` +
+        `   service / floor: ${(service / results.floor.rps).toFixed(2)} (target >= 0.80)\n`,
+    );
+  }
+} finally {
+  for (const server of servers.reverse()) await server.stop();
+  rmSync(workDir, { recursive: true, force: true });
+}

@@ -1,0 +1,181 @@
+import { ApiError, type DeployResult, sitePath } from '../api';
+import { domainField } from '../domain-field';
+import { announce, fill, h } from '../dom';
+import { type SelectedFile, filesFromDrop, filesFromInput } from '../folder';
+import { formatBytes } from '../format';
+import { jsonEditor } from '../json-editor';
+import { link } from '../router';
+import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
+import { liveSiteUrl } from '../site-url';
+import { sendWithProgress } from '../upload';
+
+const LISTED_PATHS = 20;
+
+/** Deploy: a domain, a folder (dropped or chosen) and optional host options, sent as the spec's multipart form. */
+export function deployScreen(context: ScreenContext, initialDomain?: string): Screen {
+  const domain = domainField(context.config.apiHostnames, initialDomain);
+  let selected: SelectedFile[] = [];
+
+  const folderInput = h('input', { id: 'folder', name: 'directory', type: 'file', webkitdirectory: true, multiple: true, class: 'visually-hidden-input', 'aria-describedby': 'folder-summary' });
+  const folderSummary = h('div', { id: 'folder-summary', class: 'hint', 'aria-live': 'polite' }, 'No folder chosen.');
+  const dropZone = h(
+    'div',
+    { class: 'dropzone' },
+    h('p', {}, 'Drop a folder here, or'),
+    h('label', { for: 'folder', class: 'button secondary' }, 'Choose a folder…'),
+    folderInput,
+    folderSummary,
+  );
+
+  function choose(files: SelectedFile[]): void {
+    selected = files;
+    const total = files.reduce((sum, { file }) => sum + file.size, 0);
+    const root = files[0]?.path.split('/')[0];
+    fill(
+      folderSummary,
+      h('p', {}, files.length === 0 ? 'The folder is empty.' : `${files.length} ${files.length === 1 ? 'file' : 'files'}, ${formatBytes(total)}${root && files.every((f) => f.path.startsWith(`${root}/`)) ? ` from “${root}”` : ''}.`),
+      files.length > 0 &&
+        h(
+          'details',
+          {},
+          h('summary', {}, 'Show files'),
+          h('ul', { class: 'paths' }, files.slice(0, LISTED_PATHS).map(({ path }) => h('li', {}, h('code', {}, path)))),
+          files.length > LISTED_PATHS && h('p', {}, `…and ${files.length - LISTED_PATHS} more.`),
+        ),
+    );
+  }
+
+  folderInput.addEventListener('change', () => choose(filesFromInput(folderInput)));
+  dropZone.addEventListener('dragover', (event) => {
+    event.preventDefault();
+    dropZone.classList.add('dragging');
+  });
+  dropZone.addEventListener('dragleave', () => dropZone.classList.remove('dragging'));
+  dropZone.addEventListener('drop', (event) => {
+    event.preventDefault();
+    dropZone.classList.remove('dragging');
+    if (event.dataTransfer) filesFromDrop(event.dataTransfer).then(choose, (error: unknown) => fill(folderSummary, errorMessage(error)));
+  });
+
+  const configuration = jsonEditor({
+    id: 'deploy-configuration',
+    label: 'Configuration (optional)',
+    hint: 'Host options as JSON, for example {"fallback": "/index.html"}. Leave empty to keep the current configuration.',
+    value: '',
+    rows: 5,
+    optional: true,
+  });
+
+  const submit = h('button', { type: 'submit' }, 'Deploy');
+  const cancel = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Cancel upload');
+  const progress = h('progress', { id: 'upload-progress', max: 1, value: 0, 'aria-labelledby': 'progress-text' });
+  const progressText = h('p', { id: 'progress-text', 'aria-live': 'polite' });
+  const progressBox = h('div', { class: 'progress', hidden: true }, progress, progressText);
+  const outcome = h('div', { id: 'deploy-outcome' });
+
+  async function deploy(event: Event): Promise<void> {
+    event.preventDefault();
+    fill(outcome);
+    const target = domain.check();
+    if (!target) {
+      if (!domain.input.value.trim()) domain.check();
+      domain.input.focus();
+      return;
+    }
+    const options = configuration.check();
+    if (!options.valid) {
+      configuration.textarea.focus();
+      return;
+    }
+    if (selected.length === 0 && options.value === undefined) {
+      fill(outcome, errorMessage(new Error('Choose a folder, a configuration, or both.')));
+      return;
+    }
+    const form = new FormData();
+    if (options.value !== undefined) form.append('configuration', JSON.stringify(options.value));
+    for (const { file, path } of selected) form.append('directory', file, path);
+
+    submit.disabled = true;
+    cancel.hidden = false;
+    progressBox.hidden = false;
+    progress.value = 0;
+    progressText.textContent = 'Starting the upload…';
+    let lastAnnounced = 0;
+    const upload = sendWithProgress<DeployResult>('PUT', sitePath(target), form, (sent, total) => {
+      progress.max = total;
+      progress.value = sent;
+      const percent = Math.floor((sent / total) * 100);
+      // Speak at most every 25%, lest the live region chatter.
+      if (percent - lastAnnounced >= 25 || sent === total) {
+        lastAnnounced = percent;
+        progressText.textContent = sent === total ? `Sent ${formatBytes(total)}; the server is publishing the site…` : `Sent ${formatBytes(sent)} of ${formatBytes(total)} (${percent}%)`;
+      }
+    });
+    const stop = () => upload.abort();
+    cancel.addEventListener('click', stop);
+    context.signal.addEventListener('abort', stop);
+    try {
+      const result = await upload.done;
+      progressText.textContent = `Sent ${formatBytes(progress.max)}: published.`;
+      showResult(result);
+    } catch (error) {
+      progressBox.hidden = true;
+      const pointed = error instanceof ApiError ? (error.problem.errors ?? []) : [];
+      if (pointed.length > 0 && options.value !== undefined) configuration.showErrors('The server refused the configuration.', pointed);
+      fill(outcome, errorMessage(error));
+    } finally {
+      submit.disabled = false;
+      cancel.hidden = true;
+      cancel.removeEventListener('click', stop);
+      context.signal.removeEventListener('abort', stop);
+    }
+  }
+
+  function showResult(result: DeployResult): void {
+    const yesNo = (value: boolean) => (value ? 'Yes' : 'No');
+    const resultHeading = h('h2', { id: 'deploy-result-heading', tabindex: -1 }, `Deployed ${result.domain}`);
+    fill(
+      outcome,
+      h(
+        'section',
+        { class: 'notice success', 'aria-labelledby': 'deploy-result-heading' },
+        resultHeading,
+        h(
+          'dl',
+          { class: 'facts' },
+          h('dt', {}, 'New domain'),
+          h('dd', { 'data-fact': 'isNewDomain' }, yesNo(result.isNewDomain)),
+          h('dt', {}, 'New files'),
+          h('dd', { 'data-fact': 'hasNewFiles' }, yesNo(result.hasNewFiles)),
+          h('dt', {}, 'New configuration'),
+          h('dd', { 'data-fact': 'hasNewConfiguration' }, yesNo(result.hasNewConfiguration)),
+        ),
+        h(
+          'p',
+          { class: 'links' },
+          h('a', { href: liveSiteUrl(result.domain), target: '_blank', rel: 'noopener', id: 'live-link' }, `Open ${liveSiteUrl(result.domain)}`),
+          h('a', { href: link({ screen: 'site', domain: result.domain }) }, 'Manage the site'),
+        ),
+      ),
+    );
+    announce(`Deployed ${result.domain}.`);
+    resultHeading.focus();
+  }
+
+  const element = h(
+    'div',
+    { class: 'narrow' },
+    heading('Deploy a site'),
+    h(
+      'form',
+      { onsubmit: deploy, novalidate: true },
+      domain.element,
+      h('fieldset', { class: 'field' }, h('legend', {}, 'Site folder'), dropZone),
+      configuration.element,
+      h('div', { class: 'actions' }, submit, cancel),
+      progressBox,
+    ),
+    outcome,
+  );
+  return { title: 'Deploy', element };
+}

@@ -1,0 +1,114 @@
+import { request, type SiteInfo, sitePath } from '../api';
+import { fill, h } from '../dom';
+import { followEvents, type ServiceEvent } from '../events';
+import { formatBytes, timeElement } from '../format';
+import { link } from '../router';
+import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
+import { liveSiteUrl } from '../site-url';
+import { unpublish } from './sites';
+
+const SHOWN_EVENTS = 50;
+
+/** One site: its deployment, certificate status and live events, and the ways to change it. */
+export function siteScreen(context: ScreenContext, domain: string): Screen {
+  const feedback = h('div', {});
+  const details = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading…'));
+  const certificate = h('div', { id: 'certificate' }, h('p', {}, 'Loading…'));
+  const streamState = h('p', { id: 'events-state', class: 'hint' }, 'Connecting…');
+  const eventList = h('ol', { id: 'events', class: 'events', 'aria-live': 'polite', 'aria-relevant': 'additions' });
+
+  function renderInfo(info: SiteInfo): void {
+    details.removeAttribute('aria-busy');
+    const deployment = info.deployment;
+    fill(
+      details,
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'Owner'),
+        h('dd', {}, info.userId),
+        h('dt', {}, 'Created'),
+        h('dd', {}, timeElement(info.created)),
+        h('dt', {}, 'Modified'),
+        h('dd', {}, timeElement(info.modified)),
+        h('dt', {}, 'Files'),
+        h('dd', {}, deployment ? `${deployment.fileCount} (${formatBytes(deployment.totalBytes)})` : 'None deployed'),
+        h('dt', {}, 'Deployed'),
+        h('dd', {}, timeElement(deployment?.created)),
+      ),
+    );
+    const cert = info.certificate;
+    fill(
+      certificate,
+      cert
+        ? h(
+            'dl',
+            { class: 'facts' },
+            h('dt', {}, 'Status'),
+            h('dd', {}, h('span', { class: `badge ${cert.status}` }, cert.status)),
+            cert.reason && [h('dt', {}, 'Reason'), h('dd', {}, cert.reason)],
+            h('dt', {}, 'Issued'),
+            h('dd', {}, timeElement(cert.issued)),
+            h('dt', {}, 'Expires'),
+            h('dd', {}, timeElement(cert.expires)),
+          )
+        : h('p', {}, 'This server does not report certificates.'),
+    );
+  }
+
+  function loadInfo(): void {
+    request<SiteInfo>('GET', sitePath(domain, '/info')).then(renderInfo, (error: unknown) => {
+      details.removeAttribute('aria-busy');
+      fill(details, errorMessage(error));
+      fill(certificate);
+    });
+  }
+
+  function showEvent(event: ServiceEvent): void {
+    if (event.data.domain !== domain) return;
+    const facts = Object.entries(event.data)
+      .filter(([name]) => name !== 'type' && name !== 'domain')
+      .map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+      .join(', ');
+    eventList.prepend(h('li', {}, h('strong', {}, event.type), ' ', timeElement(new Date().toISOString()), facts && h('div', { class: 'hint' }, facts)));
+    while (eventList.children.length > SHOWN_EVENTS) eventList.lastElementChild?.remove();
+    loadInfo();
+  }
+
+  loadInfo();
+  void followEvents(context.signal, showEvent, (state) => {
+    if (state.state === 'connecting') streamState.textContent = 'Connecting…';
+    else if (state.state === 'live') streamState.textContent = 'Live: changes to this site appear here as they happen.';
+    else streamState.textContent = `Live events are not available: ${state.reason}`;
+  });
+
+  const unpublishButton = h('button', { type: 'button', class: 'danger' }, 'Unpublish');
+  unpublishButton.addEventListener('click', async () => {
+    if (await unpublish(domain, feedback)) location.hash = link({ screen: 'sites' });
+  });
+
+  const element = h(
+    'div',
+    {},
+    h('p', { class: 'breadcrumb' }, h('a', { href: link({ screen: 'sites' }) }, 'My sites')),
+    heading(domain),
+    h(
+      'p',
+      { class: 'links' },
+      h('a', { class: 'button', href: liveSiteUrl(domain), target: '_blank', rel: 'noopener' }, 'Open site'),
+      h('a', { href: link({ screen: 'files', domain, directory: '/' }) }, 'Files'),
+      h('a', { href: link({ screen: 'configuration', domain }) }, 'Configuration'),
+      h('a', { href: link({ screen: 'deploy', domain }) }, 'Deploy a new version'),
+      unpublishButton,
+    ),
+    feedback,
+    h(
+      'div',
+      { class: 'columns' },
+      h('section', { class: 'card', 'aria-labelledby': 'deployment-heading' }, h('h2', { id: 'deployment-heading' }, 'Deployment'), details),
+      h('section', { class: 'card', 'aria-labelledby': 'certificate-heading' }, h('h2', { id: 'certificate-heading' }, 'Certificate'), certificate),
+    ),
+    h('section', { class: 'card', 'aria-labelledby': 'events-heading' }, h('h2', { id: 'events-heading' }, 'Live events'), streamState, eventList),
+  );
+  return { title: domain, element };
+}

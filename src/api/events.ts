@@ -1,0 +1,11 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../app-env';
+import { requireScope } from '../auth/middleware';
+import { subscribe } from '../events/subscribe';
+import { resource } from '../http/resource';
+
+export const events = new Hono<AppEnv>();
+
+resource(events, '/v2/events', {
+  GET: [requireScope('global_read'), (c) => subscribe(c.env, c.req.raw)],
+});

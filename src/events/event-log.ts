@@ -1,0 +1,122 @@
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../env';
+import { Problem } from '../http/problem';
+import type { IncomingEvent, LoggedEvent } from './event';
+import { type AppendedEvent, LogTable } from './log-table';
+import { sseStream } from './sse-stream';
+import { webSocketMessage } from './wire';
+
+const keepAliveMs = 15_000;
+const defaultRetentionDays = 7;
+const dayMs = 86_400_000;
+/** Events per WebSocket replay query. */
+const replayPage = 500;
+
+/** The one event log of the service: `idFromName('events')`. */
+export function eventLog(env: Env): DurableObjectStub<EventLog> {
+  return env.EVENTS.get(env.EVENTS.idFromName('events'));
+}
+
+/** The request the Worker sends the log for a subscriber: `since` is already validated. */
+export function subscription(cursor: number | undefined, upgrade: string | null): Request {
+  const url = new URL('https://event-log/subscribe');
+  if (cursor !== undefined) url.searchParams.set('since', String(cursor));
+  return new Request(url, { headers: upgrade === null ? {} : { upgrade } });
+}
+
+function retentionMs(env: Env): number {
+  const days = Number(env.EVENTS_RETENTION_DAYS);
+  return (Number.isFinite(days) && days > 0 ? days : defaultRetentionDays) * dayMs;
+}
+
+/** A promise to resolve later, from outside. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/**
+ * The durable, ordered log of every notification, and its live fan-out. Appends and
+ * subscriptions both run synchronously against SQLite, so a subscriber's replay and its
+ * live events meet without a gap or an overlap. SSE subscribers read the log at their own
+ * pace (see sse-stream.ts); WebSocket subscribers are hibernatable and get each event pushed.
+ */
+export class EventLog extends DurableObject<Env> {
+  readonly #table: LogTable;
+  #nextAppend = signal();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#table = new LogTable(ctx.storage);
+    // Lets WebSocket clients keep their connection alive without waking a hibernated log.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('ping', 'pong'));
+  }
+
+  /** Appends a batch in order and fans the new events out. Returns every event with its id. */
+  append(events: IncomingEvent[]): AppendedEvent[] {
+    const now = Date.now();
+    const appended = this.#table.append(events, now);
+    this.#table.prune(now - retentionMs(this.env));
+    const fresh = appended.filter((event) => event.isNew);
+    if (fresh.length > 0) this.#fanOut(fresh);
+    return appended;
+  }
+
+  /** A new subscriber: SSE, or a WebSocket when the request asks to upgrade. */
+  override async fetch(request: Request): Promise<Response> {
+    const since = new URL(request.url).searchParams.get('since');
+    const lastId = this.#table.lastId();
+    const requested = since === null ? lastId : Number(since);
+    const horizon = this.#table.horizon();
+    // 0 is a subscriber with nothing to lose: it gets the whole retained history.
+    const cursor = requested === 0 ? horizon : requested;
+    if (cursor > lastId) {
+      return new Problem('gone', `Event ${cursor} was never issued by this log (the last is ${lastId}): reload the state you need and subscribe without a position.`).toResponse();
+    }
+    if (cursor < horizon) {
+      return new Problem('gone', `Events up to ${horizon} are past the retained history: reload the state you need and subscribe again without a position.`).toResponse();
+    }
+    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return this.#acceptWebSocket(cursor);
+    const reader = {
+      after: (position: number, limit: number) => this.#table.after(position, limit),
+      horizon: () => this.#table.horizon(),
+      appended: () => this.#nextAppend.promise,
+    };
+    return new Response(sseStream(reader, cursor, keepAliveMs), {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        // Asks reverse proxies such as nginx not to buffer the stream.
+        'x-accel-buffering': 'no',
+      },
+    });
+  }
+
+  #acceptWebSocket(cursor: number): Response {
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    this.ctx.acceptWebSocket(server);
+    for (let page = this.#table.after(cursor, replayPage); page.length > 0; ) {
+      for (const event of page) server.send(webSocketMessage(event));
+      page = this.#table.after(page.at(-1)!.id, replayPage);
+    }
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  #fanOut(events: LoggedEvent[]): void {
+    const wake = this.#nextAppend.resolve;
+    this.#nextAppend = signal();
+    wake();
+    const messages = events.map(webSocketMessage);
+    for (const socket of this.ctx.getWebSockets()) {
+      try {
+        for (const message of messages) socket.send(message);
+      } catch {
+        // A socket that closed since the last event; the runtime drops it from getWebSockets().
+      }
+    }
+  }
+
+  /** Subscribers have nothing to say; pings are answered by the auto-response above. */
+  override webSocketMessage(): void {}
+}

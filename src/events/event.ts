@@ -1,0 +1,42 @@
+/**
+ * What travels on the notifications queue: `{type, domain, ...}` (site-deploy, site-delete,
+ * configuration-update, files-update, certificate-issue, certificate-fail).
+ */
+export interface NotificationEvent {
+  type: string;
+  domain: string;
+  [field: string]: unknown;
+}
+
+/** An event as the log keeps it: `data` is the JSON text subscribers receive, byte for byte. */
+export interface LoggedEvent {
+  /** Position in the log: increases with every event, never reused. */
+  id: number;
+  type: string;
+  data: string;
+}
+
+/** An event on its way into the log, named by the queue message that carried it. */
+export interface IncomingEvent {
+  /** The queue message id: a redelivered message is recognised and logged once. */
+  messageId: string;
+  type: string;
+  data: string;
+}
+
+/** Event types become an SSE `event:` line, so they must not be able to break the framing. */
+const eventType = /^[a-z][a-z0-9-]{0,63}$/;
+
+export function isNotificationEvent(body: unknown): body is NotificationEvent {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const { type, domain } = body as Record<string, unknown>;
+  return typeof type === 'string' && eventType.test(type) && typeof domain === 'string';
+}
+
+/**
+ * The event's data is `JSON.stringify` of the body as sent: a `site-deploy` body keeps the key
+ * order of the deploy response, so its data is byte-equal to that response.
+ */
+export function incomingEvent(messageId: string, body: NotificationEvent): IncomingEvent {
+  return { messageId, type: body.type, data: JSON.stringify(body) };
+}

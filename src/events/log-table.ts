@@ -1,0 +1,74 @@
+import type { IncomingEvent, LoggedEvent } from './event';
+
+/** A logged event and whether this append wrote it (false: its message was logged before). */
+export interface AppendedEvent extends LoggedEvent {
+  isNew: boolean;
+}
+
+type EventRow = { id: number; type: string; data: string };
+
+/**
+ * The event log in the Durable Object's SQLite database. AUTOINCREMENT makes ids strictly
+ * increasing and never reused, even after pruning empties the table; `sqlite_sequence`
+ * remembers the last one issued.
+ */
+export class LogTable {
+  constructor(private readonly storage: DurableObjectStorage) {
+    storage.sql.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        message_id TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS events_by_created ON events (created);
+    `);
+  }
+
+  /**
+   * Appends in order, in one transaction; a message appended before keeps its first id. (Looked
+   * up first: an INSERT that conflicts would still use up an AUTOINCREMENT id.)
+   */
+  append(events: readonly IncomingEvent[], now: number): AppendedEvent[] {
+    const { sql } = this.storage;
+    return this.storage.transactionSync(() =>
+      events.map((event) => {
+        const logged = sql.exec<EventRow>('SELECT id, type, data FROM events WHERE message_id = ?', event.messageId).toArray()[0];
+        if (logged) return { ...logged, isNew: false };
+        const { id } = sql
+          .exec<{ id: number }>(
+            'INSERT INTO events (message_id, type, data, created) VALUES (?, ?, ?, ?) RETURNING id',
+            event.messageId,
+            event.type,
+            event.data,
+            now,
+          )
+          .one();
+        return { id, type: event.type, data: event.data, isNew: true };
+      }),
+    );
+  }
+
+  /** Up to `limit` events after `cursor`, oldest first. */
+  after(cursor: number, limit: number): LoggedEvent[] {
+    return this.storage.sql.exec<EventRow>('SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT ?', cursor, limit).toArray();
+  }
+
+  /** The last id issued; 0 before the first event. */
+  lastId(): number {
+    const row = this.storage.sql.exec<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'events'").toArray()[0];
+    return row?.seq ?? 0;
+  }
+
+  /** Every id up to this one has been pruned: a cursor below it has missed events that are gone. */
+  horizon(): number {
+    const row = this.storage.sql.exec<{ first: number | null }>('SELECT MIN(id) AS first FROM events').one();
+    return row.first === null ? this.lastId() : row.first - 1;
+  }
+
+  /** Deletes events created before `cutoff` (ms since the epoch). */
+  prune(cutoff: number): void {
+    this.storage.sql.exec('DELETE FROM events WHERE created < ?', cutoff);
+  }
+}

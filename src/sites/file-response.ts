@@ -1,0 +1,88 @@
+import { httpDate, parseHttpDate } from '../http/time';
+import type { FileEntry } from '../storage/file-index';
+import { cacheControlFor } from './cache-control';
+import { type ByteRange, type SiteFiles, readFile } from './site-files';
+
+/**
+ * The response serving a file: validators, caching, conditional requests (304) and byte
+ * ranges (206, 416). At most one R2 read, and none for HEAD, 304, 416 or an empty file.
+ * A fallback served with a status other than 200 is sent whole, without conditionals.
+ */
+export async function fileResponse(
+  request: Request,
+  bucket: R2Bucket,
+  files: SiteFiles,
+  entry: FileEntry,
+  status: number,
+): Promise<Response> {
+  const etag = `"${entry.hash}"`;
+  const headers = new Headers({
+    'content-type': entry.contentType,
+    etag,
+    'last-modified': httpDate(entry.modified),
+    'cache-control': cacheControlFor(entry),
+    'accept-ranges': 'bytes',
+    'x-content-type-options': 'nosniff',
+  });
+
+  if (status === 200) {
+    if (isNotModified(request.headers, etag, entry.modified)) {
+      headers.delete('content-type');
+      return new Response(null, { status: 304, headers });
+    }
+    const range = request.method === 'GET' ? requestedRange(request.headers, etag, entry) : undefined;
+    if (range === 'unsatisfiable') {
+      headers.set('content-range', `bytes */${entry.size}`);
+      return new Response(null, { status: 416, headers });
+    }
+    if (range) {
+      headers.set('content-range', `bytes ${range.start}-${range.end}/${entry.size}`);
+      headers.set('content-length', String(range.end - range.start + 1));
+      return new Response(await readFile(bucket, files, entry, range), { status: 206, headers });
+    }
+  }
+
+  headers.set('content-length', String(entry.size));
+  if (request.method === 'HEAD' || entry.size === 0) return new Response(null, { status, headers });
+  return new Response(await readFile(bucket, files, entry), { status, headers });
+}
+
+/** RFC 9110 §13.1.2 and §13.1.3: If-None-Match (weak comparison) wins over If-Modified-Since. */
+function isNotModified(headers: Headers, etag: string, modified: number): boolean {
+  const ifNoneMatch = headers.get('if-none-match');
+  if (ifNoneMatch !== null) {
+    return ifNoneMatch.split(',').some((tag) => {
+      const trimmed = tag.trim();
+      return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+    });
+  }
+  const ifModifiedSince = headers.get('if-modified-since');
+  const since = ifModifiedSince === null ? undefined : parseHttpDate(ifModifiedSince);
+  // HTTP dates have whole seconds.
+  return since !== undefined && Math.floor(modified / 1000) * 1000 <= since;
+}
+
+/**
+ * The single byte range asked for (RFC 9110 §14). A Range header that is not one
+ * `bytes=` range (several ranges, other units, bad syntax) is ignored and the whole file
+ * sent, as the RFC allows; so is a range whose If-Range no longer matches the file.
+ */
+function requestedRange(headers: Headers, etag: string, entry: FileEntry): ByteRange | 'unsatisfiable' | undefined {
+  const header = headers.get('range');
+  if (header === null) return undefined;
+  const ifRange = headers.get('if-range');
+  if (ifRange !== null && ifRange.trim() !== etag && ifRange.trim() !== httpDate(entry.modified)) return undefined;
+  const match = /^bytes=[ \t]*(\d*)-(\d*)[ \t]*$/i.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  const size = entry.size;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const last = match[2] === '' ? Infinity : Number(match[2]);
+  if (last < start) return undefined;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end: Math.min(last, size - 1) };
+}

@@ -1,0 +1,95 @@
+import type { HostConfiguration } from '../configuration/parse';
+import { WeightedLru } from './lru';
+import { type PathTemplate, pathTemplate } from './path-template';
+import { type ManifestRule, PreloadManifest } from './preload-manifest';
+import { normaliseSitePath } from './request-path';
+
+/** The host options as `schema/host.schema.json` describes them (already validated on deploy). */
+interface HostFields {
+  root?: string;
+  fallback?: string | ({ extensions?: string[] } & Record<string, string | string[] | undefined>);
+  directories?: { resolve?: boolean; trailingSlash?: 'always' | 'never' };
+  accessControl?: { allowOrigin?: string };
+  headers?: { uri?: string; fields: Record<string, string | string[]> }[];
+  redirects?: { from: string; to: string; status?: number }[];
+  manifest?: ManifestRule[] | string;
+}
+
+export interface HeaderRule {
+  /** Absent: the fields go on every response. */
+  uri?: PathTemplate;
+  fields: [name: string, values: string[]][];
+}
+
+export interface RedirectRule {
+  from: PathTemplate;
+  to: PathTemplate;
+  status: number;
+}
+
+export interface FallbackFile {
+  status: number;
+  /** Relative to the root. */
+  path: string;
+}
+
+/** Host options with their defaults applied and their templates compiled, ready for every request. */
+export interface HostOptions {
+  /** Folder of the deployed files served as the site root; '' for all of them. */
+  root: string;
+  /** Extensions tried, in order, after the path itself, with their dot (`.html`). */
+  extensions: string[];
+  /** Tried in order; the first that exists is served with its status. */
+  fallbacks: FallbackFile[];
+  resolveDirectories: boolean;
+  trailingSlash: 'always' | 'never';
+  allowOrigin: string;
+  headers: HeaderRule[];
+  redirects: RedirectRule[];
+  manifest: PreloadManifest;
+  /** A manifest given as the path of a deployed file (relative to the root): read when first needed. */
+  manifestFile?: string;
+}
+
+const defaultExtensions = ['', 'html'];
+
+export function compileHostOptions(configuration: HostConfiguration): HostOptions {
+  const host = configuration as HostFields;
+  const fallback = typeof host.fallback === 'string' ? { 200: host.fallback } : (host.fallback ?? {});
+  const fallbacks: FallbackFile[] = Object.entries(fallback)
+    .filter((entry): entry is [string, string] => /^\d{3}$/.test(entry[0]) && typeof entry[1] === 'string')
+    .map(([status, path]) => ({ status: Number(status), path: normaliseSitePath(path) }))
+    .sort((a, b) => a.status - b.status);
+  const extensions = (typeof host.fallback === 'object' ? host.fallback.extensions : undefined) ?? defaultExtensions;
+  return {
+    root: normaliseSitePath(host.root ?? ''),
+    // The path itself is always tried first: a static host never hides a file that exists.
+    extensions: extensions.filter((extension) => extension !== '').map((extension) => `.${extension.replace(/^\./, '')}`),
+    fallbacks,
+    resolveDirectories: host.directories?.resolve ?? true,
+    trailingSlash: host.directories?.trailingSlash ?? 'always',
+    allowOrigin: host.accessControl?.allowOrigin ?? '*',
+    headers: (host.headers ?? []).map(({ uri, fields }) => ({
+      uri: uri === undefined ? undefined : pathTemplate(uri),
+      fields: Object.entries(fields).map(([name, value]) => [name, Array.isArray(value) ? value : [value]]),
+    })),
+    redirects: (host.redirects ?? []).map(({ from, to, status }) => ({
+      from: pathTemplate(from),
+      to: pathTemplate(to),
+      status: status ?? 308,
+    })),
+    manifest: new PreloadManifest(Array.isArray(host.manifest) ? host.manifest : []),
+    manifestFile: typeof host.manifest === 'string' ? normaliseSitePath(host.manifest) : undefined,
+  };
+}
+
+const compiled = new WeightedLru<string, { modified: number; options: HostOptions }>(1000);
+
+/** The site's compiled host options, compiled again only when its configuration changes. */
+export function hostOptionsOf(domain: string, configuration: HostConfiguration, modified: number): HostOptions {
+  const cached = compiled.get(domain);
+  if (cached?.modified === modified) return cached.options;
+  const options = compileHostOptions(configuration);
+  compiled.set(domain, { modified, options });
+  return options;
+}

@@ -1,0 +1,27 @@
+import { revalidate } from './cache-control';
+
+function page(status: number, title: string, message: string, cacheControl: string): Response {
+  const body = `<!doctype html>\n<meta charset="utf-8">\n<title>${title}</title>\n<h1>${title}</h1>\n<p>${message}</p>\n`;
+  return new Response(body, {
+    status,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': cacheControl,
+      'x-content-type-options': 'nosniff',
+    },
+  });
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/** The answer for a Host that is no deployed site. Not cached: the site may be deployed any moment. */
+export function noSiteHosted(domain: string): Response {
+  return page(404, 'No site here', `No site is hosted at ${escapeHtml(domain)}.`, 'no-store');
+}
+
+/** A path of a site that matches no file and no fallback. */
+export function fileNotFound(): Response {
+  return page(404, 'Not found', 'There is no page at this address.', revalidate);
+}

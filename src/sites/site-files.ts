@@ -1,0 +1,81 @@
+import { type FileEntry, type FileIndex, readFileIndex } from '../storage/file-index';
+import type { Deployment } from '../storage/sites';
+import { WeightedLru } from './lru';
+
+/** A deployment's files, arranged for lookups: built once per deployment and isolate. */
+export interface SiteFiles {
+  deploymentId: string;
+  /** R2 keys of the packs, as `FileEntry.pack` indexes them. */
+  packs: readonly string[];
+  byPath: ReadonlyMap<string, FileEntry>;
+  /** Every folder holding a file, as a path without slashes at either end; '' is the top. */
+  directories: ReadonlySet<string>;
+}
+
+/** File entries kept across all cached deployments: about 300 bytes each, so some 30 MB. */
+const maxCachedEntries = 100_000;
+const cache = new WeightedLru<string, Promise<SiteFiles>>(maxCachedEntries);
+
+/**
+ * The files of a deployment, from the isolate's cache. A deployment never changes once
+ * written, so its id is the cache key: the next deployment is a new id, and the site's
+ * current deployment id comes from its coordinator on every request.
+ */
+export function siteFilesOf(bucket: R2Bucket, deployment: Deployment): Promise<SiteFiles> {
+  const cached = cache.get(deployment.id);
+  if (cached) return cached;
+  const loading = readFileIndex(bucket, deployment.indexKey).then(arrange);
+  cache.set(deployment.id, loading, deployment.fileCount + 1);
+  loading.catch(() => cache.delete(deployment.id));
+  return loading;
+}
+
+function arrange(index: FileIndex): SiteFiles {
+  const byPath = new Map<string, FileEntry>();
+  const directories = new Set<string>(['']);
+  for (const entry of index.files) {
+    byPath.set(entry.path, entry);
+    for (let slash = entry.path.indexOf('/'); slash !== -1; slash = entry.path.indexOf('/', slash + 1)) {
+      directories.add(entry.path.slice(0, slash));
+    }
+  }
+  return { deploymentId: index.deploymentId, packs: index.packs, byPath, directories };
+}
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive. */
+  end: number;
+}
+
+/** Files up to this size are kept in the isolate once read; larger ones are streamed from R2 every time. */
+const maxKeptFileBytes = 1024 * 1024;
+/** Bytes kept across all sites. */
+const maxKeptBytes = 32 * 1024 * 1024;
+/** By content hash: the same bytes whatever the site or deployment, so never stale. */
+const kept = new WeightedLru<string, Promise<ArrayBuffer>>(maxKeptBytes);
+
+/**
+ * The file's bytes, or a range of them: from the isolate when the file is small and was read
+ * lately, else with one ranged read of its pack.
+ */
+export async function readFile(bucket: R2Bucket, files: SiteFiles, entry: FileEntry, range?: ByteRange): Promise<BodyInit> {
+  if (entry.size > maxKeptFileBytes) return (await readPack(bucket, files, entry, range)).body;
+  let bytes = kept.get(entry.hash);
+  if (!bytes) {
+    bytes = readPack(bucket, files, entry).then((object) => object.arrayBuffer());
+    kept.set(entry.hash, bytes, entry.size);
+    bytes.catch(() => kept.delete(entry.hash));
+  }
+  const buffer = await bytes;
+  return range ? new Uint8Array(buffer, range.start, range.end - range.start + 1) : buffer;
+}
+
+async function readPack(bucket: R2Bucket, files: SiteFiles, entry: FileEntry, range?: ByteRange): Promise<R2ObjectBody> {
+  const start = range?.start ?? 0;
+  const length = range ? range.end - range.start + 1 : entry.size;
+  const key = files.packs[entry.pack]!;
+  const object = await bucket.get(key, { range: { offset: entry.offset + start, length } });
+  if (!object) throw new Error(`Pack ${key} of deployment ${files.deploymentId} is missing`);
+  return object;
+}

@@ -1,0 +1,49 @@
+import type { HostOptions } from './host-options';
+import { type ManifestFiles, PreloadManifest } from './preload-manifest';
+import { joinSitePath } from './request-path';
+import { type SiteFiles, readFile } from './site-files';
+
+const views = new WeakMap<SiteFiles, Map<string, ManifestFiles>>();
+const fromFiles = new WeakMap<SiteFiles, WeakMap<HostOptions, Promise<PreloadManifest>>>();
+
+/** The deployment's files under `root`, as URL paths: what manifest globs are matched against. */
+export function manifestFilesOf(files: SiteFiles, root: string): ManifestFiles {
+  let byRoot = views.get(files);
+  if (!byRoot) views.set(files, (byRoot = new Map()));
+  let view = byRoot.get(root);
+  if (!view) {
+    const prefix = root === '' ? '' : `${root}/`;
+    const paths = [...files.byPath.keys()].filter((path) => path.startsWith(prefix)).map((path) => `/${path.slice(prefix.length)}`);
+    view = { paths, entry: (path) => files.byPath.get(joinSitePath(root, path.slice(1))) };
+    byRoot.set(root, view);
+  }
+  return view;
+}
+
+/**
+ * The host's push manifest. One given as a file path is read from the deployment once per
+ * deployment and configuration; a missing or unreadable file means no manifest.
+ */
+export function manifestOf(bucket: R2Bucket, files: SiteFiles, host: HostOptions): PreloadManifest | Promise<PreloadManifest> {
+  const path = host.manifestFile;
+  if (path === undefined) return host.manifest;
+  let byHost = fromFiles.get(files);
+  if (!byHost) fromFiles.set(files, (byHost = new WeakMap()));
+  let manifest = byHost.get(host);
+  if (!manifest) {
+    manifest = readManifest(bucket, files, joinSitePath(host.root, path));
+    byHost.set(host, manifest);
+  }
+  return manifest;
+}
+
+async function readManifest(bucket: R2Bucket, files: SiteFiles, path: string): Promise<PreloadManifest> {
+  const entry = files.byPath.get(path);
+  if (!entry || entry.size === 0) return new PreloadManifest([]);
+  try {
+    const rules: unknown = JSON.parse(await new Response(await readFile(bucket, files, entry)).text());
+    return new PreloadManifest(Array.isArray(rules) ? rules : []);
+  } catch {
+    return new PreloadManifest([]);
+  }
+}

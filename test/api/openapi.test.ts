@@ -1,0 +1,311 @@
+import { type OutputUnit, Validator } from '@cfworker/json-schema';
+import { beforeAll, describe, expect, it } from 'vitest';
+import hostSchema from '../../schema/host.schema.json';
+import document from '../../schema/openapi.json';
+import { authorized, call, deploy, deployForm, type TokenOptions } from '../support/client';
+
+/**
+ * Checks live responses against `schema/openapi.json`: every status an operation answers must
+ * be listed for it, with the documented media type, required headers and a body valid against
+ * the documented schema (OpenAPI 3.1 schemas are JSON Schema 2020-12).
+ */
+
+type Method = 'get' | 'put' | 'patch' | 'post' | 'delete';
+const methods: Method[] = ['get', 'put', 'patch', 'post', 'delete'];
+
+interface Reference {
+  $ref?: string;
+}
+interface HeaderObject extends Reference {
+  required?: boolean;
+}
+interface ResponseObject extends Reference {
+  headers?: Record<string, HeaderObject>;
+  content?: Record<string, { schema?: unknown }>;
+}
+interface Operation {
+  security?: Record<string, string[]>[];
+  responses: Record<string, ResponseObject>;
+}
+type PathItem = Partial<Record<Method, Operation>>;
+
+const openapi = document as unknown as { paths: Record<string, PathItem> };
+/** The base URI the document's `$ref`s resolve against while validating. */
+const documentUri = 'https://sitehost.invalid/v2/openapi.json';
+
+/** A JSON Pointer as a URI fragment, encoded as @cfworker/json-schema keys its lookup. */
+function fragmentOf(pointer: string[]): string {
+  return `#/${pointer.map((segment) => encodeURI(segment.replaceAll('~', '~0').replaceAll('/', '~1')).replaceAll('#', '%23')).join('/')}`;
+}
+
+function nodeAt(pointer: string[]): unknown {
+  return pointer.reduce<unknown>((node, segment) => (node as Record<string, unknown> | undefined)?.[segment], document);
+}
+
+function pointerOf(ref: string): string[] {
+  expect(ref.startsWith('#/'), `only local references are used: ${ref}`).toBe(true);
+  return ref.slice(2).split('/').map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+}
+
+/** Follows a `$ref` (if any) to the object it names, with that object's pointer. */
+function resolved<T extends Reference>(pointer: string[], node: T): [string[], T] {
+  if (!node.$ref) return [pointer, node];
+  const target = pointerOf(node.$ref);
+  return [target, nodeAt(target) as T];
+}
+
+function validatorAt(pointer: string[]): Validator {
+  const validator = new Validator({ $ref: `${documentUri}${fragmentOf(pointer)}` }, '2020-12', false);
+  validator.addSchema(document as object, documentUri);
+  return validator;
+}
+
+const literalLength = (template: string) => template.replace(/\{[^}]+\}/g, '').length;
+/** `{file}` and `{directory}` are paths sent with their slashes (see their descriptions); other parameters are one segment. */
+const multiSegment = new Set(['{file}', '{directory}']);
+
+/** The documented path templates a request path matches, the most specific first. */
+function templatesMatching(pathname: string): string[] {
+  return Object.keys(openapi.paths)
+    .filter((template) => {
+      const pattern = template
+        .split(/(\{[^}]+\})/)
+        .map((part) => (multiSegment.has(part) ? '.+' : part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+      return new RegExp(`^${pattern.join('')}$`).test(pathname);
+    })
+    .sort((a, b) => literalLength(b) - literalLength(a));
+}
+
+/** The documented path template a request falls under: the most specific one with the method, else the most specific. */
+function templateOf(method: Method, pathname: string): string | undefined {
+  const matching = templatesMatching(pathname);
+  return matching.find((template) => openapi.paths[template]![method]) ?? matching[0];
+}
+
+function describeErrors(errors: OutputUnit[]): string {
+  return errors.map((error) => `${error.instanceLocation}: ${error.error} (${error.keywordLocation})`).join('\n');
+}
+
+/** Asserts that `response` is documented at `pointer` (a Response Object): headers, media type, body. */
+async function expectDocumentedBody(pointer: string[], documented: ResponseObject, response: Response, label: string) {
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    const [, headerObject] = resolved([], header);
+    if (headerObject.required) expect(response.headers.has(name), `${label}: the ${name} header is documented as required`).toBe(true);
+  }
+  if (!documented.content) {
+    expect(await response.text(), `${label}: no body is documented`).toBe('');
+    return;
+  }
+  const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  expect(Object.keys(documented.content), `${label}: media type`).toContain(mediaType);
+  const body: unknown = await response.json();
+  const result = validatorAt([...pointer, 'content', mediaType, 'schema']).validate(body);
+  expect(result.valid, `${label}: the body does not match the document:\n${describeErrors(result.errors)}\n${JSON.stringify(body)}`).toBe(true);
+}
+
+/** Asserts that the operation for `method path` documents the response's status, and that the response matches. */
+async function expectConforms(method: string, path: string, response: Response, status?: number): Promise<void> {
+  const pathname = new URL(path, 'http://localhost').pathname;
+  const label = `${method} ${pathname} → ${response.status}`;
+  if (status !== undefined) expect(response.status, `${label}: ${await response.clone().text()}`).toBe(status);
+  const template = templateOf(method.toLowerCase() as Method, pathname);
+  expect(template, `${label}: no documented path matches`).toBeDefined();
+  const operation = openapi.paths[template!]![method.toLowerCase() as Method];
+  expect(operation, `${label}: ${method} ${template} is not documented`).toBeDefined();
+  const listed = operation!.responses[String(response.status)];
+  expect(listed, `${label}: status not documented for ${method} ${template}`).toBeDefined();
+  const [pointer, documented] = resolved(['paths', template!, method.toLowerCase(), 'responses', String(response.status)], listed!);
+  await expectDocumentedBody(pointer, documented, response, label);
+}
+
+async function expectComponentResponse(name: string, response: Response): Promise<void> {
+  const pointer = ['components', 'responses', name];
+  await expectDocumentedBody(pointer, nodeAt(pointer) as ResponseObject, response, `${name} (${response.status})`);
+}
+
+/** Sends a request as `user` (with `scope`) and checks the answer against the document. */
+async function request(method: string, path: string, init: RequestInit = {}, options: TokenOptions = {}, status?: number) {
+  const response = await authorized(path, { ...init, method }, options);
+  await expectConforms(method, path, response, status);
+}
+
+/** The endpoints of the interface specification (section 4), word for word, as path templates. */
+const specEndpoints = [
+  'GET /v2/configurations',
+  'GET /v2/sites/{domain}/configuration',
+  'PATCH /v2/sites/{domain}/configuration',
+  'PUT /v2/sites/{domain}/configuration',
+  'DELETE /v2/sites/{domain}',
+  'PUT /v2/sites/{domain}',
+  'GET /v2/sites',
+  'GET /v2/sites/{domain}/files/{directory}/',
+  'DELETE /v2/sites/{domain}/files/{file}',
+  'PUT /v2/sites/{domain}/files/{file}',
+  'GET /v2/sites/{domain}/info',
+  'PATCH /v2/sites/{domain}/info',
+  'PUT /v2/sites/{domain}/info',
+  'POST /v1/deploy',
+  'POST /v1/sites',
+];
+/** Documented beyond the spec: the document itself, the root folder's listing (DESIGN) and one file's entry. */
+const serviceEndpoints = ['GET /v2/openapi.json', 'GET /v2/sites/{domain}/files/', 'GET /v2/sites/{domain}/files/{file}'];
+
+function documentedEndpoints(): string[] {
+  return Object.entries(openapi.paths).flatMap(([template, item]) =>
+    methods.filter((method) => item[method]).map((method) => `${method.toUpperCase()} ${template}`),
+  );
+}
+
+describe('the OpenAPI document', () => {
+  it('documents every endpoint of the interface, plus the ones the service adds', () => {
+    expect(documentedEndpoints().sort()).toEqual([...specEndpoints, ...serviceEndpoints].sort());
+  });
+
+  it('embeds schema/host.schema.json unchanged as the host options', () => {
+    expect(nodeAt(['components', 'schemas', 'HostOptions'])).toEqual(hostSchema);
+  });
+
+  it('resolves every $ref', () => {
+    const refs: string[] = [];
+    const collect = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(collect);
+      else if (node && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === '$ref' && typeof value === 'string') refs.push(value);
+          else collect(value);
+        }
+      }
+    };
+    collect(document);
+    const external = 'https://sitehost.invalid/schema/host.schema.json';
+    for (const ref of refs) {
+      const target = ref.startsWith('#/$defs/') ? ['components', 'schemas', 'HostOptions', ...pointerOf(ref)] : pointerOf(ref);
+      expect(nodeAt(target), `${ref} (host schema: ${external})`).toBeDefined();
+    }
+  });
+
+  it('lists 401 and 403 for every operation that needs a token', () => {
+    for (const [template, item] of Object.entries(openapi.paths)) {
+      for (const method of methods) {
+        const operation = item[method];
+        if (!operation || operation.security?.length === 0) continue;
+        expect(Object.keys(operation.responses), `${method} ${template}`).toEqual(expect.arrayContaining(['401', '403']));
+      }
+    }
+  });
+
+  it('is served at GET /v2/openapi.json without a token, and describes itself', async () => {
+    const response = await call('/v2/openapi.json');
+    await expectConforms('GET', '/v2/openapi.json', response.clone(), 200);
+    expect(await response.json()).toEqual(document);
+  });
+});
+
+describe('live responses match the document', () => {
+  const owner: TokenOptions = { user: 'github|openapi' };
+  const other: TokenOptions = { user: 'github|openapi-other' };
+
+  beforeAll(async () => {
+    const response = await deploy('oa-site.example', { 'dist/index.html': '<h1>Hi</h1>', 'dist/css/a.css': 'a{}' }, { root: '/' }, owner);
+    expect(response.status).toBe(200);
+  });
+
+  it('PUT /v2/sites/<domain>: 200, 400, 401, 403, 413, 415', async () => {
+    const put = (domain: string, body: BodyInit, options: TokenOptions = owner, status?: number) =>
+      request('PUT', `/v2/sites/${domain}`, { body }, options, status);
+    await put('oa-deploy.example', deployForm({ 'dist/index.html': 'x' }, { fallback: { 200: '/index.html' } }), owner, 200);
+    await put('oa-deploy.example', deployForm({}, { root: '/' }), owner, 200);
+    await put('192.168.0.1', deployForm({ 'index.html': 'x' }), owner, 400);
+    await put('oa-deploy.example', deployForm({}, '{not json'), owner, 400);
+    await put('oa-deploy.example', deployForm({}, { fallback: { 200: 1 } }), owner, 400);
+    await put('oa-deploy.example', deployForm({ '../up.html': 'x' }), owner, 400);
+    await put('oa-deploy.example', deployForm({ 'index.html': 'x' }), other, 403);
+    await put('oa-deploy.example', deployForm({ 'index.html': 'x' }), { scope: 'global_read' }, 403);
+    await put('oa-deploy.example', deployForm({}, `{"root":"${'x'.repeat(1024 * 1024)}"}`), owner, 413);
+    await put('oa-deploy.example', JSON.stringify({ root: '/' }), owner, 415);
+    const anonymous = await call('/v2/sites/oa-deploy.example', { method: 'PUT', body: deployForm({ 'index.html': 'x' }) });
+    await expectConforms('PUT', '/v2/sites/oa-deploy.example', anonymous, 401);
+    const badToken = await call('/v2/sites/oa-deploy.example', { method: 'PUT', headers: { authorization: 'Bearer not.a.jwt' } });
+    await expectConforms('PUT', '/v2/sites/oa-deploy.example', badToken, 401);
+  });
+
+  it('GET /v2/sites: 200, 401, 403', async () => {
+    await request('GET', '/v2/sites', {}, owner, 200);
+    await request('GET', '/v2/sites', {}, { ...owner, scope: 'global_read' }, 403);
+    await request('GET', '/v2/sites', {}, { ...owner, expiresIn: -60 }, 401);
+  });
+
+  it('GET /v2/sites/<domain>/configuration: 200, 400, 403, 404', async () => {
+    await request('GET', '/v2/sites/oa-site.example/configuration', {}, owner, 200);
+    await request('GET', '/v2/sites/oa-site.example/configuration', {}, { scope: 'global_read' }, 200);
+    await request('GET', '/v2/sites/oa-site.example/configuration', {}, other, 403);
+    await request('GET', '/v2/sites/oa-absent.example/configuration', {}, owner, 404);
+    await request('GET', '/v2/sites/a..b/configuration', {}, owner, 400);
+  });
+
+  it('GET /v2/configurations: 200, 304, 403', async () => {
+    const readAll = { scope: 'global_read' };
+    const first = await authorized('/v2/configurations', {}, readAll);
+    await expectConforms('GET', '/v2/configurations', first, 200);
+    const etag = first.headers.get('etag')!;
+    await request('GET', '/v2/configurations', { headers: { 'if-none-match': etag } }, readAll, 304);
+    await request('GET', '/v2/configurations', {}, owner, 403);
+  });
+
+  it('DELETE /v2/sites/<domain>: 200 with an empty body, 403, 404', async () => {
+    await deploy('oa-delete.example', { 'index.html': 'x' }, undefined, owner);
+    await request('DELETE', '/v2/sites/oa-delete.example', {}, other, 403);
+    await request('DELETE', '/v2/sites/oa-delete.example', {}, owner, 200);
+    await request('DELETE', '/v2/sites/oa-delete.example', {}, owner, 404);
+  });
+
+  it('the declared endpoints answer as documented (501 until implemented)', async () => {
+    const json = (body: unknown, type = 'application/json') => ({ body: JSON.stringify(body), headers: { 'content-type': type } });
+    const site = '/v2/sites/oa-site.example';
+    await request('GET', `${site}/files/`, {}, owner);
+    await request('GET', `${site}/files/css/`, {}, owner);
+    await request('GET', `${site}/files/css/?recursive=1`, {}, owner);
+    await request('GET', `${site}/files/css/a.css`, {}, owner);
+    await request('GET', `${site}/files/absent/`, {}, owner);
+    await request('PUT', `${site}/files/css/b.css`, { body: 'b{}', headers: { 'content-type': 'text/css' } }, owner);
+    await request('DELETE', `${site}/files/css/b.css`, {}, owner);
+    await request('DELETE', `${site}/files/absent.html`, {}, owner);
+    await request('GET', `${site}/info`, {}, owner);
+    await request('PUT', `${site}/info`, json({ metadata: { team: 'web' } }), owner);
+    await request('PATCH', `${site}/info`, json({ metadata: { owner: 'ops' } }, 'application/merge-patch+json'), owner);
+    await request('PUT', `${site}/info`, json({ domain: 'other.example', metadata: {} }), owner);
+    await request('PUT', `${site}/configuration`, json({ root: '/' }), owner);
+    await request('PATCH', `${site}/configuration`, json({ fallback: { 200: '/index.html' } }, 'application/merge-patch+json'), owner);
+    await request('PUT', `${site}/configuration`, json({ nonsense: true }), owner);
+    await request('PUT', '/v2/sites/oa-absent.example/configuration', json({ root: '/' }), owner);
+  });
+
+  it('POST /v1/deploy and /v1/sites: 410', async () => {
+    for (const path of ['/v1/deploy', '/v1/sites']) await expectConforms('POST', path, await call(path, { method: 'POST' }), 410);
+  });
+
+  it('an unknown path: the documented 404', async () => {
+    const response = await call('/v2/nothing-here');
+    expect(response.status).toBe(404);
+    expect(templatesMatching('/v2/nothing-here')).toEqual([]);
+    await expectComponentResponse('NotFound', response);
+  });
+
+  /** One concrete URL per documented path (the files root shares its route with single files). */
+  const samples = Object.keys(openapi.paths)
+    .filter((template) => !template.endsWith('/files/'))
+    .map((template) => template.replace('{domain}', 'oa-site.example').replace('{directory}', 'css').replace('{file}', 'css/a.css'));
+
+  it.each(samples)('%s: Allow lists the documented methods; any other answers the documented 405', async (path) => {
+    const documented = templatesMatching(path).flatMap((template) => methods.filter((method) => openapi.paths[template]![method]).map((method) => method.toUpperCase()));
+    const expected = new Set([...documented, ...(documented.includes('GET') ? ['HEAD'] : [])]);
+    const options = await call(path, { method: 'OPTIONS' });
+    const allow = new Set((options.headers.get('allow') ?? '').split(',').map((method) => method.trim()));
+    expect(allow).toEqual(expected);
+
+    const unlisted = ['POST', 'PATCH', 'PUT', 'DELETE', 'GET'].find((method) => !expected.has(method))!;
+    const response = await call(path, { method: unlisted });
+    expect(response.status).toBe(405);
+    await expectComponentResponse('MethodNotAllowed', response);
+  });
+});

@@ -1,0 +1,247 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { get } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify, stripVTControlCharacters } from 'node:util';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as x509 from '../../src/certificates/x509';
+
+/**
+ * CERT_ISSUER=acme end to end against Pebble (Debian's `pebble`), as docs/certificates.md tells
+ * a user to run it: `npm start` with the ACME variables, Pebble's HTTPS trusted through
+ * NODE_EXTRA_CA_CERTS. pebble-challtestsrv is Pebble's DNS: every name resolves to 127.0.0.1, so
+ * Pebble's validation authority fetches the HTTP-01 answer from the running Worker (Pebble's
+ * `httpPort` is the Worker's port). One domain is pointed at 127.0.0.2, where nothing listens:
+ * Pebble refuses that challenge on every attempt and the job ends failed with Pebble's reason.
+ */
+
+const repo = new URL('../..', import.meta.url).pathname;
+const authSecret = randomBytes(32).toString('base64url');
+const issuedDomain = 'issued.sitehost.test';
+const refusedDomain = 'refused.sitehost.test';
+
+let workDir: string;
+let workerPort: number;
+let managementPort: number;
+let pebbleCa: string;
+const processes: { name: string; child: ChildProcess; output: string }[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+/** Starts a process in its own group (so stopping it stops its children) and keeps its output. */
+function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(command, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const entry = { name, child, output: '' };
+  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => (entry.output += chunk.toString()));
+  processes.push(entry);
+  return entry;
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    const exited = processes.find((entry) => entry.child.exitCode !== null);
+    if (exited) throw new Error(`${exited.name} exited (${exited.child.exitCode}) before ${what}:\n${exited.output}`);
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out waiting for ${what}:\n${processes.map((p) => `--- ${p.name}\n${stripVTControlCharacters(p.output).slice(-4000)}`).join('\n')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** A CA and a certificate for 127.0.0.1 signed by it, for Pebble's own HTTPS listener. */
+async function pebbleTls(): Promise<{ ca: string; cert: string; key: string }> {
+  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const generate = () => crypto.subtle.generateKey(algorithm, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
+  const [caKeys, leafKeys] = await Promise.all([generate(), generate()]);
+  const notBefore = new Date(Date.now() - 60_000);
+  const notAfter = new Date(Date.now() + 86_400_000);
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: '01',
+    name: 'CN=Sitehost test Pebble CA',
+    notBefore,
+    notAfter,
+    keys: caKeys,
+    signingAlgorithm: algorithm,
+    extensions: [new x509.BasicConstraintsExtension(true, undefined, true)],
+  });
+  const leaf = await x509.X509CertificateGenerator.create({
+    serialNumber: '02',
+    subject: 'CN=127.0.0.1',
+    issuer: ca.subject,
+    notBefore,
+    notAfter,
+    publicKey: leafKeys.publicKey,
+    signingKey: caKeys.privateKey,
+    signingAlgorithm: algorithm,
+    extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: '127.0.0.1' }, { type: 'dns', value: 'localhost' }])],
+  });
+  const key = x509.PemConverter.encode((await crypto.subtle.exportKey('pkcs8', leafKeys.privateKey)) as ArrayBuffer, 'PRIVATE KEY');
+  return { ca: ca.toString('pem'), cert: leaf.toString('pem'), key };
+}
+
+/** GET on Pebble's management API, trusting the CA made for it. */
+function pebbleManagement(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    get(`https://127.0.0.1:${managementPort}${path}`, { ca: pebbleCa }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text));
+    }).on('error', reject);
+  });
+}
+
+async function token(scope: string): Promise<string> {
+  return new SignJWT({ scope })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('github|1')
+    .setIssuer('sitehost')
+    .setAudience('sitehost')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(authSecret));
+}
+
+async function api(path: string, scope: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('authorization', `Bearer ${await token(scope)}`);
+  return fetch(`http://127.0.0.1:${workerPort}${path}`, { ...init, headers });
+}
+
+async function deploySite(domain: string): Promise<void> {
+  const form = new FormData();
+  form.append('directory', new File(['<h1>Hello</h1>'], 'index.html', { type: 'text/html' }));
+  const response = await api(`/v2/sites/${domain}`, 'deploy', { method: 'PUT', body: form });
+  expect(response.status).toBe(200);
+}
+
+/** The certificate rows, read from the local D1 the running Worker uses. */
+async function certificateRow(domain: string): Promise<{ status: string; reason: string | null } | undefined> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['node_modules/wrangler/bin/wrangler.js', 'd1', 'execute', 'DB', '--local', '--persist-to', join(workDir, 'state'), '--json',
+      '--command', `SELECT status, reason FROM certificates WHERE domain = '${domain}'`],
+    { cwd: repo, env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' } },
+  );
+  return (JSON.parse(stdout) as { results: { status: string; reason: string | null }[] }[])[0]!.results[0];
+}
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'sitehost-pebble-'));
+  const [acmePort, dnsPort, challengeManagementPort, tlsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  [workerPort, managementPort] = await Promise.all([freePort(), freePort()]);
+
+  const tls = await pebbleTls();
+  pebbleCa = tls.ca;
+  const caFile = join(workDir, 'ca.pem');
+  await writeFile(caFile, tls.ca);
+  await writeFile(join(workDir, 'cert.pem'), tls.cert);
+  await writeFile(join(workDir, 'key.pem'), tls.key);
+  await writeFile(
+    join(workDir, 'pebble.json'),
+    JSON.stringify({
+      pebble: {
+        listenAddress: `127.0.0.1:${acmePort}`,
+        managementListenAddress: `127.0.0.1:${managementPort}`,
+        certificate: join(workDir, 'cert.pem'),
+        privateKey: join(workDir, 'key.pem'),
+        httpPort: workerPort,
+        tlsPort,
+        ocspResponderURL: '',
+        externalAccountBindingRequired: false,
+      },
+    }),
+  );
+
+  start('pebble-challtestsrv', 'pebble-challtestsrv', [
+    '-dns01', `127.0.0.1:${dnsPort}`, '-http01', '', '-https01', '', '-tlsalpn01', '',
+    '-management', `127.0.0.1:${challengeManagementPort}`, '-defaultIPv4', '127.0.0.1', '-defaultIPv6', '',
+  ]);
+  await waitFor(() => fetch(`http://127.0.0.1:${challengeManagementPort}/`).then(() => true, () => false), 'pebble-challtestsrv', 20_000);
+  const pointed = await fetch(`http://127.0.0.1:${challengeManagementPort}/add-a`, {
+    method: 'POST',
+    body: JSON.stringify({ host: refusedDomain, addresses: ['127.0.0.2'] }),
+  });
+  expect(pointed.status).toBe(200);
+
+  // Pebble rejects some valid nonces on purpose (PEBBLE_WFE_NONCEREJECT): the client must retry badNonce.
+  start('pebble', 'pebble', ['-config', join(workDir, 'pebble.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
+    PEBBLE_VA_NOSLEEP: '1',
+    PEBBLE_VA_ALWAYS_VALID: '0',
+    PEBBLE_WFE_NONCEREJECT: '20',
+  });
+  await waitFor(() => processes[1]!.output.includes('Listening on'), 'pebble', 20_000);
+
+  start(
+    'npm start',
+    process.execPath,
+    [
+      'scripts/start.mjs', '--ip', '127.0.0.1',
+      '--var', 'CERT_ISSUER:acme',
+      '--var', `ACME_DIRECTORY_URL:https://127.0.0.1:${acmePort}/dir`,
+      '--var', `CERT_ENCRYPTION_KEY:${randomBytes(32).toString('base64')}`,
+      '--var', 'CERT_RETRY_BASE_SECONDS:1',
+    ],
+    { PORT: String(workerPort), SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: authSecret, NODE_EXTRA_CA_CERTS: caFile },
+  );
+  await waitFor(() => processes[2]!.output.includes('Ready on'), 'the Worker', 90_000);
+}, 150_000);
+
+afterAll(async () => {
+  for (const { child } of processes.reverse()) {
+    if (child.pid === undefined || child.exitCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(-child.pid, 'SIGTERM');
+    await exited;
+  }
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe('CERT_ISSUER=acme against Pebble', () => {
+  it('issues a certificate after Pebble validated the HTTP-01 challenge against the Worker', async () => {
+    await deploySite(issuedDomain);
+    expect((await api(`/v2/sites/${issuedDomain}/certificate`, 'global_read')).status).toBe(404);
+
+    let response: Response | undefined;
+    await waitFor(async () => {
+      response = await api(`/v2/sites/${issuedDomain}/certificate`, 'global_read');
+      return response.status === 200;
+    }, 'the certificate', 90_000);
+    const body = (await response!.json()) as { domain: string; cert: string; key: string; ca: string; expires: string };
+    expect(body.domain).toBe(issuedDomain);
+
+    const leaf = new X509Certificate(body.cert);
+    expect(leaf.subjectAltName).toBe(`DNS:${issuedDomain}`);
+    expect(leaf.checkPrivateKey(createPrivateKey(body.key))).toBe(true);
+    expect(body.expires).toBe(new Date(leaf.validTo).toISOString().slice(0, 23));
+    // `ca` is this Pebble's intermediate, and it signed the leaf.
+    const intermediate = new X509Certificate(await pebbleManagement('/intermediates/0'));
+    expect(new X509Certificate(body.ca).fingerprint256).toBe(intermediate.fingerprint256);
+    expect(leaf.verify(intermediate.publicKey)).toBe(true);
+    expect(await certificateRow(issuedDomain)).toEqual({ status: 'issued', reason: null });
+  }, 120_000);
+
+  it("ends failed with Pebble's reason when the challenge cannot be answered, after every retry", async () => {
+    await deploySite(refusedDomain);
+    let row: { status: string; reason: string | null } | undefined;
+    await waitFor(async () => {
+      row = await certificateRow(refusedDomain);
+      return row?.status === 'failed';
+    }, 'the job to fail', 110_000);
+    expect(row!.reason).toContain(`The ACME server refused the http-01 challenge for ${refusedDomain}`);
+    expect(row!.reason).toMatch(/127\.0\.0\.2.*connection refused/i);
+    const attempts = stripVTControlCharacters(processes[2]!.output).match(new RegExp(`"domain":"${refusedDomain.replaceAll('.', '\\.')}","attempt":\\d`, 'g'));
+    expect(attempts).toHaveLength(6);
+    expect((await api(`/v2/sites/${refusedDomain}/certificate`, 'global_read')).status).toBe(404);
+  }, 120_000);
+});

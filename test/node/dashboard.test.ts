@@ -1,0 +1,256 @@
+/**
+ * The dashboard (issue 8) as a person uses it: Debian's Chromium, driven by playwright-core,
+ * against the real service under `wrangler dev`. Screenshots of every screen go to
+ * test-results/dashboard/.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getFromSite, type Service, startService, token } from './cli/service';
+import { type Browser, launchChromium } from './dashboard/browser';
+import { makeSiteFolder, siteFiles } from './dashboard/site-folder';
+
+const screenshots = new URL('../../test-results/dashboard/', import.meta.url).pathname;
+const domain = 'dash.example';
+
+let service: Service;
+let browser: Browser;
+let page: Page;
+let folder: { parent: string; folder: string };
+let userToken: string;
+/** Script errors and Content-Security-Policy violations seen in any tab. */
+const pageProblems: string[] = [];
+
+/** Signs in with the token form; the token lives in this tab's session storage only. */
+async function signIn(target: Page): Promise<void> {
+  await target.getByLabel('API token').fill(userToken);
+  await target.getByRole('button', { name: 'Sign in' }).click();
+}
+
+async function shot(target: Page, name: string): Promise<void> {
+  await target.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+}
+
+beforeAll(async () => {
+  await mkdir(screenshots, { recursive: true });
+  [service, browser, folder] = await Promise.all([startService(), launchChromium(), makeSiteFolder()]);
+  userToken = await token(service, 'github|dashboard', 'deploy global_read');
+  browser.context.on('page', (opened) => {
+    opened.on('pageerror', (error) => pageProblems.push(String(error)));
+    opened.on('console', (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) pageProblems.push(message.text());
+    });
+  });
+  page = await browser.context.newPage();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+  if (folder) await rm(folder.parent, { recursive: true, force: true });
+});
+
+describe('the dashboard', () => {
+  it('is served at / with a strict Content-Security-Policy, next to the API and apart from sites', async () => {
+    const index = await fetch(`${service.origin}/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    const policy = index.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'self'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).not.toContain('unsafe-inline');
+    expect(await index.text()).toContain('/dashboard/app.js');
+
+    const script = await fetch(`${service.origin}/dashboard/app.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+
+    const config = await fetch(`${service.origin}/dashboard/config.json`);
+    expect(await config.json()).toEqual({ apiHostnames: ['localhost', '127.0.0.1'], openId: null });
+
+    const missing = await fetch(`${service.origin}/dashboard/nothing-here.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe('application/problem+json');
+
+    const post = await fetch(`${service.origin}/`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+
+    // The API keeps its paths, and a site's host never gets the dashboard.
+    expect((await fetch(`${service.origin}/v2/sites`)).status).toBe(401);
+    const site = await getFromSite(service, 'nothing.example', '/');
+    expect(site.status).toBe(404);
+    expect(site.body).not.toContain('/dashboard/app.js');
+  });
+
+  it('signs in with a pasted token and refuses a bad one', async () => {
+    await page.goto(`${service.origin}/`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Sign in');
+    await shot(page, '01-sign-in');
+
+    await page.getByLabel('API token').fill('not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('401');
+
+    await signIn(page);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('My sites');
+    await expect.poll(() => page.locator('main').textContent()).toContain('You have no sites yet');
+    expect(await page.locator('.account').textContent()).toContain('github|dashboard');
+    await shot(page, '02-my-sites-empty');
+  });
+
+  it('deploys a folder of nested files chosen through the folder input, showing progress and the result', async () => {
+    await page.getByRole('link', { name: 'Deploy', exact: true }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Deploy a site');
+    // Focus moves to the new screen's heading.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+
+    const domainInput = page.getByLabel('Domain');
+    await domainInput.fill('under_score.example');
+    await expect.poll(() => page.locator('#domain-message').textContent()).toContain('letters, digits and hyphens');
+    expect(await domainInput.getAttribute('aria-invalid')).toBe('true');
+    await domainInput.fill('shop.localhost');
+    await expect.poll(() => page.locator('#domain-message').textContent()).toContain('reserved');
+    await domainInput.fill('Dash.Example');
+    await expect.poll(() => page.locator('#domain-message').textContent()).toBe(`✓ Deploys as ${domain}`);
+    expect(await domainInput.getAttribute('aria-invalid')).toBeNull();
+
+    await page.locator('#folder').setInputFiles(folder.folder);
+    await expect.poll(() => page.locator('#folder-summary').textContent()).toMatch(/^3 files, .* from “my-site”/);
+    await shot(page, '03-deploy-form');
+
+    // Record what the progress text says while the upload runs.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { progressSeen: string[] }).progressSeen = seen;
+      const text = document.getElementById('progress-text')!;
+      new MutationObserver(() => seen.push(text.textContent ?? '')).observe(text, { childList: true, characterData: true, subtree: true });
+    });
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await expect.poll(() => page.locator('#deploy-result-heading').textContent()).toBe(`Deployed ${domain}`);
+    const progressSeen = await page.evaluate(() => (window as unknown as { progressSeen: string[] }).progressSeen);
+    expect(progressSeen.some((text) => /^Sent \d/.test(text))).toBe(true);
+    expect(progressSeen.at(-1)).toMatch(/^Sent .*: published\.$/);
+    const bar = await page.locator('#upload-progress').evaluate((element: HTMLProgressElement) => ({ value: element.value, max: element.max }));
+    // The bar counts the bytes of the whole multipart body: more than the files' own bytes.
+    expect(bar.max).toBeGreaterThan(Object.values(siteFiles).join('').length);
+    expect(bar.value).toBe(bar.max);
+
+    expect(await page.locator('[data-fact=isNewDomain]').textContent()).toBe('Yes');
+    expect(await page.locator('[data-fact=hasNewFiles]').textContent()).toBe('Yes');
+    expect(await page.locator('[data-fact=hasNewConfiguration]').textContent()).toBe('No');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('deploy-result-heading');
+    expect(await page.locator('#live-link').getAttribute('href')).toBe(`http://${domain}.localhost:${service.port}/`);
+    await shot(page, '04-deploy-result');
+  });
+
+  it('links to the live site, which serves the deployed files', async () => {
+    const [live] = await Promise.all([browser.context.waitForEvent('page'), page.locator('#live-link').click()]);
+    await live.waitForLoadState();
+    expect(await live.locator('h1').textContent()).toBe('Hello from the dashboard');
+    expect(await live.title()).toBe('Dashboard test (scripted)');
+    expect(await live.locator('h1').evaluate((element) => getComputedStyle(element).color)).toBe('rgb(102, 51, 153)');
+    await shot(live, '05-live-site');
+    await live.close();
+  });
+
+  it('browses folders, uploads and deletes a file, and shows live events and the certificate on the site page', async () => {
+    // A second tab (signed in on its own: tokens are kept per tab) watches the site page while the first one changes files.
+    const watcher = await browser.context.newPage();
+    await watcher.goto(`${service.origin}/#/sites/${domain}`);
+    await signIn(watcher);
+    await expect.poll(() => watcher.locator('h1').textContent()).toBe(domain);
+    await expect.poll(() => watcher.locator('#events-state').textContent()).toContain('Live');
+    await expect.poll(() => watcher.locator('#certificate').textContent()).toContain('Status');
+
+    await page.goto(`${service.origin}/#/sites/${domain}/files/`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe(`Files of ${domain}`);
+    await expect.poll(() => page.locator('tbody th').allTextContents()).toEqual(['css/', 'index.html', 'js/']);
+    await page.getByRole('link', { name: 'js/' }).click();
+    await page.getByRole('link', { name: 'app/' }).click();
+    await expect.poll(() => page.locator('tbody th').allTextContents()).toEqual(['main.js']);
+    await shot(page, '06-files');
+
+    await writeFile(join(folder.parent, 'extra.txt'), 'one more file\n');
+    await page.getByLabel('File', { exact: true }).setInputFiles(join(folder.parent, 'extra.txt'));
+    expect(await page.getByLabel('Path on the site').inputValue()).toBe('/js/app/extra.txt');
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await expect.poll(() => page.locator('tbody th').allTextContents()).toEqual(['extra.txt', 'main.js']);
+    await expect.poll(() => watcher.locator('#events').textContent()).toContain('files-update');
+    await shot(watcher, '07-site-events');
+    await watcher.close();
+
+    await page.getByRole('button', { name: 'Delete /js/app/extra.txt' }).click();
+    await expect.poll(() => page.locator('dialog[open] h2').textContent()).toBe('Delete /js/app/extra.txt?');
+    await page.locator('dialog[open]').getByRole('button', { name: 'Delete file' }).click();
+    await expect.poll(() => page.locator('tbody th').allTextContents()).toEqual(['main.js']);
+  });
+
+  it('refuses an invalid configuration in the page, at the pointer of the error, and saves a valid one', async () => {
+    await page.goto(`${service.origin}/#/sites/${domain}/configuration`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe(`Configuration of ${domain}`);
+    const editor = page.getByLabel('Host options (JSON)');
+    await expect.poll(() => editor.inputValue()).toBe('{}');
+
+    const invalid = '{\n  "fallback": 404\n}';
+    await editor.fill(invalid);
+    await page.getByRole('button', { name: 'Save configuration' }).click();
+    const error = page.locator('#configuration-errors button[data-pointer="/fallback"]');
+    await expect.poll(() => error.textContent()).toMatch(/^\/fallback must be/);
+    expect(await editor.getAttribute('aria-invalid')).toBe('true');
+    // The first error has the focus; choosing it selects the offending member in the text.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-pointer'))).toBe('/fallback');
+    await error.click();
+    const selected = await editor.evaluate((element: HTMLTextAreaElement) => element.value.slice(element.selectionStart, element.selectionEnd));
+    expect(selected).toBe('"fallback": 404');
+    await shot(page, '08-configuration-error');
+
+    // Nothing was sent: the stored configuration is unchanged.
+    const stored = await fetch(`${service.origin}/v2/sites/${domain}/configuration`, { headers: { authorization: `Bearer ${userToken}` } });
+    expect((await stored.json()).configuration).toEqual({});
+
+    await editor.fill('{"fallback": "/index.html"}');
+    await page.getByRole('button', { name: 'Save configuration' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'saved' }).count()).toBeGreaterThan(0);
+    expect(await editor.inputValue()).toBe('{\n  "fallback": "/index.html"\n}');
+  });
+
+  it('fits a phone screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${service.origin}/#/`);
+    await expect.poll(() => page.locator('tbody th').allTextContents()).toEqual([domain]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot(page, '09-my-sites-phone');
+    await page.goto(`${service.origin}/#/deploy`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Deploy a site');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot(page, '10-deploy-phone');
+    await page.setViewportSize({ width: 1100, height: 800 });
+  });
+
+  it('unpublishes a site after confirmation, and not without it', async () => {
+    await page.goto(`${service.origin}/#/`);
+    await expect.poll(() => page.locator('tbody th').allTextContents()).toEqual([domain]);
+    await shot(page, '11-my-sites');
+
+    await page.getByRole('button', { name: 'Unpublish' }).click();
+    await expect.poll(() => page.locator('dialog[open] h2').textContent()).toBe(`Unpublish ${domain}?`);
+    await shot(page, '12-unpublish-confirm');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('dialog').count()).toBe(0);
+    expect(await page.locator('tbody th').allTextContents()).toEqual([domain]);
+
+    await page.getByRole('button', { name: 'Unpublish' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Unpublish' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(0);
+    expect(await page.getByRole('status').filter({ hasText: `${domain} was unpublished.` }).count()).toBeGreaterThan(0);
+    const sites = await fetch(`${service.origin}/v2/sites`, { headers: { authorization: `Bearer ${userToken}` } });
+    expect(await sites.json()).toEqual([]);
+  });
+
+  it('ran without script errors or Content-Security-Policy violations', () => {
+    expect(pageProblems).toEqual([]);
+  });
+});
