@@ -64,7 +64,7 @@ export class EventLog extends DurableObject<Env> {
   }
 
   /** A new subscriber: SSE, or a WebSocket when the request asks to upgrade. */
-  override async fetch(request: Request): Promise<Response> {
+  override fetch(request: Request): Response {
     const since = new URL(request.url).searchParams.get('since');
     const lastId = this.#table.lastId();
     const requested = since === null ? lastId : Number(since);
@@ -103,6 +103,11 @@ export class EventLog extends DurableObject<Env> {
     return new Response(null, { status: 101, webSocket: client });
   }
 
+  /**
+   * Wakes the SSE streams waiting for events and pushes the events to every WebSocket. A send
+   * never blocks: the runtime buffers it (workerd offers no bufferedAmount to bound that buffer
+   * per socket), which is why SSE, paced by its reader, is the transport for slow consumers.
+   */
   #fanOut(events: LoggedEvent[]): void {
     const wake = this.#nextAppend.resolve;
     this.#nextAppend = signal();

@@ -1,7 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { signWebhook } from '../../src/events/webhook-signature';
-import { retryDelaySeconds } from '../../src/events/webhooks';
+import type { Env } from '../../src/env';
+import { retryDelaySeconds, webhookTargets } from '../../src/events/webhooks';
 
 const body = '{"type":"site-deploy","domain":"signed.example","isNewDomain":true,"hasNewFiles":true,"hasNewConfiguration":false}';
 
@@ -30,5 +31,13 @@ describe('webhook retries', () => {
   it('back off exponentially from 5 s, capped at the 12 h a queue allows', () => {
     expect([1, 2, 3, 4].map(retryDelaySeconds)).toEqual([5, 10, 20, 40]);
     expect(retryDelaySeconds(30)).toBe(43_200);
+  });
+});
+
+describe('WEBHOOK_URLS', () => {
+  it('is a comma-separated list of http(s) URLs; other entries are skipped', () => {
+    const env = { WEBHOOK_URLS: ' https://a.example/hook , ,ftp://files.example/x,not a url,http://127.0.0.1:9000/h?x=1' } as Env;
+    expect(webhookTargets(env)).toEqual(['https://a.example/hook', 'http://127.0.0.1:9000/h?x=1']);
+    expect(webhookTargets({ WEBHOOK_URLS: '' } as Env)).toEqual([]);
   });
 });
