@@ -89,33 +89,28 @@ export function memoryOf(pid) {
 }
 
 /**
- * Measures the workerd processes' resident memory while `work` runs: each peak resets first
- * (clear_refs 5), is sampled every 10 ms, and is read back from VmHWM at the end, so a peak
- * between two samples still counts. Returns `{ result, before, peak, processes }`: bytes
- * summed over the processes, and `{ pid, before, peak }` for each.
+ * Measures the resident memory of processes while `work` runs: each peak is reset first
+ * (clear_refs 5), sampled every 10 ms, and read back from VmHWM at the end, so a peak between
+ * two samples still counts. Returns `{ result, processes: [{ pid, before, peak }] }` (bytes).
  */
 export async function measureMemory(pids, work) {
-  for (const pid of pids) writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  const processes = pids.map((pid) => ({ pid, before: memoryOf(pid).rss, peak: 0 }));
-  let sampledTotal = 0;
-  const sample = () => {
-    let total = 0;
-    for (const process of processes) {
-      const { rss } = memoryOf(process.pid);
-      process.peak = Math.max(process.peak, rss);
-      total += rss;
+  for (const pid of pids) {
+    try {
+      writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    } catch {
+      // Ended meanwhile: it reads as zero below.
     }
-    sampledTotal = Math.max(sampledTotal, total);
+  }
+  const processes = pids.map((pid) => ({ pid, before: memoryOf(pid).rss, peak: 0 }));
+  const sample = () => {
+    for (const entry of processes) entry.peak = Math.max(entry.peak, memoryOf(entry.pid).rss);
   };
-  sample();
   const timer = setInterval(sample, 10);
   try {
     const result = await work();
     sample();
-    for (const process of processes) process.peak = Math.max(process.peak, memoryOf(process.pid).hwm);
-    const before = processes.reduce((sum, process) => sum + process.before, 0);
-    const peakOfSum = Math.max(sampledTotal, processes.reduce((sum, process) => sum + process.peak, 0));
-    return { result, before, peak: peakOfSum, processes };
+    for (const entry of processes) entry.peak = Math.max(entry.peak, memoryOf(entry.pid).hwm);
+    return { result, processes };
   } finally {
     clearInterval(timer);
   }
@@ -124,7 +119,7 @@ export async function measureMemory(pids, work) {
 /** Whether a workerd process is wrangler dev's proxy: the one listening on the port it was given. */
 export function isProxy(pid, port) {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`--socket-addr=entry=127.0.0.1:${port}\0`);
+    return new RegExp(`--socket-addr=entry=[^\\0]*:${port}\\0`).test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
   } catch {
     return false;
   }
