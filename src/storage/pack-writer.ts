@@ -3,17 +3,18 @@
  * handful of R2 calls instead of 20,000; files are later read back with ranged GETs.
  *
  * Bytes are cut into equal parts of `partSize` (R2 multipart uploads need every part but
- * the last to be the same size, and at least 5 MiB) and uploaded while the next part fills,
- * so memory stays at about two parts whatever the pack's size. A pack smaller than one
+ * the last to be the same size, and at least 5 MiB); two upload at a time while the next
+ * part fills, so memory stays at about four parts whatever the pack's size. A pack smaller than one
  * part is written with a single PUT.
  */
+const partsInFlight = 2;
+
 export class PackWriter {
   #chunks: Uint8Array[] = [];
   #buffered = 0;
   #written = 0;
   #upload: R2MultipartUpload | undefined;
   #parts: Promise<R2UploadedPart>[] = [];
-  #inFlight: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly bucket: R2Bucket,
@@ -59,8 +60,8 @@ export class PackWriter {
 
   async #flushPart(): Promise<void> {
     const part = this.#take(this.partSize);
-    // One part uploads while the next one fills; wait for it before starting another.
-    await this.#inFlight;
+    // Up to `partsInFlight` parts upload while the next one fills; wait for the oldest before starting another.
+    await this.#parts[this.#parts.length - partsInFlight];
     this.#upload ??= await this.bucket.createMultipartUpload(this.key);
     this.#startPart(part);
   }
@@ -71,7 +72,6 @@ export class PackWriter {
     this.#parts.push(uploaded);
     // A failed part surfaces at the next append or at finish; marked handled until then.
     uploaded.catch(() => {});
-    this.#inFlight = uploaded;
   }
 
   /** Removes the first `length` buffered bytes as one contiguous array. */
