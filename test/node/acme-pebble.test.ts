@@ -1,14 +1,14 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as x509 from '../../src/certificates/x509';
+import { type TestProcess, startProcess, waitFor } from './support/processes';
+import { type Service, freePort, startService, token } from './support/service';
 
 /**
  * CERT_ISSUER=acme end to end against Pebble (Debian's `pebble`), as docs/certificates.md tells
@@ -20,46 +20,15 @@ import * as x509 from '../../src/certificates/x509';
  */
 
 const repo = new URL('../..', import.meta.url).pathname;
-const authSecret = randomBytes(32).toString('base64url');
 const issuedDomain = 'issued.sitehost.test';
 const refusedDomain = 'refused.sitehost.test';
 
 let workDir: string;
-let workerPort: number;
+let service: Service;
 let managementPort: number;
 let pebbleCa: string;
-const processes: { name: string; child: ChildProcess; output: string }[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
-
-/** Starts a process in its own group (so stopping it stops its children) and keeps its output. */
-function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(command, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const entry = { name, child, output: '' };
-  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => (entry.output += chunk.toString()));
-  processes.push(entry);
-  return entry;
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    const exited = processes.find((entry) => entry.child.exitCode !== null);
-    if (exited) throw new Error(`${exited.name} exited (${exited.child.exitCode}) before ${what}:\n${exited.output}`);
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out waiting for ${what}:\n${processes.map((p) => `--- ${p.name}\n${stripVTControlCharacters(p.output).slice(-4000)}`).join('\n')}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+/** Pebble's DNS, Pebble and the service, in start order: a wait fails as soon as one has exited. */
+const processes: TestProcess[] = [];
 
 /** A CA and a certificate for 127.0.0.1 signed by it, for Pebble's own HTTPS listener. */
 async function pebbleTls(): Promise<{ ca: string; cert: string; key: string }> {
@@ -102,20 +71,10 @@ function pebbleManagement(path: string): Promise<string> {
   });
 }
 
-async function token(scope: string): Promise<string> {
-  return new SignJWT({ scope })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject('github|1')
-    .setIssuer('sitehost')
-    .setAudience('sitehost')
-    .setExpirationTime('1h')
-    .sign(new TextEncoder().encode(authSecret));
-}
-
 async function api(path: string, scope: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
-  headers.set('authorization', `Bearer ${await token(scope)}`);
-  return fetch(`http://127.0.0.1:${workerPort}${path}`, { ...init, headers });
+  headers.set('authorization', `Bearer ${await token(service, 'github|1', scope)}`);
+  return fetch(`${service.origin}${path}`, { ...init, headers });
 }
 
 async function deploySite(domain: string): Promise<void> {
@@ -129,7 +88,7 @@ async function deploySite(domain: string): Promise<void> {
 async function certificateRow(domain: string): Promise<{ status: string; reason: string | null } | undefined> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['node_modules/wrangler/bin/wrangler.js', 'd1', 'execute', 'DB', '--local', '--persist-to', join(workDir, 'state'), '--json',
+    ['node_modules/wrangler/bin/wrangler.js', 'd1', 'execute', 'DB', '--local', '--persist-to', service.persistDir, '--json',
       '--command', `SELECT status, reason FROM certificates WHERE domain = '${domain}'`],
     { cwd: repo, env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' } },
   );
@@ -139,7 +98,9 @@ async function certificateRow(domain: string): Promise<{ status: string; reason:
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'sitehost-pebble-'));
   const [acmePort, dnsPort, challengeManagementPort, tlsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  [workerPort, managementPort] = await Promise.all([freePort(), freePort()]);
+  // Pebble's configuration names the service's port, so it is chosen here rather than by startService.
+  const workerPort = await freePort();
+  managementPort = await freePort();
 
   const tls = await pebbleTls();
   pebbleCa = tls.ca;
@@ -163,11 +124,12 @@ beforeAll(async () => {
     }),
   );
 
-  start('pebble-challtestsrv', 'pebble-challtestsrv', [
+  const challengeServer = startProcess('pebble-challtestsrv', 'pebble-challtestsrv', [
     '-dns01', `127.0.0.1:${dnsPort}`, '-http01', '', '-https01', '', '-tlsalpn01', '',
     '-management', `127.0.0.1:${challengeManagementPort}`, '-defaultIPv4', '127.0.0.1', '-defaultIPv6', '',
   ]);
-  await waitFor(() => fetch(`http://127.0.0.1:${challengeManagementPort}/`).then(() => true, () => false), 'pebble-challtestsrv', 20_000);
+  processes.push(challengeServer);
+  await waitFor(() => fetch(`http://127.0.0.1:${challengeManagementPort}/`).then(() => true, () => false), 'pebble-challtestsrv', 20_000, processes);
   const pointed = await fetch(`http://127.0.0.1:${challengeManagementPort}/add-a`, {
     method: 'POST',
     body: JSON.stringify({ host: refusedDomain, addresses: ['127.0.0.2'] }),
@@ -175,35 +137,29 @@ beforeAll(async () => {
   expect(pointed.status).toBe(200);
 
   // Pebble rejects some valid nonces on purpose (PEBBLE_WFE_NONCEREJECT): the client must retry badNonce.
-  start('pebble', 'pebble', ['-config', join(workDir, 'pebble.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
+  const pebble = startProcess('pebble', 'pebble', ['-config', join(workDir, 'pebble.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
     PEBBLE_VA_NOSLEEP: '1',
     PEBBLE_VA_ALWAYS_VALID: '0',
     PEBBLE_WFE_NONCEREJECT: '20',
   });
-  await waitFor(() => processes[1]!.output.includes('Listening on'), 'pebble', 20_000);
+  processes.push(pebble);
+  await waitFor(() => pebble.output().includes('Listening on'), 'pebble', 20_000, processes);
 
-  start(
-    'npm start',
-    process.execPath,
-    [
-      'scripts/start.mjs', '--ip', '127.0.0.1',
-      '--var', 'CERT_ISSUER:acme',
-      '--var', `ACME_DIRECTORY_URL:https://127.0.0.1:${acmePort}/dir`,
-      '--var', `CERT_ENCRYPTION_KEY:${randomBytes(32).toString('base64')}`,
-      '--var', 'CERT_RETRY_BASE_SECONDS:1',
-    ],
-    { PORT: String(workerPort), SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: authSecret, NODE_EXTRA_CA_CERTS: caFile },
-  );
-  await waitFor(() => processes[2]!.output.includes('Ready on'), 'the Worker', 90_000);
+  service = await startService({
+    port: workerPort,
+    vars: {
+      CERT_ISSUER: 'acme',
+      ACME_DIRECTORY_URL: `https://127.0.0.1:${acmePort}/dir`,
+      CERT_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      CERT_RETRY_BASE_SECONDS: '1',
+    },
+    env: { NODE_EXTRA_CA_CERTS: caFile },
+  });
+  processes.push(service);
 }, 150_000);
 
 afterAll(async () => {
-  for (const { child } of processes.reverse()) {
-    if (child.pid === undefined || child.exitCode !== null) continue;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid, 'SIGTERM');
-    await exited;
-  }
+  for (const running of processes.reverse()) await running.stop();
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
@@ -216,7 +172,7 @@ describe('CERT_ISSUER=acme against Pebble', () => {
     await waitFor(async () => {
       response = await api(`/v2/sites/${issuedDomain}/certificate`, 'global_read');
       return response.status === 200;
-    }, 'the certificate', 90_000);
+    }, 'the certificate', 90_000, processes);
     const body = (await response!.json()) as { domain: string; cert: string; key: string; ca: string; expires: string };
     expect(body.domain).toBe(issuedDomain);
 
@@ -237,10 +193,10 @@ describe('CERT_ISSUER=acme against Pebble', () => {
     await waitFor(async () => {
       row = await certificateRow(refusedDomain);
       return row?.status === 'failed';
-    }, 'the job to fail', 110_000);
+    }, 'the job to fail', 110_000, processes);
     expect(row!.reason).toContain(`The ACME server refused the http-01 challenge for ${refusedDomain}`);
     expect(row!.reason).toMatch(/127\.0\.0\.2.*connection refused/i);
-    const attempts = stripVTControlCharacters(processes[2]!.output).match(new RegExp(`"domain":"${refusedDomain.replaceAll('.', '\\.')}","attempt":\\d`, 'g'));
+    const attempts = stripVTControlCharacters(service.output()).match(new RegExp(`"domain":"${refusedDomain.replaceAll('.', '\\.')}","attempt":\\d`, 'g'));
     expect(attempts).toHaveLength(6);
     expect((await api(`/v2/sites/${refusedDomain}/certificate`, 'global_read')).status).toBe(404);
   }, 120_000);

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, runCli, startCli } from './cli/run';
-import { getFromSite, type Service, startService, token } from './cli/service';
+import { getFromSite, type Service, startService, token } from './support/service';
 
 /**
  * The `sitehost` CLI, black-box: the real binary (`node bin/sitehost.mjs`) against the real

@@ -7,7 +7,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getFromSite, type Service, startService, token } from './cli/service';
+import { getFromSite, type Service, startService, token } from './support/service';
 import { type Browser, launchChromium } from './dashboard/browser';
 import { makeSiteFolder, siteFiles } from './dashboard/site-folder';
 

@@ -1,11 +1,8 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from './support/processes';
+import { type Service, startService } from './support/service';
 
 /**
  * The README's local flow, black-box: `npm start`'s script serves the API over HTTP, `npm run
@@ -15,68 +12,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 
 const repo = new URL('../..', import.meta.url).pathname;
-const secret = randomBytes(32).toString('base64url');
 const timestampForm = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/;
 
-let server: ChildProcess;
-let persistDir: string;
-let base: string;
-let output = '';
+let service: Service;
 let token: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
 
 /** What the service printed since it was ready, without colours. */
 function logSinceReady(): string {
-  const log = stripVTControlCharacters(output);
+  const log = stripVTControlCharacters(service.output());
   return log.slice(log.indexOf('Ready on'));
-}
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (server.exitCode !== null) throw new Error(`The service exited (${server.exitCode}) before ${what}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 function api(path: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set('authorization', `Bearer ${token}`);
-  return fetch(`${base}${path}`, { ...init, headers });
+  return fetch(`${service.origin}${path}`, { ...init, headers });
 }
 
 beforeAll(async () => {
-  persistDir = await mkdtemp(join(tmpdir(), 'sitehost-start-'));
-  const port = await freePort();
-  base = `http://localhost:${port}`;
-  // Its own process group, so that stopping it stops wrangler and workerd too.
-  server = spawn(process.execPath, ['scripts/start.mjs'], {
-    cwd: repo,
-    env: { ...process.env, PORT: String(port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: secret },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  for (const stream of [server.stdout!, server.stderr!]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(() => output.includes('Ready on'), 'it was ready', 60_000);
-}, 90_000);
+  service = await startService();
+}, 120_000);
 
 afterAll(async () => {
-  if (server?.pid && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    process.kill(-server.pid, 'SIGTERM');
-    await exited;
-  }
-  if (persistDir) await rm(persistDir, { recursive: true, force: true });
+  await service?.stop();
 });
 
 describe('the local service (npm start)', () => {
@@ -84,7 +42,7 @@ describe('the local service (npm start)', () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['scripts/token.mjs', '--user', 'github|1', '--scope', 'deploy,global_read'],
-      { cwd: repo, env: { ...process.env, AUTH_SECRET: secret } },
+      { cwd: repo, env: { ...process.env, AUTH_SECRET: service.secret } },
     );
     expect(stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
     token = stdout.trim();
@@ -149,6 +107,7 @@ describe('the local service (npm start)', () => {
       () => batches('sitehost-notifications').length > 0 && batches('sitehost-certificates').length > 0,
       'both queues were consumed',
       15_000,
+      [service],
     );
     for (const [line, acknowledged, delivered] of [...batches('sitehost-notifications'), ...batches('sitehost-certificates')]) {
       expect(acknowledged, line).toBe(delivered);

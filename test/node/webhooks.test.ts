@@ -1,14 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream';
-import { SignJWT } from 'jose';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from './support/processes';
+import { type Service, startService, token } from './support/service';
 
 /**
  * Webhooks end to end under `wrangler dev`: WEBHOOK_URLS points at a receiver on loopback that
@@ -16,8 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * 200 after. The deploy's event must arrive, fail, and be retried through the queue.
  */
 
-const repo = new URL('../..', import.meta.url).pathname;
-const authSecret = randomBytes(32).toString('base64url');
 const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
 
 interface Delivery {
@@ -29,40 +24,10 @@ interface Delivery {
 
 const deliveries: Delivery[] = [];
 let receiver: Server;
-let service: ChildProcess | undefined;
-let persistDir: string;
-let origin: string;
-let output = '';
+let service: Service;
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  const port = await listen(probe);
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (service?.exitCode !== null) throw new Error(`The service exited before ${what}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function token(scope: string): Promise<string> {
-  return new SignJWT({ scope })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject('github|1')
-    .setIssuer('sitehost')
-    .setAudience('sitehost')
-    .setIssuedAt()
-    .setExpirationTime('1h')
-    .sign(new TextEncoder().encode(authSecret));
 }
 
 beforeAll(async () => {
@@ -84,38 +49,14 @@ beforeAll(async () => {
   });
   const receiverPort = await listen(receiver);
 
-  persistDir = await mkdtemp(join(tmpdir(), 'sitehost-webhooks-'));
-  const [port, inspectorPort] = [await freePort(), await freePort()];
-  origin = `http://127.0.0.1:${port}`;
-  // npm start's script (migrations, then wrangler dev), in its own process group so that stopping it stops workerd too.
-  service = spawn(
-    process.execPath,
-    [
-      'scripts/start.mjs',
-      '--ip', '127.0.0.1',
-      '--inspector-port', String(inspectorPort),
-      '--var', `WEBHOOK_URLS:http://127.0.0.1:${receiverPort}/hooks/sitehost`,
-      '--var', `WEBHOOK_SECRET:${webhookSecret}`,
-    ],
-    {
-      cwd: repo,
-      env: { ...process.env, PORT: String(port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: authSecret },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    },
-  );
-  for (const stream of [service.stdout!, service.stderr!]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(() => output.includes('Ready on'), 'it was ready', 90_000);
+  service = await startService({
+    vars: { WEBHOOK_URLS: `http://127.0.0.1:${receiverPort}/hooks/sitehost`, WEBHOOK_SECRET: webhookSecret },
+  });
 }, 120_000);
 
 afterAll(async () => {
-  if (service?.pid && service.exitCode === null) {
-    const exited = new Promise((resolve) => service!.once('exit', resolve));
-    process.kill(-service.pid, 'SIGTERM');
-    await exited;
-  }
+  await service?.stop();
   await new Promise((resolve) => receiver?.close(resolve));
-  if (persistDir) await rm(persistDir, { recursive: true, force: true });
 });
 
 /** Reads SSE events from `GET /v2/events` until `done` says enough. */
@@ -133,14 +74,15 @@ async function readEvents(response: Response, done: (events: EventSourceMessage[
 
 describe('webhooks (WEBHOOK_URLS)', () => {
   it('POSTs each event signed per Standard Webhooks, and retries with backoff after a 500', async () => {
-    const stream = await fetch(`${origin}/v2/events`, { headers: { authorization: `Bearer ${await token('global_read')}` } });
+    const globalRead = await token(service, 'github|1', 'global_read');
+    const stream = await fetch(`${service.origin}/v2/events`, { headers: { authorization: `Bearer ${globalRead}` } });
     expect(stream.status).toBe(200);
 
     const form = new FormData();
     form.append('directory', new File(['<h1>hooked</h1>'], 'index.html', { type: 'text/html' }));
-    const deployed = await fetch(`${origin}/v2/sites/hooked.example`, {
+    const deployed = await fetch(`${service.origin}/v2/sites/hooked.example`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${await token('deploy')}` },
+      headers: { authorization: `Bearer ${await token(service, 'github|1', 'deploy')}` },
       body: form,
     });
     expect(deployed.status).toBe(200);
@@ -149,7 +91,7 @@ describe('webhooks (WEBHOOK_URLS)', () => {
     const [event] = await readEvents(stream, (events) => events.length > 0);
     expect(event).toMatchObject({ event: 'site-deploy', data: result });
 
-    await waitFor(() => deliveries.length >= 2, 'the retried delivery', 60_000);
+    await waitFor(() => deliveries.length >= 2, 'the retried delivery', 60_000, [service]);
     const [failed, retried] = deliveries as [Delivery, Delivery];
     for (const delivery of [failed, retried]) {
       expect(delivery.verified).toBe(true);

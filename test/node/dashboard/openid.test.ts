@@ -5,10 +5,9 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Service } from '../cli/service';
+import { type Service, startService } from '../support/service';
 import { type Browser, launchChromium } from './browser';
 import { type OpenIdProvider, startOpenIdProvider } from './openid-provider';
-import { startServiceWithVars } from './service-with-vars';
 
 const clientId = 'sitehost-dashboard';
 let provider: OpenIdProvider;
@@ -19,7 +18,7 @@ let page: Page;
 beforeAll(async () => {
   provider = await startOpenIdProvider({ clientId, audience: 'sitehost', user: 'oidc|alice', scope: 'deploy global_read' });
   [service, browser] = await Promise.all([
-    startServiceWithVars({ AUTH_ISSUER: provider.issuer, AUTH_JWKS_URL: provider.jwksUrl, AUTH_CLIENT_ID: clientId }),
+    startService({ vars: { AUTH_ISSUER: provider.issuer, AUTH_JWKS_URL: provider.jwksUrl, AUTH_CLIENT_ID: clientId } }),
     launchChromium(),
   ]);
   page = await browser.context.newPage();

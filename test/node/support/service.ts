@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -6,15 +5,25 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-
-const repo = new URL('../../..', import.meta.url).pathname;
+import { type TestProcess, startProcess, waitFor } from './processes';
 
 /** The real service under `wrangler dev` (through `npm start`'s script), with its own state and secret. */
-export interface Service {
+export interface Service extends TestProcess {
   origin: string;
   port: number;
+  /** Its AUTH_SECRET, which signs self-issued tokens. */
   secret: string;
-  stop(): Promise<void>;
+  /** Its local state (`--persist-to`), deleted by stop(). */
+  persistDir: string;
+}
+
+export interface ServiceOptions {
+  /** Worker variables, passed as `wrangler dev --var NAME:value`. */
+  vars?: Record<string, string>;
+  /** More environment for the script, wrangler and workerd (NODE_EXTRA_CA_CERTS, say). */
+  env?: Record<string, string>;
+  /** Its port, for when something must know it before the service starts; a free one otherwise. */
+  port?: number;
 }
 
 export function freePort(): Promise<number> {
@@ -27,40 +36,41 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startService(): Promise<Service> {
-  const persistDir = await mkdtemp(join(tmpdir(), 'sitehost-cli-'));
-  const [port, inspectorPort] = [await freePort(), await freePort()];
+/**
+ * Runs `npm start`'s script on loopback with a temporary SITEHOST_PERSIST_DIR and a random
+ * AUTH_SECRET from the environment (so the repository's .wrangler/state and .dev.vars are left
+ * alone), and a free inspector port (other services may run beside it), until it is ready.
+ */
+export async function startService(options: ServiceOptions = {}): Promise<Service> {
+  const persistDir = await mkdtemp(join(tmpdir(), 'sitehost-service-'));
+  const port = options.port ?? (await freePort());
+  const inspectorPort = await freePort();
   const secret = randomBytes(32).toString('base64url');
-  let output = '';
-  // Its own process group, so that stopping it stops wrangler and workerd too.
-  const server: ChildProcess = spawn(
+  const vars = Object.entries(options.vars ?? {}).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
+  const server = startProcess(
+    'npm start',
     process.execPath,
-    ['scripts/start.mjs', '--ip', '127.0.0.1', '--inspector-port', String(inspectorPort)],
-    {
-      cwd: repo,
-      env: { ...process.env, PORT: String(port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: secret },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    },
+    ['scripts/start.mjs', '--ip', '127.0.0.1', '--inspector-port', String(inspectorPort), ...vars],
+    { ...options.env, PORT: String(port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: secret },
   );
-  for (const stream of [server.stdout!, server.stderr!]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const stop = async () => {
-    if (server.pid && server.exitCode === null) {
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      process.kill(-server.pid, 'SIGTERM');
-      await exited;
-    }
-    await rm(persistDir, { recursive: true, force: true });
+  const service: Service = {
+    ...server,
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    secret,
+    persistDir,
+    async stop() {
+      await server.stop();
+      await rm(persistDir, { recursive: true, force: true });
+    },
   };
-  const deadline = Date.now() + 90_000;
-  while (!output.includes('Ready on')) {
-    if (server.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`The service did not start:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await waitFor(() => server.output().includes('Ready on'), 'the service was ready', 90_000, [server]);
+  } catch (error) {
+    await service.stop();
+    throw error;
   }
-  return { origin: `http://127.0.0.1:${port}`, port, secret, stop };
+  return service;
 }
 
 /** A self-issued token, as `npm run token` signs it. */
