@@ -16,7 +16,6 @@ const kinds = {
   gone: { status: 410, title: 'Gone' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
-  'not-implemented': { status: 501, title: 'Not implemented' },
   internal: { status: 500, title: 'Internal server error' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

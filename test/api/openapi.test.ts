@@ -2,6 +2,9 @@ import { type OutputUnit, Validator } from '@cfworker/json-schema';
 import { beforeAll, describe, expect, it } from 'vitest';
 import hostSchema from '../../schema/host.schema.json';
 import document from '../../schema/openapi.json';
+import { runCertificateJob } from '../../src/certificates/jobs';
+import { ScriptedIssuer, acmeEnv, hostedSite, issuing, jobMessage, testCertificate } from '../certificates/support';
+import { Subscriber } from '../events/subscriber';
 import { authorized, call, deploy, deployForm, type TokenOptions } from '../support/client';
 
 /**
@@ -86,6 +89,14 @@ function describeErrors(errors: OutputUnit[]): string {
   return errors.map((error) => `${error.instanceLocation}: ${error.error} (${error.keywordLocation})`).join('\n');
 }
 
+/** Asserts that `value` is valid against the schema at `pointer`. */
+function expectValid(pointer: string[], value: unknown, label: string): void {
+  const result = validatorAt(pointer).validate(value);
+  expect(result.valid, `${label}: does not match ${pointer.join('/')}:\n${describeErrors(result.errors)}\n${JSON.stringify(value)}`).toBe(true);
+}
+
+const schemaPointer = (name: string) => ['components', 'schemas', name];
+
 /** Asserts that `response` is documented at `pointer` (a Response Object): headers, media type, body. */
 async function expectDocumentedBody(pointer: string[], documented: ResponseObject, response: Response, label: string) {
   for (const [name, header] of Object.entries(documented.headers ?? {})) {
@@ -98,16 +109,17 @@ async function expectDocumentedBody(pointer: string[], documented: ResponseObjec
   }
   const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
   expect(Object.keys(documented.content), `${label}: media type`).toContain(mediaType);
-  const body: unknown = await response.json();
-  const result = validatorAt([...pointer, 'content', mediaType, 'schema']).validate(body);
-  expect(result.valid, `${label}: the body does not match the document:\n${describeErrors(result.errors)}\n${JSON.stringify(body)}`).toBe(true);
+  // An event stream never ends: its caller reads the events and checks each one's data.
+  if (mediaType === 'text/event-stream') return;
+  expectValid([...pointer, 'content', mediaType, 'schema'], await response.json(), `${label}: the body`);
 }
 
 /** Asserts that the operation for `method path` documents the response's status, and that the response matches. */
 async function expectConforms(method: string, path: string, response: Response, status?: number): Promise<void> {
   const pathname = new URL(path, 'http://localhost').pathname;
   const label = `${method} ${pathname} → ${response.status}`;
-  if (status !== undefined) expect(response.status, `${label}: ${await response.clone().text()}`).toBe(status);
+  // The body is read only to explain a wrong status: a stream's body would never end.
+  if (status !== undefined && response.status !== status) expect.fail(`${label}: expected ${status}: ${await response.text()}`);
   const template = templateOf(method.toLowerCase() as Method, pathname);
   expect(template, `${label}: no documented path matches`).toBeDefined();
   const operation = openapi.paths[template!]![method.toLowerCase() as Method];
@@ -149,6 +161,11 @@ const specEndpoints = [
 ];
 /** Documented beyond the spec: the document itself, the root folder's listing (DESIGN) and one file's entry. */
 const serviceEndpoints = ['GET /v2/openapi.json', 'GET /v2/sites/{domain}/files/', 'GET /v2/sites/{domain}/files/{file}'];
+/** Endpoints beyond the spec, with the section of DESIGN.md that declares each. */
+const endpointsBeyondSpec: Record<string, string> = {
+  'GET /v2/events': 'DESIGN.md § Events',
+  'GET /v2/sites/{domain}/certificate': 'DESIGN.md § Certificates',
+};
 
 function documentedEndpoints(): string[] {
   return Object.entries(openapi.paths).flatMap(([template, item]) =>
@@ -157,8 +174,12 @@ function documentedEndpoints(): string[] {
 }
 
 describe('the OpenAPI document', () => {
-  it('documents every endpoint of the interface, plus the ones the service adds', () => {
-    expect(documentedEndpoints().sort()).toEqual([...specEndpoints, ...serviceEndpoints].sort());
+  it('documents every endpoint of the interface, plus the ones the service and DESIGN.md add', () => {
+    expect(documentedEndpoints().sort()).toEqual([...specEndpoints, ...serviceEndpoints, ...Object.keys(endpointsBeyondSpec)].sort());
+  });
+
+  it('lists no 501: every declared endpoint is implemented', () => {
+    expect(JSON.stringify(document)).not.toMatch(/"501"|not implemented|NotImplemented/i);
   });
 
   it('embeds schema/host.schema.json unchanged as the host options', () => {
@@ -201,6 +222,23 @@ describe('the OpenAPI document', () => {
     expect(await response.json()).toEqual(document);
   });
 });
+
+/** A new site whose certificate the job runner issues, from a scripted CA (the Worker under test has CERT_ISSUER off). */
+async function issueCertificate(domain: string): Promise<void> {
+  await hostedSite(domain);
+  const issuer = new ScriptedIssuer(issuing(await testCertificate(domain)));
+  expect(await runCertificateJob(acmeEnv, jobMessage(domain), issuer.select)).toEqual({ kind: 'ack' });
+}
+
+/** A new site whose certificate job fails its last retry, which sends `certificate-fail`. */
+async function failCertificate(domain: string): Promise<void> {
+  await hostedSite(domain);
+  const issuer = new ScriptedIssuer(async () => {
+    throw new Error('The CA refused the order.');
+  });
+  const lastAttempt = Number(acmeEnv.CERT_JOB_MAX_RETRIES) + 1;
+  expect(await runCertificateJob(acmeEnv, jobMessage(domain, lastAttempt), issuer.select)).toEqual({ kind: 'retry', delaySeconds: 0 });
+}
 
 describe('live responses match the document', () => {
   const owner: TokenOptions = { user: 'github|openapi' };
@@ -260,25 +298,158 @@ describe('live responses match the document', () => {
     await request('DELETE', '/v2/sites/oa-delete.example', {}, owner, 404);
   });
 
-  it('the declared endpoints answer as documented (501 until implemented)', async () => {
-    const json = (body: unknown, type = 'application/json') => ({ body: JSON.stringify(body), headers: { 'content-type': type } });
+  describe('the endpoints the spec declares without payloads', () => {
     const site = '/v2/sites/oa-site.example';
-    await request('GET', `${site}/files/`, {}, owner);
-    await request('GET', `${site}/files/css/`, {}, owner);
-    await request('GET', `${site}/files/css/?recursive=1`, {}, owner);
-    await request('GET', `${site}/files/css/a.css`, {}, owner);
-    await request('GET', `${site}/files/absent/`, {}, owner);
-    await request('PUT', `${site}/files/css/b.css`, { body: 'b{}', headers: { 'content-type': 'text/css' } }, owner);
-    await request('DELETE', `${site}/files/css/b.css`, {}, owner);
-    await request('DELETE', `${site}/files/absent.html`, {}, owner);
-    await request('GET', `${site}/info`, {}, owner);
-    await request('PUT', `${site}/info`, json({ metadata: { team: 'web' } }), owner);
-    await request('PATCH', `${site}/info`, json({ metadata: { owner: 'ops' } }, 'application/merge-patch+json'), owner);
-    await request('PUT', `${site}/info`, json({ domain: 'other.example', metadata: {} }), owner);
-    await request('PUT', `${site}/configuration`, json({ root: '/' }), owner);
-    await request('PATCH', `${site}/configuration`, json({ fallback: { 200: '/index.html' } }, 'application/merge-patch+json'), owner);
-    await request('PUT', `${site}/configuration`, json({ nonsense: true }), owner);
-    await request('PUT', '/v2/sites/oa-absent.example/configuration', json({ root: '/' }), owner);
+    const json = (body: unknown, type = 'application/json'): RequestInit => ({ body: JSON.stringify(body), headers: { 'content-type': type } });
+    const mergePatch = (body: unknown) => json(body, 'application/merge-patch+json');
+    /** A JSON body past the 1 MiB a JSON request body may have. */
+    const oversized = json({ root: 'x'.repeat(1024 * 1024) });
+
+    it('PUT .../configuration: 200, 400, 403, 404, 413, 415', async () => {
+      await request('PUT', `${site}/configuration`, json({ root: '/' }), owner, 200);
+      await request('PUT', `${site}/configuration`, json({ nonsense: true }), owner, 400);
+      await request('PUT', `${site}/configuration`, { body: '{not json', headers: { 'content-type': 'application/json' } }, owner, 400);
+      await request('PUT', `${site}/configuration`, json({ root: '/' }), other, 403);
+      await request('PUT', `${site}/configuration`, json({ root: '/' }), { ...owner, scope: 'global_read' }, 403);
+      await request('PUT', '/v2/sites/oa-absent.example/configuration', json({ root: '/' }), owner, 404);
+      await request('PUT', `${site}/configuration`, oversized, owner, 413);
+      await request('PUT', `${site}/configuration`, json({ root: '/' }, 'text/plain'), owner, 415);
+    });
+
+    it('PATCH .../configuration: 200, 400, 404, 415 with Accept-Patch', async () => {
+      await request('PATCH', `${site}/configuration`, mergePatch({ fallback: { 200: '/index.html' } }), owner, 200);
+      await request('PATCH', `${site}/configuration`, mergePatch({ fallback: { 200: 1 } }), owner, 400);
+      await request('PATCH', '/v2/sites/oa-absent.example/configuration', mergePatch({ root: '/' }), owner, 404);
+      const wrongType = await authorized(`${site}/configuration`, { method: 'PATCH', ...json({ root: '/' }) }, owner);
+      expect(wrongType.headers.get('accept-patch')).toBe('application/merge-patch+json');
+      await expectConforms('PATCH', `${site}/configuration`, wrongType, 415);
+    });
+
+    it('GET .../files/...: listings and entries (200), 400, 403, 404', async () => {
+      await request('GET', `${site}/files/`, {}, owner, 200);
+      await request('GET', `${site}/files/css/`, {}, { scope: 'global_read' }, 200);
+      await request('GET', `${site}/files/?recursive=1`, {}, owner, 200);
+      await request('GET', `${site}/files/css/a.css`, {}, owner, 200);
+      // A folder's path without the trailing slash lists the folder.
+      await request('GET', `${site}/files/css`, {}, owner, 200);
+      await request('GET', `${site}/files/absent/`, {}, owner, 404);
+      await request('GET', `${site}/files/absent.html`, {}, owner, 404);
+      await request('GET', '/v2/sites/oa-absent.example/files/', {}, owner, 404);
+      await request('GET', `${site}/files/a%5Cb.css`, {}, owner, 400);
+      await request('GET', '/v2/sites/a..b/files/', {}, owner, 400);
+      await request('GET', `${site}/files/css/`, {}, other, 403);
+    });
+
+    it('PUT .../files/<file>: 201 with Location, 200, 400, 403, 404, 415', async () => {
+      const css = { body: 'b{}', headers: { 'content-type': 'text/css' } };
+      await request('PUT', `${site}/files/css/b.css`, css, owner, 201);
+      await request('PUT', `${site}/files/css/b.css`, css, owner, 200);
+      await request('PUT', `${site}/files/css/`, css, owner, 400);
+      await request('PUT', `${site}/files/a%5Cb.css`, css, owner, 400);
+      await request('PUT', `${site}/files/css/c.css`, css, other, 403);
+      await request('PUT', '/v2/sites/oa-absent.example/files/a.css', css, owner, 404);
+      await request('PUT', `${site}/files/css/c.css`, { body: deployForm({ 'c.css': 'c{}' }) }, owner, 415);
+    });
+
+    it('DELETE .../files/<file>: 200 with an empty body, 400, 403, 404', async () => {
+      await request('PUT', `${site}/files/gone.txt`, { body: 'x' }, owner, 201);
+      await request('DELETE', `${site}/files/gone.txt`, {}, other, 403);
+      await request('DELETE', `${site}/files/gone.txt`, {}, owner, 200);
+      await request('DELETE', `${site}/files/gone.txt`, {}, owner, 404);
+      await request('DELETE', `${site}/files/css/`, {}, owner, 400);
+    });
+
+    it('GET .../info: 200, 400, 403, 404', async () => {
+      await request('GET', `${site}/info`, {}, owner, 200);
+      await request('GET', `${site}/info`, {}, { scope: 'global_read' }, 200);
+      await request('GET', `${site}/info`, {}, other, 403);
+      await request('GET', '/v2/sites/oa-absent.example/info', {}, owner, 404);
+      await request('GET', '/v2/sites/a..b/info', {}, owner, 400);
+    });
+
+    it('PUT .../info: 200, 400, 403, 404, 413, 415', async () => {
+      await request('PUT', `${site}/info`, json({ metadata: { team: 'web' } }), owner, 200);
+      await request('PUT', `${site}/info`, json({}), owner, 200);
+      await request('PUT', `${site}/info`, json({ domain: 'other.example', metadata: {} }), owner, 400);
+      await request('PUT', `${site}/info`, json({ metadata: { team: 1 } }), owner, 400);
+      await request('PUT', `${site}/info`, json({ metadata: {} }), other, 403);
+      await request('PUT', '/v2/sites/oa-absent.example/info', json({ metadata: {} }), owner, 404);
+      const tooMany = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`key${i}`, 'v']));
+      await request('PUT', `${site}/info`, json({ metadata: tooMany }), owner, 413);
+      await request('PUT', `${site}/info`, json({ metadata: {} }, 'text/plain'), owner, 415);
+    });
+
+    it('PATCH .../info: 200, 400, 404, 415', async () => {
+      await request('PATCH', `${site}/info`, mergePatch({ metadata: { owner: 'ops' } }), owner, 200);
+      await request('PATCH', `${site}/info`, mergePatch({ metadata: { owner: null } }), owner, 200);
+      await request('PATCH', `${site}/info`, mergePatch({ metadata: null }), owner, 200);
+      await request('PATCH', `${site}/info`, mergePatch({ userId: 'github|me' }), owner, 400);
+      await request('PATCH', '/v2/sites/oa-absent.example/info', mergePatch({ metadata: {} }), owner, 404);
+      await request('PATCH', `${site}/info`, json({ metadata: {} }), owner, 415);
+    });
+  });
+
+  describe('GET /v2/events (DESIGN.md § Events)', () => {
+    const reader: TokenOptions = { scope: 'global_read' };
+
+    it('200: a text/event-stream whose events carry documented payloads, for every event type', async () => {
+      const abort = new AbortController();
+      const response = await authorized('/v2/events', { signal: abort.signal }, reader);
+      await expectConforms('GET', '/v2/events', response, 200);
+      const stream = new Subscriber(response);
+
+      const domain = 'oa-events.example';
+      expect((await deploy(domain, { 'index.html': 'x' }, undefined, owner)).status).toBe(200);
+      await request('PUT', `/v2/sites/${domain}/files/a.txt`, { body: 'a' }, owner, 201);
+      await request('DELETE', `/v2/sites/${domain}/files/a.txt`, {}, owner, 200);
+      await request('PUT', `/v2/sites/${domain}/configuration`, { body: '{}', headers: { 'content-type': 'application/json' } }, owner, 200);
+      await request('DELETE', `/v2/sites/${domain}`, {}, owner, 200);
+      await issueCertificate('oa-events-issued.example');
+      await failCertificate('oa-events-failed.example');
+
+      const domains = [domain, 'oa-events-issued.example', 'oa-events-failed.example'];
+      const types = ['site-deploy', 'files-update', 'configuration-update', 'site-delete', 'certificate-issue', 'certificate-fail'];
+      await stream.until(() => types.every((type) => stream.of(domains).some((event) => event.event === type)));
+      abort.abort();
+      await stream.close();
+
+      for (const event of stream.of(domains)) {
+        const data: unknown = JSON.parse(event.data);
+        expectValid(schemaPointer('Event'), data, `event ${event.id}`);
+        expect((data as { type: string }).type, 'event: names the type of data').toBe(event.event);
+        expectValid(schemaPointer('EventId'), Number(event.id), `event ${event.id}: id`);
+      }
+    });
+
+    it('101: a WebSocket whose messages are documented EventMessages', async () => {
+      const response = await authorized('/v2/events?since=0', { headers: { upgrade: 'websocket' } }, reader);
+      const socket = response.webSocket!;
+      await expectConforms('GET', '/v2/events', response, 101);
+      const message = new Promise<string>((resolve) => socket.addEventListener('message', (event) => resolve(event.data as string)));
+      socket.accept();
+      expectValid(schemaPointer('EventMessage'), JSON.parse(await message), 'the first message');
+      socket.close();
+    });
+
+    it('400 for a position that is no event id, 401, 403, 410 past the history', async () => {
+      await request('GET', '/v2/events?since=abc', {}, reader, 400);
+      await request('GET', '/v2/events', { headers: { 'last-event-id': 'x1' } }, reader, 400);
+      await expectConforms('GET', '/v2/events', await call('/v2/events'), 401);
+      await request('GET', '/v2/events', {}, owner, 403);
+      await request('GET', '/v2/events?since=999999999999', {}, reader, 410);
+    });
+  });
+
+  it('GET /v2/sites/<domain>/certificate (DESIGN.md § Certificates): 200, 400, 401, 403, 404', async () => {
+    const reader: TokenOptions = { scope: 'global_read' };
+    await issueCertificate('oa-certificate.example');
+    await request('GET', '/v2/sites/oa-certificate.example/certificate', {}, reader, 200);
+    // CERT_ISSUER is off here: the deployed site never gets a certificate.
+    await request('GET', '/v2/sites/oa-site.example/certificate', {}, reader, 404);
+    await request('GET', '/v2/sites/oa-absent.example/certificate', {}, reader, 404);
+    await request('GET', '/v2/sites/a..b/certificate', {}, reader, 400);
+    await request('GET', '/v2/sites/oa-site.example/certificate', {}, owner, 403);
+    await expectConforms('GET', '/v2/sites/oa-site.example/certificate', await call('/v2/sites/oa-site.example/certificate'), 401);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {
