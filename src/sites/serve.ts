@@ -28,25 +28,25 @@ const framingFields = new Set(['content-length', 'content-range']);
  * read lately (kept by content hash).
  */
 export async function serveSite(request: Request, env: Env, domain: string): Promise<Response> {
+  const url = new URL(request.url);
+  let path: RequestPath;
   try {
-    const url = new URL(request.url);
-    const path = parseRequestPath(url.pathname);
-    if (isReserved(path)) return fileNotFound();
-    const site = await liveSite(env, domain);
-    if (!site?.deployment || site.deployment.fileCount === 0) return noSiteHosted(domain);
-    const host = hostOptionsOf(domain, site.configuration, site.configurationModified);
-    let response: Response;
-    try {
-      response = await answer(request, url, path, env, host, await siteFilesOf(env.FILES, site.deployment));
-    } catch (error) {
-      if (!(error instanceof Problem)) throw error;
-      response = error.toResponse();
-    }
-    return withSiteHeaders(response, path, host);
+    path = parseRequestPath(url.pathname);
   } catch (error) {
-    if (error instanceof Problem) return error.toResponse();
-    throw error;
+    return problemResponse(error);
   }
+  if (isReserved(path)) return fileNotFound();
+  const site = await liveSite(env, domain);
+  if (!site?.deployment || site.deployment.fileCount === 0) return noSiteHosted(domain);
+  const host = hostOptionsOf(domain, site.configuration, site.configurationModified);
+  const files = await siteFilesOf(env.FILES, site.deployment);
+  const response = await answer(request, url, path, env, host, files).catch(problemResponse);
+  return withSiteHeaders(response, path, host);
+}
+
+function problemResponse(error: unknown): Response {
+  if (error instanceof Problem) return error.toResponse();
+  throw error;
 }
 
 function isReserved(path: RequestPath): boolean {

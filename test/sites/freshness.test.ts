@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { SiteCoordinator } from '../../src/deploy/site-coordinator';
 import worker from '../../src/index';
+import { authorized } from '../support/client';
 import { CallCounter, metered } from '../support/metered';
 import { deployed, site } from './support';
 
@@ -34,7 +35,6 @@ describe('deployments', () => {
   it('shows nothing once the site is unpublished', async () => {
     await deployed('fresh-gone.example', { 'index.html': 'here' });
     expect((await site('fresh-gone.example', '/')).status).toBe(200);
-    const { authorized } = await import('../support/client');
     expect((await authorized('/v2/sites/fresh-gone.example', { method: 'DELETE' })).status).toBe(200);
     expect(await (await site('fresh-gone.example', '/')).text()).toContain('No site is hosted');
   });

@@ -66,6 +66,12 @@ describe('HTTP on a hosted site', async () => {
     expect(await problemOf(response)).toMatchObject({ type: '/problems/method-not-allowed', status: 405 });
   });
 
+  it('answers OPTIONS with the methods a site allows', async () => {
+    const response = await site(domain, '/digits.txt', { method: 'OPTIONS' });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
   describe('conditional requests', () => {
     it.each([
       ['the same ETag', async () => `"${await sha256Base64url(text)}"`],
