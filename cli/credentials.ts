@@ -47,7 +47,7 @@ async function readStored(path: string): Promise<Partial<Credentials>> {
 }
 
 /** The credentials to use: `SITEHOST_ORIGIN` and `SITEHOST_TOKEN` win over the stored login. */
-export async function loadCredentials(env: NodeJS.ProcessEnv = process.env): Promise<Credentials> {
+async function loadCredentials(env: NodeJS.ProcessEnv = process.env): Promise<Credentials> {
   const stored = await readStored(configFilePath(env));
   const origin = env.SITEHOST_ORIGIN || stored.origin;
   const token = env.SITEHOST_TOKEN || stored.token;

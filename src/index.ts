@@ -16,7 +16,8 @@ function siteDomainOf(hostname: string): string {
 
 export default {
   fetch(request, env, ctx) {
-    const hostname = new URL(request.url).hostname.toLowerCase();
+    // A fully qualified name's trailing dot (`example.com.`) names the same host.
+    const hostname = new URL(request.url).hostname.toLowerCase().replace(/\.$/, '');
     if (apiHostnames(env.API_HOSTNAMES).includes(hostname)) return api.fetch(request, env, ctx);
     return answerAcmeChallenge(request, env, siteDomainOf(hostname)) ?? serveSite(request, env, siteDomainOf(hostname));
   },

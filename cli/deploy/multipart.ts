@@ -8,7 +8,7 @@ import type { LocalFile } from './collect.ts';
  * upload names the chosen folder). Every path goes under this folder, so the server drops
  * exactly it and the site's root is the deployed folder's content, whatever that holds.
  */
-export const uploadFolder = 'site';
+const uploadFolder = 'site';
 
 export interface DeployUpload {
   /** The host options as JSON text. */

@@ -87,13 +87,7 @@ export interface Site {
   modified: string;
 }
 
-export interface DeployResult {
-  type: 'site-deploy';
-  domain: string;
-  isNewDomain: boolean;
-  hasNewFiles: boolean;
-  hasNewConfiguration: boolean;
-}
+export type { DeployResult } from '../../src/deploy/deploy-result';
 
 export interface ConfigurationRecord {
   domain: string;

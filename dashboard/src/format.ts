@@ -14,7 +14,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /** The API's timestamps are UTC without a zone designator (`2026-01-02T03:04:05.678`). */
-export function parseApiTime(value: string): Date {
+function parseApiTime(value: string): Date {
   return new Date(/[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`);
 }
 

@@ -3,6 +3,7 @@ import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
 import { parseChain } from '../certificates/certificate-material';
 import { open } from '../certificates/keys-at-rest';
+import { siteNotFound } from '../deploy/ownership';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
@@ -21,7 +22,7 @@ resource(certificate, '/v2/sites/:domain/certificate', {
     requireScope('global_read'),
     async (c) => {
       const domain = domainParam(c);
-      if ((await getSiteOwner(c.env.DB, domain)) === null) throw new Problem('site-not-found', `No site is hosted at ${domain}.`);
+      if ((await getSiteOwner(c.env.DB, domain)) === null) throw siteNotFound(domain);
       const stored = await getCertificate(c.env.DB, domain);
       if (stored?.status !== 'issued' || stored.expires === null) {
         throw new Problem('not-found', `${domain} has no certificate yet (${stored?.status ?? 'pending'}).`);

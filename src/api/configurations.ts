@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
 import { siteCoordinator, unwrap } from '../deploy/site-coordinator';
+import { ifNoneMatchMatches, wholeSecond } from '../http/conditional';
 import { readJsonBody } from '../http/json-body';
 import { resource } from '../http/resource';
 import { httpDate, parseHttpDate, parseTimestamp, timestamp } from '../http/time';
@@ -11,8 +12,6 @@ import { readableSite } from './site-access';
 
 export const configurations = new Hono<AppEnv>();
 
-const second = (ms: number) => Math.floor(ms / 1000) * 1000;
-
 /**
  * Whether the client's copy is current. `If-None-Match` wins over `If-Modified-Since`
  * (RFC 9110 §13.2.2). An HTTP-date has whole seconds only: when the latest change shares
@@ -21,18 +20,16 @@ const second = (ms: number) => Math.floor(ms / 1000) * 1000;
  */
 function isUnchanged(request: Request, clock: ConfigurationsClock, etag: string): boolean {
   const ifNoneMatch = request.headers.get('if-none-match');
-  if (ifNoneMatch !== null) {
-    return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-  }
+  if (ifNoneMatch !== null) return ifNoneMatchMatches(ifNoneMatch, etag);
   const ifModifiedSince = request.headers.get('if-modified-since');
   if (ifModifiedSince === null) return false;
   const precise = parseTimestamp(ifModifiedSince);
   if (precise !== undefined) return clock.modified <= precise;
   const since = parseHttpDate(ifModifiedSince);
   if (since === undefined) return false;
-  const changed = second(clock.modified);
+  const changed = wholeSecond(clock.modified);
   if (changed !== since) return changed < since;
-  return second(clock.previous) !== changed;
+  return wholeSecond(clock.previous) !== changed;
 }
 
 resource(configurations, '/v2/configurations', {

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
-import { Problem } from '../http/problem';
+import { ownedByAnotherUser, siteNotFound } from '../deploy/ownership';
 import { siteCoordinator } from '../deploy/site-coordinator';
 import type { SiteRecord } from '../storage/sites';
 
@@ -10,10 +10,8 @@ import type { SiteRecord } from '../storage/sites';
  */
 export async function readableSite(c: Context<AppEnv>, domain: string): Promise<SiteRecord> {
   const site = await siteCoordinator(c.env, domain).current(domain);
-  if (!site) throw new Problem('site-not-found', `No site is hosted at ${domain}.`);
+  if (!site) throw siteNotFound(domain);
   const { userId, scopes } = c.get('principal');
-  if (!scopes.has('global_read') && site.userId !== userId) {
-    throw new Problem('forbidden', `The site ${domain} is owned by another user.`);
-  }
+  if (!scopes.has('global_read') && site.userId !== userId) throw ownedByAnotherUser(domain);
   return site;
 }

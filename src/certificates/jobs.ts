@@ -1,5 +1,6 @@
 import type { Env } from '../env';
 import { timestamp } from '../http/time';
+import { backoffSeconds } from '../queue-limits';
 import {
   claimCertificateJob,
   deleteCertificateStatements,
@@ -33,12 +34,10 @@ const day = 24 * 60 * 60 * 1000;
 export const renewalWindowMs = 30 * day;
 /** A consumer invocation may run 15 minutes; a job holds its domain that long past each start or retry. */
 const leaseMs = 15 * 60 * 1000;
-/** Cloudflare Queues' longest retry delay. */
-const maxDelaySeconds = 12 * 60 * 60;
 
 const ack: JobDisposition = { kind: 'ack' };
 
-export function parseCertificateJob(body: unknown): CertificateJob | undefined {
+function parseCertificateJob(body: unknown): CertificateJob | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const { domain, removeCustomHostname } = body as Record<string, unknown>;
   if (typeof domain !== 'string') return undefined;
@@ -48,7 +47,7 @@ export function parseCertificateJob(body: unknown): CertificateJob | undefined {
 
 /** Exponential backoff: base, 2×base, 4×base… capped at Queues' maximum delay. */
 export function retryDelaySeconds(env: Env, attempts: number): number {
-  return Math.min(Number(env.CERT_RETRY_BASE_SECONDS) * 2 ** (attempts - 1), maxDelaySeconds);
+  return backoffSeconds(Number(env.CERT_RETRY_BASE_SECONDS), attempts);
 }
 
 /**

@@ -1,12 +1,11 @@
 import type { Env } from '../env';
+import { maxBatchMessages } from '../queue-limits';
 import { listCertificatesDue } from '../storage/certificates';
 import { certificatesOff } from './issuers';
 import { type CertificateJob, renewalWindowMs } from './jobs';
 
 /** A failed certificate is tried again this long after its last attempt (DNS may point here by now). */
 const failedRetryMs = 24 * 60 * 60 * 1000;
-/** Queues accept at most 100 messages per sendBatch. */
-const batchSize = 100;
 
 /**
  * The Cron Trigger: queues a job for every site whose certificate expires within 30 days, whose
@@ -18,8 +17,8 @@ export async function queueCertificateRenewals(controller: ScheduledController, 
   if (certificatesOff(env)) return [];
   const now = controller.scheduledTime;
   const domains = await listCertificatesDue(env.DB, now + renewalWindowMs, now - failedRetryMs, now);
-  for (let start = 0; start < domains.length; start += batchSize) {
-    const jobs = domains.slice(start, start + batchSize).map((domain) => ({ body: { domain } satisfies CertificateJob, contentType: 'json' as const }));
+  for (let start = 0; start < domains.length; start += maxBatchMessages) {
+    const jobs = domains.slice(start, start + maxBatchMessages).map((domain) => ({ body: { domain } satisfies CertificateJob, contentType: 'json' as const }));
     await env.CERTIFICATES.sendBatch(jobs);
   }
   return domains;

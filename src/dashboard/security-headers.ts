@@ -5,7 +5,7 @@ import type { PageConfig } from './contract';
  * only (no inline code), plus the identity provider's origin for discovery and the token
  * request when OpenID Connect is configured. It can never be framed.
  */
-export function contentSecurityPolicy(config: PageConfig): string {
+function contentSecurityPolicy(config: PageConfig): string {
   const provider = config.openId ? ` ${new URL(config.openId.issuer).origin}` : '';
   return [
     "default-src 'self'",

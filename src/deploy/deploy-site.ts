@@ -4,18 +4,17 @@ import { type FileIndex, keys, writeFileIndex } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
+import type { DeployResult } from './deploy-result';
 import { deployLimits } from './limits';
+import { ownedByAnotherUser } from './ownership';
 import { isMultipartFormData, receiveDeploy } from './receive';
-import { type DeployCommit, type DeployResult, siteCoordinator, unwrap } from './site-coordinator';
-
-export function ownedByAnotherUser(domain: string): Problem {
-  return new Problem('forbidden', `The site ${domain} is owned by another user.`);
-}
+import { type DeployCommit, siteCoordinator, unwrap } from './site-coordinator';
 
 /**
  * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has
  * the domain's coordinator switch the site to it in one step. Until that switch nothing a
- * reader sees has changed; when anything fails before it, the new objects are deleted.
+ * reader sees has changed; when the upload fails or the coordinator refuses, the new objects
+ * are deleted.
  */
 export async function deploySite(env: Env, request: Request, domain: string, userId: string): Promise<DeployResult> {
   if (!isMultipartFormData(request)) {
@@ -32,7 +31,6 @@ export async function deploySite(env: Env, request: Request, domain: string, use
 
   const commit: DeployCommit = { domain, userId, configuration: received.configuration };
   const written: string[] = [];
-  let committed = false;
   try {
     if (received.files) {
       const indexKey = keys.index(domain, deploymentId);
@@ -48,10 +46,14 @@ export async function deploySite(env: Env, request: Request, domain: string, use
         totalBytes: received.files.totalBytes,
       };
     }
-    const result = unwrap(await siteCoordinator(env, domain).deploy(commit));
-    committed = true;
-    return result;
-  } finally {
-    if (!committed) await deleteObjects(env.FILES, written);
+  } catch (error) {
+    await deleteObjects(env.FILES, written);
+    throw error;
   }
+  // Only a refusal is known to leave the site as it was. When the call throws, the switch may
+  // have happened before the failure (a notification that could not be sent, say): the objects
+  // are kept, since they may be the live site's, and are deleted with the site at worst.
+  const outcome = await siteCoordinator(env, domain).deploy(commit);
+  if (!outcome.ok) await deleteObjects(env.FILES, written);
+  return unwrap(outcome);
 }

@@ -1,4 +1,5 @@
 import type { Env } from '../env';
+import { Problem } from '../http/problem';
 
 /** The deploy limits, from wrangler.toml's vars. */
 export interface DeployLimits {
@@ -7,10 +8,21 @@ export interface DeployLimits {
   maxFileBytes: number;
 }
 
+/** Each limit's var, which a 413 names. */
+const limitNames = { maxFiles: 'MAX_FILES', maxTotalBytes: 'MAX_TOTAL_BYTES', maxFileBytes: 'MAX_FILE_BYTES' } as const;
+
 export function deployLimits(env: Env): DeployLimits {
   return {
     maxFiles: Number(env.MAX_FILES),
     maxTotalBytes: Number(env.MAX_TOTAL_BYTES),
     maxFileBytes: Number(env.MAX_FILE_BYTES),
   };
+}
+
+/** The 413 for an exceeded limit: `what` happened, and which limit with which value forbids it. */
+export function limitExceeded(limits: DeployLimits, limit: keyof DeployLimits, what: string): Problem {
+  const value = limits[limit];
+  return new Problem('payload-too-large', `${what} (${limitNames[limit]} is ${value}).`, {
+    extensions: { limit: limitNames[limit], value },
+  });
 }

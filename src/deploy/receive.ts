@@ -10,10 +10,10 @@ import {
 import { base64url } from 'jose';
 import { type HostConfiguration, parseHostConfiguration } from '../configuration/parse';
 import { Problem } from '../http/problem';
-import type { FileEntry } from '../storage/file-index';
+import { type FileEntry, byPath } from '../storage/file-index';
 import type { PackWriter } from '../storage/pack-writer';
 import { contentTypeOf } from './content-type';
-import type { DeployLimits } from './limits';
+import { type DeployLimits, limitExceeded } from './limits';
 import { checkFilePath, commonFolderPrefixLength } from './paths';
 
 /** Larger configuration parts are refused: host options are a few kilobytes at most. */
@@ -36,14 +36,6 @@ export interface ReceivedDeploy {
 export function isMultipartFormData(request: Request): boolean {
   return /^multipart\/form-data\s*(;|$)/i.test(request.headers.get('content-type') ?? '');
 }
-
-function tooLarge(limit: keyof typeof limitNames, value: number, what: string): Problem {
-  return new Problem('payload-too-large', `${what} (${limitNames[limit]} is ${value}).`, {
-    extensions: { limit: limitNames[limit], value },
-  });
-}
-
-const limitNames = { maxFiles: 'MAX_FILES', maxTotalBytes: 'MAX_TOTAL_BYTES', maxFileBytes: 'MAX_FILE_BYTES' } as const;
 
 /**
  * Reads a deploy's multipart body as a stream, part by part: files go into `pack` as they
@@ -91,7 +83,7 @@ async function readParts(
       configuration = readConfiguration(part);
     } else if (part.name === 'directory') {
       if (entries.length === limits.maxFiles) {
-        throw tooLarge('maxFiles', limits.maxFiles, `A deploy may contain at most ${limits.maxFiles} files`);
+        throw limitExceeded(limits, 'maxFiles', `A deploy may contain at most ${limits.maxFiles} files`);
       }
       const path = checkFilePath(part.filename ?? '');
       if (seen.has(path)) throw new Problem('invalid-path', `The file ${JSON.stringify(path)} is sent twice.`);
@@ -99,7 +91,7 @@ async function readParts(
       const bytes = part.bytes;
       totalBytes += bytes.byteLength;
       if (totalBytes > limits.maxTotalBytes) {
-        throw tooLarge('maxTotalBytes', limits.maxTotalBytes, `The files add up to more than ${limits.maxTotalBytes} bytes`);
+        throw limitExceeded(limits, 'maxTotalBytes', `The files add up to more than ${limits.maxTotalBytes} bytes`);
       }
       const [hash, offset] = await Promise.all([sha256(bytes), pack.append(bytes)]);
       entries.push({
@@ -122,7 +114,7 @@ async function readParts(
 
   const strip = commonFolderPrefixLength(entries.map((entry) => entry.path));
   for (const entry of entries) entry.path = entry.path.slice(strip);
-  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  entries.sort(byPath);
   return { configuration, files: { entries, totalBytes, packWritten: false } };
 }
 
@@ -148,13 +140,13 @@ async function sha256(bytes: Uint8Array): Promise<string> {
 /** Maps the multipart parser's typed errors to problems; other errors pass through. */
 function translateParseError(error: unknown, limits: DeployLimits): unknown {
   if (error instanceof MaxFileSizeExceededError) {
-    return tooLarge('maxFileBytes', limits.maxFileBytes, `A file is larger than ${limits.maxFileBytes} bytes`);
+    return limitExceeded(limits, 'maxFileBytes', `A file is larger than ${limits.maxFileBytes} bytes`);
   }
   if (error instanceof MaxPartsExceededError) {
-    return tooLarge('maxFiles', limits.maxFiles, `A deploy may contain at most ${limits.maxFiles} files`);
+    return limitExceeded(limits, 'maxFiles', `A deploy may contain at most ${limits.maxFiles} files`);
   }
   if (error instanceof MaxTotalSizeExceededError) {
-    return tooLarge('maxTotalBytes', limits.maxTotalBytes, `The files add up to more than ${limits.maxTotalBytes} bytes`);
+    return limitExceeded(limits, 'maxTotalBytes', `The files add up to more than ${limits.maxTotalBytes} bytes`);
   }
   if (error instanceof MaxHeaderSizeExceededError) {
     return new Problem('invalid-request', 'A part of the multipart body has headers larger than 8 KiB.');

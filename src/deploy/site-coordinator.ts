@@ -22,17 +22,10 @@ import {
   tickConfigurationsClock,
   upsertSite,
 } from '../storage/sites';
-import { deployLimits } from './limits';
+import type { DeployResult } from './deploy-result';
+import { deployLimits, limitExceeded } from './limits';
 import { checkMetadata, type SiteMetadata } from './metadata';
-
-/** The deploy result: the response of `PUT /v2/sites/<domain>` and its notification. */
-export interface DeployResult {
-  type: 'site-deploy';
-  domain: string;
-  isNewDomain: boolean;
-  hasNewFiles: boolean;
-  hasNewConfiguration: boolean;
-}
+import { ownedByAnotherUser, siteNotFound } from './ownership';
 
 /** A deploy whose files (if any) are already stored, waiting to become the live site. */
 export interface DeployCommit {
@@ -109,8 +102,8 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** The site, when it exists and `userId` owns it. */
   async #owned(domain: string, userId: string): Promise<SiteRecord> {
     const site = await this.#load(domain);
-    if (!site) throw new Problem('site-not-found', `No site is hosted at ${domain}.`);
-    if (site.userId !== userId) throw new Problem('forbidden', `The site ${domain} is owned by another user.`);
+    if (!site) throw siteNotFound(domain);
+    if (site.userId !== userId) throw ownedByAnotherUser(domain);
     return site;
   }
 
@@ -135,9 +128,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
       const site = await this.#load(commit.domain);
-      if (site && site.userId !== commit.userId) {
-        throw new Problem('forbidden', `The site ${commit.domain} is owned by another user.`);
-      }
+      if (site && site.userId !== commit.userId) throw ownedByAnotherUser(commit.domain);
       const now = Date.now();
       await this.#save(
         {
@@ -217,14 +208,10 @@ export class SiteCoordinator extends DurableObject<Env> {
       const fileCount = index.files.length + (previous ? 0 : 1);
       const totalBytes = (site.deployment?.totalBytes ?? 0) - (previous?.size ?? 0) + upload.entry.size;
       if (fileCount > limits.maxFiles) {
-        throw new Problem('payload-too-large', `A site may contain at most ${limits.maxFiles} files (MAX_FILES is ${limits.maxFiles}).`, {
-          extensions: { limit: 'MAX_FILES', value: limits.maxFiles },
-        });
+        throw limitExceeded(limits, 'maxFiles', `A site may contain at most ${limits.maxFiles} files`);
       }
       if (totalBytes > limits.maxTotalBytes) {
-        throw new Problem('payload-too-large', `The site's files would add up to more than ${limits.maxTotalBytes} bytes (MAX_TOTAL_BYTES is ${limits.maxTotalBytes}).`, {
-          extensions: { limit: 'MAX_TOTAL_BYTES', value: limits.maxTotalBytes },
-        });
+        throw limitExceeded(limits, 'maxTotalBytes', `The site's files would add up to more than ${limits.maxTotalBytes} bytes`);
       }
       const now = Date.now();
       const next = withFile(index, upload.entry, upload.packKey, crypto.randomUUID(), now);

@@ -6,14 +6,9 @@ import { deleteObjects } from '../storage/objects';
 import { PackWriter } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
 import { contentTypeOf } from './content-type';
-import { deployLimits } from './limits';
+import { deployLimits, limitExceeded } from './limits';
+import { ownedByAnotherUser, siteNotFound } from './ownership';
 import { type FileUpload, siteCoordinator, unwrap } from './site-coordinator';
-
-function fileTooLarge(maxFileBytes: number): Problem {
-  return new Problem('payload-too-large', `A file may be at most ${maxFileBytes} bytes (MAX_FILE_BYTES is ${maxFileBytes}).`, {
-    extensions: { limit: 'MAX_FILE_BYTES', value: maxFileBytes },
-  });
-}
 
 /**
  * `PUT /v2/sites/<domain>/files/<path>`: streams the raw body into its own pack, hashing it on
@@ -32,11 +27,13 @@ export async function uploadFile(
   }
   // Checked again by the coordinator; refusing here spares the upload.
   const owner = await getSiteOwner(env.DB, domain);
-  if (owner === null) throw new Problem('site-not-found', `No site is hosted at ${domain}.`);
-  if (owner !== userId) throw new Problem('forbidden', `The site ${domain} is owned by another user.`);
+  if (owner === null) throw siteNotFound(domain);
+  if (owner !== userId) throw ownedByAnotherUser(domain);
 
-  const { maxFileBytes } = deployLimits(env);
-  if (Number(request.headers.get('content-length') ?? 0) > maxFileBytes) throw fileTooLarge(maxFileBytes);
+  const limits = deployLimits(env);
+  const { maxFileBytes } = limits;
+  const fileTooLarge = () => limitExceeded(limits, 'maxFileBytes', `A file may be at most ${maxFileBytes} bytes`);
+  if (Number(request.headers.get('content-length') ?? 0) > maxFileBytes) throw fileTooLarge();
 
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()));
   const digest = new crypto.DigestStream('SHA-256');
@@ -46,7 +43,7 @@ export async function uploadFile(
   try {
     for await (const chunk of request.body ?? []) {
       size += chunk.byteLength;
-      if (size > maxFileBytes) throw fileTooLarge(maxFileBytes);
+      if (size > maxFileBytes) throw fileTooLarge();
       await Promise.all([pack.append(chunk), hasher.write(chunk)]);
     }
     await hasher.close();
@@ -67,12 +64,8 @@ export async function uploadFile(
     },
     packKey: written ? pack.key : null,
   };
-  let committed = false;
-  try {
-    const result = unwrap(await siteCoordinator(env, domain).putFile(domain, userId, upload));
-    committed = true;
-    return result;
-  } finally {
-    if (!committed && written) await deleteObjects(env.FILES, [pack.key]);
-  }
+  // As in deploySite: only a refusal is known to leave the pack unused.
+  const outcome = await siteCoordinator(env, domain).putFile(domain, userId, upload);
+  if (!outcome.ok && written) await deleteObjects(env.FILES, [pack.key]);
+  return unwrap(outcome);
 }

@@ -6,7 +6,7 @@ import { eventLog, subscription } from './event-log';
  * The position a subscriber resumes after: `Last-Event-ID` (sent by an EventSource when it
  * reconnects) wins over `?since=` (kept in the URL it reconnects to). Undefined: live only.
  */
-export function resumePosition(request: Request): number | undefined {
+function resumePosition(request: Request): number | undefined {
   const header = request.headers.get('last-event-id')?.trim();
   const [value, source] = header ? [header, 'Last-Event-ID'] : [new URL(request.url).searchParams.get('since'), 'since'];
   if (value === null) return undefined;

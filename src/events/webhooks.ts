@@ -1,4 +1,5 @@
 import type { Env } from '../env';
+import { backoffSeconds, maxBatchMessages } from '../queue-limits';
 import type { LoggedEvent } from './event';
 import { signWebhook } from './webhook-signature';
 
@@ -10,22 +11,22 @@ export interface WebhookDelivery {
   data: string;
 }
 
-/** Queues accept at most 100 messages per sendBatch. */
-const sendBatchLimit = 100;
 const firstRetrySeconds = 5;
-/** The longest delay a queue accepts. */
-const maxDelaySeconds = 43_200;
 const deliveryTimeoutMs = 15_000;
 
 /** The receivers in `WEBHOOK_URLS` (comma-separated http(s) URLs); an empty var turns webhooks off. */
 export function webhookTargets(env: Env): string[] {
   const targets: string[] = [];
-  for (const entry of env.WEBHOOK_URLS.split(',')) {
+  for (const [position, entry] of env.WEBHOOK_URLS.split(',').entries()) {
     const candidate = entry.trim();
     if (!candidate) continue;
     const url = URL.canParse(candidate) ? new URL(candidate) : undefined;
-    if (url && (url.protocol === 'https:' || url.protocol === 'http:')) targets.push(url.href);
-    else console.error(JSON.stringify({ webhooks: 'ignored a WEBHOOK_URLS entry that is not an http(s) URL', entry: candidate }));
+    if (url && (url.protocol === 'https:' || url.protocol === 'http:')) {
+      targets.push(url.href);
+    } else {
+      // Its position, not its text: receivers such as chat webhooks carry their secret in the URL.
+      console.error(JSON.stringify({ webhooks: 'ignored a WEBHOOK_URLS entry that is not an http(s) URL', entry: position + 1 }));
+    }
   }
   return targets;
 }
@@ -41,14 +42,14 @@ export async function enqueueWebhooks(env: Env, events: readonly LoggedEvent[]):
   const deliveries = events.flatMap((event) =>
     targets.map((url): MessageSendRequest<WebhookDelivery> => ({ body: { url, id: event.id, data: event.data }, contentType: 'json' })),
   );
-  for (let start = 0; start < deliveries.length; start += sendBatchLimit) {
-    await env.WEBHOOKS.sendBatch(deliveries.slice(start, start + sendBatchLimit));
+  for (let start = 0; start < deliveries.length; start += maxBatchMessages) {
+    await env.WEBHOOKS.sendBatch(deliveries.slice(start, start + maxBatchMessages));
   }
 }
 
 /** Exponential backoff: 5 s after the first failure, doubling, capped at the queue's 12 h. */
 export function retryDelaySeconds(attempts: number): number {
-  return Math.min(firstRetrySeconds * 2 ** Math.max(0, attempts - 1), maxDelaySeconds);
+  return backoffSeconds(firstRetrySeconds, attempts);
 }
 
 /** POSTs the event, signed with a fresh timestamp (receivers refuse stale ones). Returns the answer's status. */
@@ -87,7 +88,8 @@ export async function deliverWebhooks(batch: MessageBatch<WebhookDelivery>, env:
         failure = error instanceof Error ? error.message : String(error);
       }
       const delaySeconds = retryDelaySeconds(message.attempts);
-      console.warn(JSON.stringify({ webhook: url, id, attempt: message.attempts, failure, retryInSeconds: delaySeconds }));
+      // The origin only: a receiver's path or query may hold its secret.
+      console.warn(JSON.stringify({ webhook: new URL(url).origin, id, attempt: message.attempts, failure, retryInSeconds: delaySeconds }));
       message.retry({ delaySeconds });
     }),
   );

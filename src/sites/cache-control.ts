@@ -14,7 +14,7 @@ const immutable = 'public, max-age=31536000, immutable';
  */
 const hashToken = [/^(?=.*\d)(?:[0-9a-f]{8,}|[0-9A-F]{8,}|[2-7A-Z]{8,})$/, /^(?=.*\d)(?=.*[a-z])(?=.*[A-Z])[0-9A-Za-z]{8}$/];
 
-export function isFingerprinted(path: string): boolean {
+function isFingerprinted(path: string): boolean {
   const name = path.slice(path.lastIndexOf('/') + 1);
   const tokens = name.split(/[.-]/);
   if (tokens.length < 2) return false;

@@ -1,3 +1,4 @@
+import { ifNoneMatchMatches, wholeSecond } from '../http/conditional';
 import { httpDate, parseHttpDate } from '../http/time';
 import type { FileEntry } from '../storage/file-index';
 import { cacheControlFor } from './cache-control';
@@ -50,16 +51,10 @@ export async function fileResponse(
 /** RFC 9110 §13.1.2 and §13.1.3: If-None-Match (weak comparison) wins over If-Modified-Since. */
 function isNotModified(headers: Headers, etag: string, modified: number): boolean {
   const ifNoneMatch = headers.get('if-none-match');
-  if (ifNoneMatch !== null) {
-    return ifNoneMatch.split(',').some((tag) => {
-      const trimmed = tag.trim();
-      return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
-    });
-  }
+  if (ifNoneMatch !== null) return ifNoneMatchMatches(ifNoneMatch, etag);
   const ifModifiedSince = headers.get('if-modified-since');
   const since = ifModifiedSince === null ? undefined : parseHttpDate(ifModifiedSince);
-  // HTTP dates have whole seconds.
-  return since !== undefined && Math.floor(modified / 1000) * 1000 <= since;
+  return since !== undefined && wholeSecond(modified) <= since;
 }
 
 /**

@@ -53,7 +53,7 @@ export interface HostOptions {
 
 const defaultExtensions = ['', 'html'];
 
-export function compileHostOptions(configuration: HostConfiguration): HostOptions {
+function compileHostOptions(configuration: HostConfiguration): HostOptions {
   const host = configuration as HostFields;
   const fallback = typeof host.fallback === 'string' ? { 200: host.fallback } : (host.fallback ?? {});
   const fallbacks: FallbackFile[] = Object.entries(fallback)

@@ -1,3 +1,4 @@
+import { siteCoordinator } from '../deploy/site-coordinator';
 import { parseDomain } from '../domain-name';
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
@@ -11,9 +12,6 @@ import { type RequestPath, parseRequestPath } from './request-path';
 import { resolve } from './resolve';
 import { type SiteFiles, siteFilesOf } from './site-files';
 import { manifestFilesOf, manifestOf } from './site-manifest';
-
-/** Reserved on every site for HTTP-01 certificate validation, answered before sites are served. */
-export const acmeChallengePrefix = '/.well-known/acme-challenge/';
 
 const allow = 'GET, HEAD, OPTIONS';
 /** Set by the server alone: a site's `headers` cannot break the framing of its responses. */
@@ -49,6 +47,7 @@ function problemResponse(error: unknown): Response {
   throw error;
 }
 
+/** Reserved on every site for HTTP-01 certificate validation (src/certificates/challenge.ts answers it first). */
 function isReserved(path: RequestPath): boolean {
   return path.segments[0] === '.well-known' && path.segments[1] === 'acme-challenge';
 }
@@ -60,7 +59,7 @@ async function liveSite(env: Env, domain: string): Promise<SiteRecord | null> {
   } catch {
     return null;
   }
-  return env.SITES.get(env.SITES.idFromName(domain)).current(domain);
+  return siteCoordinator(env, domain).current(domain);
 }
 
 async function answer(request: Request, url: URL, path: RequestPath, env: Env, host: HostOptions, files: SiteFiles): Promise<Response> {

@@ -34,6 +34,11 @@ export const keys = {
   index: (domain: string, deploymentId: string) => `sites/${domain}/deployments/${deploymentId}.json`,
 };
 
+/** The order of `FileIndex.files`: by path, code unit by code unit (not locale-aware). */
+export function byPath(a: FileEntry, b: FileEntry): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
 export async function writeFileIndex(bucket: R2Bucket, key: string, index: FileIndex): Promise<void> {
   await bucket.put(key, JSON.stringify(index), {
     httpMetadata: { contentType: 'application/json' },
@@ -52,7 +57,7 @@ export function withFile(index: FileIndex, entry: Omit<FileEntry, 'pack'>, packK
   const added: FileEntry = { ...entry, pack: packKey === null ? -1 : packs.length - 1 };
   const files = index.files.filter((file) => file.path !== entry.path);
   files.push(added);
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  files.sort(byPath);
   return compactPacks({ version: 1, deploymentId, created: now, packs, files });
 }
 

@@ -1,9 +1,11 @@
-import { runDurableObjectAlarm } from 'cloudflare:test';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import type { SiteCoordinator } from '../../src/deploy/site-coordinator';
 import { readFileIndex } from '../../src/storage/file-index';
 import { getSite } from '../../src/storage/sites';
 import { call, deploy, token } from '../support/client';
+import { liveFiles } from '../support/live-files';
 
 async function livePaths(domain: string): Promise<string[]> {
   const site = await getSite(env.DB, domain);
@@ -91,6 +93,22 @@ describe('atomic deploys', () => {
     expect(await liveKeys(domain)).toEqual(before);
     expect(await storedKeys(domain)).toEqual(before);
     expect(await livePaths(domain)).toEqual(['index.html']);
+  });
+
+  it('keeps the objects of a deploy that was switched live before a later step failed', async () => {
+    const domain = 'late-failure.example';
+    await deploy(domain, { 'index.html': 'one' });
+    // The switch is stored, then the notification cannot be sent: the call fails after the commit.
+    await runInDurableObject(env.SITES.get(env.SITES.idFromName(domain)), (instance: SiteCoordinator) => {
+      const failingQueue = { send: () => Promise.reject(new Error('the queue is down')) };
+      (instance as unknown as { env: typeof env }).env = { ...env, NOTIFICATIONS: failingQueue as unknown as Queue<unknown> };
+    });
+    const response = await deploy(domain, { 'index.html': 'two' });
+    expect(response.status).toBe(500);
+    // The second deploy is live, and every object it needs is still there.
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'two' });
+    const stored = await storedKeys(domain);
+    for (const key of await liveKeys(domain)) expect(stored).toContain(key);
   });
 
   it('deletes the replaced deployment once its grace period is over', async () => {

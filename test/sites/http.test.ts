@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { problemOf } from '../support/client';
+import { call, problemOf } from '../support/client';
 import { deployed, sha256Base64url, site } from './support';
 
 const domain = 'http-rules.example';
@@ -32,6 +32,12 @@ describe('HTTP on a hosted site', async () => {
     const lastModified = response.headers.get('last-modified')!;
     expect(lastModified).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
     expect(Date.now() - Date.parse(lastModified)).toBeLessThan(60_000);
+  });
+
+  it('serves a fully qualified Host with its trailing dot as the same site', async () => {
+    const response = await call(`http://${domain}.localhost./digits.txt`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(text);
   });
 
   it.each([

@@ -1,7 +1,8 @@
 import { SignJWT } from 'jose';
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 
-export const testSecret = 'test-secret-for-signing-tokens-only';
+/** The AUTH_SECRET vitest.config.ts binds for the Worker under test. */
+const testSecret = env.AUTH_SECRET!;
 
 export interface TokenOptions {
   user?: string;
