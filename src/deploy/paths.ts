@@ -35,3 +35,15 @@ export function commonFolderPrefixLength(paths: readonly string[]): number {
   const prefix = first!.slice(0, slash + 1);
   return paths.every((path) => path.startsWith(prefix)) ? prefix.length : 0;
 }
+
+/** The folders of `path`, shortest first: `a/b/c.html` → `a`, `a/b`. */
+export function foldersOf(path: string): string[] {
+  const folders: string[] = [];
+  for (let slash = path.indexOf('/'); slash >= 0; slash = path.indexOf('/', slash + 1)) folders.push(path.slice(0, slash));
+  return folders;
+}
+
+/** 400 for a path that would be a file and a folder at once (`a` beside `a/b.html`). */
+export function fileAndFolder(path: string): Problem {
+  return new Problem('invalid-path', `${JSON.stringify(path)} cannot be both a file and a folder.`);
+}

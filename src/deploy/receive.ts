@@ -14,7 +14,7 @@ import { type FileEntry, byPath } from '../storage/file-index';
 import type { PackWriter } from '../storage/pack-writer';
 import { contentTypeOf } from './content-type';
 import { type DeployLimits, limitExceeded } from './limits';
-import { checkFilePath, commonFolderPrefixLength } from './paths';
+import { checkFilePath, commonFolderPrefixLength, fileAndFolder, foldersOf } from './paths';
 
 /** Larger configuration parts are refused: host options are a few kilobytes at most. */
 const maxConfigurationBytes = 1024 * 1024;
@@ -114,6 +114,9 @@ async function readParts(
 
   const strip = commonFolderPrefixLength(entries.map((entry) => entry.path));
   for (const entry of entries) entry.path = entry.path.slice(strip);
+  const paths = new Set(entries.map((entry) => entry.path));
+  const clash = [...paths].flatMap(foldersOf).find((folder) => paths.has(folder));
+  if (clash !== undefined) throw fileAndFolder(clash);
   entries.sort(byPath);
   return { configuration, files: { entries, totalBytes, packWritten: false } };
 }

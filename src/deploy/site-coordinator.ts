@@ -26,6 +26,7 @@ import type { DeployResult } from './deploy-result';
 import { deployLimits, limitExceeded } from './limits';
 import { checkMetadata, type SiteMetadata } from './metadata';
 import { ownedByAnotherUser, siteNotFound } from './ownership';
+import { fileAndFolder, foldersOf } from './paths';
 
 /** A deploy whose files (if any) are already stored, waiting to become the live site. */
 export interface DeployCommit {
@@ -52,7 +53,26 @@ export function unwrap<T>(outcome: Outcome<T>): T {
   throw Problem.from(outcome.problem);
 }
 
-const garbagePrefix = 'garbage/';
+/** The events a change announces on the notifications queue (DESIGN: "Events"). */
+type SiteEvent =
+  | DeployResult
+  | { type: 'site-delete' | 'configuration-update'; domain: string }
+  | { type: 'files-update'; domain: string; path: string; change: 'added' | 'replaced' | 'deleted' };
+
+/**
+ * Work that follows a committed change: stored in the object's storage right after the D1
+ * commit, run at once in order, and retried by the alarm until done, so a failed queue send
+ * or R2 delete neither fails a change that happened nor gets lost.
+ */
+type FollowUp =
+  | { kind: 'notify'; event: SiteEvent }
+  | { kind: 'issue-certificate'; domain: string }
+  | { kind: 'forget-certificate'; domain: string }
+  | { kind: 'delete-objects'; objects: string[] }
+  | { kind: 'delete-site-objects'; domain: string };
+
+const followUpPrefix = 'follow-up/';
+const followUpRetryMs = 10_000;
 
 /** The coordinator's RPC methods. Workers' stub typing cannot map `unknown`-valued records, so the stub is typed by the class. */
 export type SiteCoordinatorStub = Pick<
@@ -116,19 +136,79 @@ export class SiteCoordinator extends DurableObject<Env> {
     this.#site = next;
   }
 
-  async #notify<Event extends { type: string; domain: string }>(event: Event): Promise<void> {
-    await this.env.NOTIFICATIONS.send(event, { contentType: 'json' });
+  #seq = Date.now() * 1000;
+
+  /** Stores follow-ups (`dueMs` later for deletions readers may still need), then runs those due. */
+  async #followUp(now: FollowUp[], later: FollowUp[] = []): Promise<void> {
+    const key = (due: number) => `${followUpPrefix}${String(due).padStart(15, '0')}/${String(this.#seq++).padStart(20, '0')}`;
+    const entries: Record<string, FollowUp> = {};
+    const time = Date.now();
+    for (const work of now) entries[key(time)] = work;
+    const due = time + Number(this.env.RETIRED_DEPLOYMENT_GRACE_SECONDS) * 1000;
+    for (const work of later) entries[key(due)] = work;
+    await this.ctx.storage.put(entries);
+    await this.#runFollowUps();
   }
 
-  /** The live site, from memory in the steady state: what serving a request needs to know. */
-  current(domain: string): Promise<SiteRecord | null> {
-    return this.#exclusive(() => this.#load(domain));
+  /** Runs due follow-ups in order, stopping at the first failure; the alarm takes over from there. */
+  async #runFollowUps(): Promise<void> {
+    const pending = await this.ctx.storage.list<FollowUp>({ prefix: followUpPrefix });
+    let next: number | undefined;
+    for (const [key, work] of pending) {
+      const due = Number(key.slice(followUpPrefix.length).split('/')[0]);
+      if (due > Date.now()) {
+        next = due;
+        break;
+      }
+      try {
+        await this.#perform(work);
+      } catch (error) {
+        console.error(`Follow-up ${work.kind} failed; retrying in ${followUpRetryMs / 1000} s`, error);
+        next = Date.now() + followUpRetryMs;
+        break;
+      }
+      await this.ctx.storage.delete(key);
+    }
+    if (next === undefined) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(next);
+  }
+
+  async #perform(work: FollowUp): Promise<unknown> {
+    switch (work.kind) {
+      case 'notify':
+        return this.env.NOTIFICATIONS.send(work.event, { contentType: 'json' });
+      case 'issue-certificate':
+        return this.env.CERTIFICATES.send({ domain: work.domain }, { contentType: 'json' });
+      case 'forget-certificate':
+        return forgetCertificate(this.env, work.domain);
+      case 'delete-objects':
+        return deleteObjects(this.env.FILES, work.objects);
+      case 'delete-site-objects':
+        return deleteSiteObjects(this.env.FILES, work.domain);
+    }
+  }
+
+  /** Deleting the replaced deployment's objects, sparing packs the new one still uses. */
+  #retirement(old: Deployment, packsInUse: readonly string[]): FollowUp {
+    return { kind: 'delete-objects', objects: [old.indexKey, ...old.packs.filter((pack) => !packsInUse.includes(pack))] };
+  }
+
+  /**
+   * The live site, from memory in the steady state: what serving a request needs to know.
+   * Not queued behind changes: `#site` only ever holds a committed record.
+   */
+  async current(domain: string): Promise<SiteRecord | null> {
+    return this.#site !== undefined ? this.#site : this.#exclusive(() => this.#load(domain));
   }
 
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
       const site = await this.#load(commit.domain);
       if (site && site.userId !== commit.userId) throw ownedByAnotherUser(commit.domain);
+      // An unpublish while this deploy uploaded deleted everything under the site, its new files too.
+      if (commit.files && !(await this.env.FILES.head(commit.files.indexKey))) {
+        throw new Problem('conflict', `The site ${commit.domain} was unpublished while this deploy uploaded; deploy again.`);
+      }
       const now = Date.now();
       await this.#save(
         {
@@ -151,9 +231,10 @@ export class SiteCoordinator extends DurableObject<Env> {
         hasNewFiles: commit.files !== undefined,
         hasNewConfiguration: commit.configuration !== undefined,
       };
-      await this.#notify(result);
-      if (!site) await this.env.CERTIFICATES.send({ domain: commit.domain }, { contentType: 'json' });
-      if (commit.files && site?.deployment) await this.#retire(site.deployment, commit.files.packs);
+      await this.#followUp(
+        [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
+        commit.files && site?.deployment ? [this.#retirement(site.deployment, commit.files.packs)] : [],
+      );
       return result;
     });
   }
@@ -164,11 +245,13 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { DB } = this.env;
       await DB.batch([deleteSite(DB, domain), tickConfigurationsClock(DB, Date.now())]);
       this.#site = null;
-      await deleteSiteObjects(this.env.FILES, domain);
-      await forgetCertificate(this.env, domain);
-      await this.ctx.storage.deleteAlarm();
-      await this.ctx.storage.delete([...(await this.ctx.storage.list({ prefix: garbagePrefix })).keys()]);
-      await this.#notify({ type: 'site-delete', domain });
+      // Every object goes, so pending deletions of single objects are moot.
+      await this.ctx.storage.delete([...(await this.ctx.storage.list({ prefix: followUpPrefix })).keys()]);
+      await this.#followUp([
+        { kind: 'delete-site-objects', domain },
+        { kind: 'forget-certificate', domain },
+        { kind: 'notify', event: { type: 'site-delete', domain } },
+      ]);
       return null;
     });
   }
@@ -183,7 +266,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const now = Date.now();
       const next = { ...site, configuration, configurationModified: now, modified: now };
       await this.#save(next, true);
-      await this.#notify({ type: 'configuration-update', domain });
+      await this.#followUp([{ kind: 'notify', event: { type: 'configuration-update', domain } }]);
       return next;
     });
   }
@@ -203,7 +286,11 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => {
       const site = await this.#owned(domain, userId);
       const index = await this.#index(site);
-      const previous = index.files.find((file) => file.path === upload.entry.path);
+      const { path } = upload.entry;
+      const previous = index.files.find((file) => file.path === path);
+      const paths = new Set(index.files.map((file) => file.path));
+      const clash = foldersOf(path).find((folder) => paths.has(folder)) ?? (index.files.some((file) => file.path.startsWith(`${path}/`)) ? path : undefined);
+      if (clash !== undefined) throw fileAndFolder(clash);
       const limits = deployLimits(this.env);
       const fileCount = index.files.length + (previous ? 0 : 1);
       const totalBytes = (site.deployment?.totalBytes ?? 0) - (previous?.size ?? 0) + upload.entry.size;
@@ -215,8 +302,12 @@ export class SiteCoordinator extends DurableObject<Env> {
       }
       const now = Date.now();
       const next = withFile(index, upload.entry, upload.packKey, crypto.randomUUID(), now);
-      await this.#switchFiles(site, next, now);
-      await this.#notify({ type: 'files-update', domain, path: upload.entry.path, change: previous ? 'replaced' : 'added' });
+      await this.#switchFiles(site, next, now, {
+        type: 'files-update',
+        domain,
+        path: upload.entry.path,
+        change: previous ? 'replaced' : 'added',
+      });
       return { created: !previous, entry: next.files.find((file) => file.path === upload.entry.path)! };
     });
   }
@@ -229,8 +320,12 @@ export class SiteCoordinator extends DurableObject<Env> {
         throw new Problem('not-found', `There is no file ${JSON.stringify(path)} on ${domain}.`);
       }
       const now = Date.now();
-      await this.#switchFiles(site, withoutFile(index, path, crypto.randomUUID(), now), now);
-      await this.#notify({ type: 'files-update', domain, path, change: 'deleted' });
+      await this.#switchFiles(site, withoutFile(index, path, crypto.randomUUID(), now), now, {
+        type: 'files-update',
+        domain,
+        path,
+        change: 'deleted',
+      });
       return null;
     });
   }
@@ -240,8 +335,8 @@ export class SiteCoordinator extends DurableObject<Env> {
     return readFileIndex(this.env.FILES, site.deployment.indexKey);
   }
 
-  /** Stores `index` as the site's new deployment and retires the one it replaces. */
-  async #switchFiles(site: SiteRecord, index: FileIndex, now: number): Promise<void> {
+  /** Stores `index` as the site's new deployment, announces `event` and retires the deployment it replaces. */
+  async #switchFiles(site: SiteRecord, index: FileIndex, now: number, event: SiteEvent): Promise<void> {
     const indexKey = keys.index(site.domain, index.deploymentId);
     await writeFileIndex(this.env.FILES, indexKey, index);
     const deployment: Deployment = {
@@ -258,33 +353,13 @@ export class SiteCoordinator extends DurableObject<Env> {
       await deleteObjects(this.env.FILES, [indexKey]);
       throw error;
     }
-    if (site.deployment) await this.#retire(site.deployment, index.packs);
-  }
-
-  /** Schedules the replaced deployment's objects for deletion, sparing packs the new one still uses. */
-  async #retire(old: Deployment, packsInUse: readonly string[]): Promise<void> {
-    const objects = [old.indexKey, ...old.packs.filter((pack) => !packsInUse.includes(pack))];
-    // Reads that began before the switch may still need these objects: delete them later.
-    const due = Date.now() + Number(this.env.RETIRED_DEPLOYMENT_GRACE_SECONDS) * 1000;
-    await this.ctx.storage.put(`${garbagePrefix}${due}/${old.id}`, objects);
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(due);
+    await this.#followUp(
+      [{ kind: 'notify', event }],
+      site.deployment ? [this.#retirement(site.deployment, index.packs)] : [],
+    );
   }
 
   override async alarm(): Promise<void> {
-    await this.#exclusive(async () => {
-      const batches = await this.ctx.storage.list<string[]>({ prefix: garbagePrefix });
-      const now = Date.now();
-      let next: number | undefined;
-      for (const [key, objects] of batches) {
-        const due = Number(key.slice(garbagePrefix.length).split('/')[0]);
-        if (due > now) {
-          next = Math.min(next ?? due, due);
-          continue;
-        }
-        await deleteObjects(this.env.FILES, objects);
-        await this.ctx.storage.delete(key);
-      }
-      if (next !== undefined) await this.ctx.storage.setAlarm(next);
-    });
+    await this.#exclusive(() => this.#runFollowUps());
   }
 }

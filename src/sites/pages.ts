@@ -25,3 +25,9 @@ export function noSiteHosted(domain: string): Response {
 export function fileNotFound(): Response {
   return page(404, 'Not found', 'There is no page at this address.', revalidate);
 }
+
+/** An unexpected failure while serving a site: a page of ours (the error is logged), never the runtime's. */
+export function serverError(error: unknown): Response {
+  console.error('Serving a site failed', error);
+  return page(500, 'Server error', 'This page could not be served just now. Please try again.', 'no-store');
+}

@@ -7,7 +7,7 @@ import type { SiteRecord } from '../storage/sites';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
 import { type HostOptions, hostOptionsOf } from './host-options';
-import { fileNotFound, noSiteHosted } from './pages';
+import { fileNotFound, noSiteHosted, serverError } from './pages';
 import { type RequestPath, parseRequestPath } from './request-path';
 import { resolve } from './resolve';
 import { type SiteFiles, siteFilesOf } from './site-files';
@@ -25,7 +25,11 @@ const framingFields = new Set(['content-length', 'content-range']);
  * configuration time. Serving a file is then one ranged R2 read, or none for a small file
  * read lately (kept by content hash).
  */
-export async function serveSite(request: Request, env: Env, domain: string): Promise<Response> {
+export function serveSite(request: Request, env: Env, domain: string): Promise<Response> {
+  return answerSite(request, env, domain).catch(serverError);
+}
+
+async function answerSite(request: Request, env: Env, domain: string): Promise<Response> {
   const url = new URL(request.url);
   let path: RequestPath;
   try {

@@ -139,6 +139,16 @@ describe('files endpoints', () => {
     expect(stored).toEqual([deployment!.indexKey, ...deployment!.packs].sort());
   });
 
+  it('refuses a file where a folder is, or under a file', async () => {
+    await deploy('files-clash.example', { 'docs/index.html': 'docs', 'about': 'about' });
+    const overFolder = await authorized('/v2/sites/files-clash.example/files/docs', { method: 'PUT', body: 'x' });
+    expect(overFolder.status).toBe(400);
+    const underFile = await authorized('/v2/sites/files-clash.example/files/about/team.html', { method: 'PUT', body: 'x' });
+    expect(underFile.status).toBe(400);
+    expect(await problemOf(underFile)).toMatchObject({ type: '/problems/invalid-path' });
+    expect(await liveFiles('files-clash.example')).toEqual({ 'docs/index.html': 'docs', about: 'about' });
+  });
+
   it('a file PUT racing a full deploy ends as one of the two orders, never a mix', async () => {
     const domain = 'files-race.example';
     await deploy(domain, { 'index.html': 'v0' });

@@ -126,6 +126,30 @@ describe('PUT /v2/sites/<domain>', () => {
     expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-path' });
   });
 
+  it('refuses a path that would be a file and a folder at once', async () => {
+    const response = await deploy('clash.example', { 'dist/docs': 'a file', 'dist/docs/index.html': 'a page' });
+    expect(response.status).toBe(400);
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-path', detail: expect.stringContaining('"docs"') });
+  });
+
+  it('answers 409 when the site was unpublished while the deploy uploaded', async () => {
+    const domain = 'unpublished-midway.example';
+    await deploy(domain, { 'index.html': 'v1' });
+    const { siteCoordinator } = await import('../../src/deploy/site-coordinator');
+    const { keys } = await import('../../src/storage/file-index');
+    // What a deploy has uploaded when the unpublish deletes every object of the site:
+    const indexKey = keys.index(domain, 'in-flight');
+    await env.FILES.put(indexKey, '{}');
+    await authorized(`/v2/sites/${domain}`, { method: 'DELETE' });
+    const outcome = await siteCoordinator(env, domain).deploy({
+      domain,
+      userId: 'github|1',
+      files: { id: 'in-flight', indexKey, packs: [], fileCount: 0, totalBytes: 0 },
+    });
+    expect(outcome).toMatchObject({ ok: false, problem: { kind: 'conflict' } });
+    expect(await getSite(env.DB, domain)).toBeNull();
+  });
+
   it('does not strip a folder that only some files share', async () => {
     await deploy('nostrip.example', { 'dist/a.html': 'a', 'b.html': 'b' });
     expect(Object.keys(await liveFiles('nostrip.example')).sort()).toEqual(['b.html', 'dist/a.html']);

@@ -95,20 +95,27 @@ describe('atomic deploys', () => {
     expect(await livePaths(domain)).toEqual(['index.html']);
   });
 
-  it('keeps the objects of a deploy that was switched live before a later step failed', async () => {
+  it('a deploy whose notification cannot be sent yet succeeds, and the notification follows later', async () => {
     const domain = 'late-failure.example';
     await deploy(domain, { 'index.html': 'one' });
-    // The switch is stored, then the notification cannot be sent: the call fails after the commit.
-    await runInDurableObject(env.SITES.get(env.SITES.idFromName(domain)), (instance: SiteCoordinator) => {
-      const failingQueue = { send: () => Promise.reject(new Error('the queue is down')) };
-      (instance as unknown as { env: typeof env }).env = { ...env, NOTIFICATIONS: failingQueue as unknown as Queue<unknown> };
-    });
+    const stub = env.SITES.get(env.SITES.idFromName(domain));
+    const useQueue = (send: (event: unknown) => Promise<void>) =>
+      runInDurableObject(stub, (instance: SiteCoordinator) => {
+        (instance as unknown as { env: typeof env }).env = { ...env, NOTIFICATIONS: { send } as unknown as Queue<unknown> };
+      });
+    // The switch is stored, then the notification cannot be sent.
+    await useQueue(() => Promise.reject(new Error('the queue is down')));
     const response = await deploy(domain, { 'index.html': 'two' });
-    expect(response.status).toBe(500);
-    // The second deploy is live, and every object it needs is still there.
+    expect(response.status).toBe(200);
     expect(await liveFiles(domain)).toEqual({ 'index.html': 'two' });
     const stored = await storedKeys(domain);
     for (const key of await liveKeys(domain)) expect(stored).toContain(key);
+
+    // The queue is back: the alarm retries the notification.
+    const sent: unknown[] = [];
+    await useQueue(async (event) => void sent.push(event));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(sent).toEqual([{ type: 'site-deploy', domain, isNewDomain: false, hasNewFiles: true, hasNewConfiguration: false }]);
   });
 
   it('deletes the replaced deployment once its grace period is over', async () => {

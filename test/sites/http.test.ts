@@ -1,4 +1,6 @@
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { getSite } from '../../src/storage/sites';
 import { call, problemOf } from '../support/client';
 import { deployed, sha256Base64url, site } from './support';
 
@@ -70,6 +72,16 @@ describe('HTTP on a hosted site', async () => {
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     expect(await problemOf(response)).toMatchObject({ type: '/problems/method-not-allowed', status: 405 });
+  });
+
+  it("answers a page of its own, not the runtime's, when stored bytes are missing", async () => {
+    await deployed('lost-pack.example', { 'index.html': '<h1>lost</h1>' });
+    const record = await getSite(env.DB, 'lost-pack.example');
+    await env.FILES.delete(record!.deployment!.packs);
+    const response = await site('lost-pack.example', '/index.html');
+    expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await response.text()).toContain('could not be served');
   });
 
   it('answers OPTIONS with the methods a site allows', async () => {
