@@ -7,6 +7,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import type { Env } from '../env';
+import { Problem } from '../http/problem';
 
 /** Who is calling and what they may do. */
 export interface Principal {
@@ -23,10 +24,24 @@ export class InvalidToken extends Error {
 const providerAlgorithms = ['RS256', 'ES256', 'EdDSA'];
 const jwksByUrl = new Map<string, JWTVerifyGetKey>();
 
+/** The provider's key set could not be fetched: the service's trouble, not the token's. */
+class KeysUnavailable extends Error {
+  override name = 'KeysUnavailable';
+}
+
 function providerKeys(url: string): JWTVerifyGetKey {
   let keys = jwksByUrl.get(url);
   if (!keys) {
-    keys = createRemoteJWKSet(new URL(url));
+    const remote = createRemoteJWKSet(new URL(url));
+    keys = async (header, token) => {
+      try {
+        return await remote(header, token);
+      } catch (error) {
+        // jose's own errors are about the token (unknown kid, bad key); anything else is the fetch.
+        if (error instanceof errors.JOSEError && !(error instanceof errors.JWKSTimeout)) throw error;
+        throw new KeysUnavailable(String(error));
+      }
+    };
     jwksByUrl.set(url, keys);
   }
   return keys;
@@ -63,6 +78,11 @@ export async function verifyToken(token: string, env: Env): Promise<Principal> {
     }
   } catch (error) {
     if (error instanceof InvalidToken) throw error;
+    if (error instanceof KeysUnavailable) {
+      throw new Problem('unavailable', "The identity provider's signing keys cannot be fetched right now.", {
+        headers: { 'retry-after': '30' },
+      });
+    }
     if (error instanceof errors.JWTExpired) throw new InvalidToken('The token has expired.');
     if (error instanceof errors.JWTClaimValidationFailed) {
       throw new InvalidToken(`The token's "${error.claim}" claim is not accepted.`);

@@ -74,7 +74,8 @@ export async function runCertificateJob(
   const { domain } = job;
   const now = Date.now();
   if (certificatesOff(env)) {
-    await recordCertificatesOff(DB, domain, now);
+    // A job that outlived its site's unpublish records nothing.
+    if ((await getSiteOwner(DB, domain)) !== null) await recordCertificatesOff(DB, domain, now);
     return ack;
   }
   const stored = await getCertificate(DB, domain);

@@ -1,3 +1,4 @@
+import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { getSite } from '../../src/storage/sites';
@@ -180,6 +181,26 @@ describe('authentication', () => {
     const unsigned = `${encode({ alg: 'none', typ: 'JWT' })}.${encode({ sub: 'github|1', scope: 'deploy', iss: 'sitehost', aud: 'sitehost', exp: 9999999999 })}.`;
     const response = await call('/v2/sites', { headers: { authorization: `Bearer ${unsigned}` } });
     expect(response.status).toBe(401);
+  });
+
+  it("answers 503, not 401, when the identity provider's keys cannot be fetched", async () => {
+    const { generateKeyPair, SignJWT } = await import('jose');
+    const { default: worker } = await import('../../src/index');
+    const { privateKey } = await generateKeyPair('ES256');
+    const providerToken = await new SignJWT({ scope: 'deploy' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'key-1' })
+      .setSubject('auth0|1')
+      .setIssuer('https://idp.example/')
+      .setAudience('sitehost')
+      .setExpirationTime('1h')
+      .sign(privateKey);
+    // Nothing listens on port 9 of loopback: the key set cannot be fetched.
+    const providerEnv = { ...env, AUTH_JWKS_URL: 'http://127.0.0.1:9/.well-known/jwks.json', AUTH_ISSUER: 'https://idp.example/' };
+    const request = new Request('http://localhost/v2/sites', { headers: { authorization: `Bearer ${providerToken}` } });
+    const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, providerEnv, createExecutionContext());
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('30');
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/unavailable' });
   });
 
   it('answers 403 insufficient_scope when the scope is missing', async () => {

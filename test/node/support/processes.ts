@@ -30,7 +30,10 @@ export function startProcess(name: string, command: string, args: readonly strin
     async stop() {
       if (child.pid === undefined || exitStatus() !== null) return;
       process.kill(-child.pid, 'SIGTERM');
+      // A process stuck on shutdown must not hang the test run: kill it after 10 s.
+      const killer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 10_000);
       await exited;
+      clearTimeout(killer);
     },
   };
 }
