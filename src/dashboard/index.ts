@@ -3,6 +3,7 @@ import type { AppEnv } from '../app-env';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { pageConfig } from './page-config';
+import { providerOrigins } from './provider-origins';
 import { withSecurityHeaders } from './security-headers';
 
 /**
@@ -21,7 +22,8 @@ async function fromAssets(c: Context<AppEnv>): Promise<Response> {
     const hint = path === '/' ? ' The dashboard is not built: `node dashboard/build.mjs` builds it (wrangler dev and deploy run it).' : '';
     throw new Problem('not-found', `There is nothing at ${path}.${hint}`);
   }
-  return withSecurityHeaders(response, pageConfig(c.env));
+  const { openId } = pageConfig(c.env);
+  return withSecurityHeaders(response, openId ? await providerOrigins(openId.issuer) : []);
 }
 
 resource(dashboard, '/', { GET: [fromAssets] });

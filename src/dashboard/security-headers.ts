@@ -1,12 +1,10 @@
-import type { PageConfig } from './contract';
-
 /**
  * The dashboard's Content-Security-Policy: scripts, styles and connections from this origin
- * only (no inline code), plus the identity provider's origin for discovery and the token
- * request when OpenID Connect is configured. It can never be framed.
+ * only (no inline code), plus the identity provider's origins (discovery, token request) when
+ * OpenID Connect is configured. It can never be framed.
  */
-function contentSecurityPolicy(config: PageConfig): string {
-  const provider = config.openId ? ` ${new URL(config.openId.issuer).origin}` : '';
+function contentSecurityPolicy(providerOrigins: readonly string[]): string {
+  const provider = providerOrigins.map((origin) => ` ${origin}`).join('');
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -21,9 +19,9 @@ function contentSecurityPolicy(config: PageConfig): string {
 }
 
 /** Copies `response` (asset responses are immutable) with the dashboard's security headers. */
-export function withSecurityHeaders(response: Response, config: PageConfig): Response {
+export function withSecurityHeaders(response: Response, providerOrigins: readonly string[]): Response {
   const secured = new Response(response.body, response);
-  secured.headers.set('content-security-policy', contentSecurityPolicy(config));
+  secured.headers.set('content-security-policy', contentSecurityPolicy(providerOrigins));
   secured.headers.set('x-content-type-options', 'nosniff');
   secured.headers.set('x-frame-options', 'DENY');
   secured.headers.set('referrer-policy', 'no-referrer');

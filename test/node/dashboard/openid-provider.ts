@@ -97,7 +97,8 @@ export async function startOpenIdProvider(options: { clientId: string; audience:
       return json(response, 200, {
         issuer,
         authorization_endpoint: `${issuer}authorize`,
-        token_endpoint: `${issuer}token`,
+        // On another origin than the issuer, as Google's is: the page's CSP must allow it too.
+        token_endpoint: `${issuer.replace('127.0.0.1', 'localhost')}token`,
         jwks_uri: `${issuer}jwks`,
         response_types_supported: ['code'],
         grant_types_supported: ['authorization_code'],

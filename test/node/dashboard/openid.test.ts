@@ -34,7 +34,8 @@ it('publishes the public client and lets the page reach the provider, and nothin
   const config = await (await fetch(`${service.origin}/dashboard/config.json`)).json();
   expect(config.openId).toEqual({ issuer: provider.issuer, clientId, audience: 'sitehost', scope: 'openid deploy global_read' });
   const policy = (await fetch(`${service.origin}/`)).headers.get('content-security-policy');
-  expect(policy).toContain(`connect-src 'self' ${new URL(provider.issuer).origin}`);
+  const issuerOrigin = new URL(provider.issuer).origin;
+  expect(policy).toContain(`connect-src 'self' ${issuerOrigin} ${issuerOrigin.replace('127.0.0.1', 'localhost')};`);
 });
 
 it('signs in with the authorization code flow and PKCE, then calls the API with the access token', async () => {
