@@ -140,10 +140,11 @@ try {
   if (/error|uncaught/i.test(logged)) console.warn(`the service logged errors:\n${logged}`);
 
   // --- the transfer floor ---
+  // Its local workerd gets the V8 flags scripts/start.mjs gives the service's, so both are measured alike.
   server = await startDev((port) => [
     wrangler, 'dev', '-c', 'bench/deploy/floor/wrangler.toml', '--port', String(port), '--ip', '127.0.0.1',
     '--persist-to', join(workDir, 'floor-state'), '--show-interactive-dev-session=false',
-  ]);
+  ], { MINIFLARE_WORKERD_V8_FLAGS: process.env.MINIFLARE_WORKERD_V8_FLAGS ?? '--initial-old-space-size=4' });
   const floor = server;
   const floorSend = (form) => upload(`${floor.url}/`, form);
   await floorSend(warmUp);

@@ -1,12 +1,3 @@
-import {
-  MaxFileSizeExceededError,
-  MaxHeaderSizeExceededError,
-  MaxPartsExceededError,
-  MaxTotalSizeExceededError,
-  MultipartParseError,
-  type MultipartPart,
-  parseMultipartRequest,
-} from '@remix-run/multipart-parser';
 import { base64url } from 'jose';
 import { type HostConfiguration, parseHostConfiguration } from '../configuration/parse';
 import { Problem } from '../http/problem';
@@ -14,6 +5,7 @@ import { type FileEntry, byPath } from '../storage/file-index';
 import type { PackWriter } from '../storage/pack-writer';
 import { contentTypeOf } from './content-type';
 import { type DeployLimits, limitExceeded } from './limits';
+import { type PartHeader, type PartReceiver, readMultipartFormData } from './multipart-reader';
 import { checkFilePath, commonFolderPrefixLength, fileAndFolder, foldersOf } from './paths';
 
 /** Larger configuration parts are refused: host options are a few kilobytes at most. */
@@ -38,8 +30,8 @@ export function isMultipartFormData(request: Request): boolean {
 }
 
 /**
- * Reads a deploy's multipart body as a stream, part by part: files go into `pack` as they
- * arrive and limits are checked as each part completes, so memory holds one file at most.
+ * Reads a deploy's multipart body as a stream, part by part: each file's bytes go into `pack` and
+ * its hash as they arrive, and limits are checked as they stream, so memory holds no file whole.
  * On any failure the pack is aborted before the error is rethrown.
  */
 export async function receiveDeploy(
@@ -54,7 +46,7 @@ export async function receiveDeploy(
     return received;
   } catch (error) {
     await pack.abort();
-    throw translateParseError(error, limits);
+    throw error;
   }
 }
 
@@ -70,46 +62,49 @@ async function readParts(
   let configuration: HostConfiguration | undefined;
   let configurationSeen = false;
 
-  const parts = parseMultipartRequest(request, {
-    maxFileSize: limits.maxFileBytes,
-    // Backstops only: the exact limits are checked below with clearer answers.
-    maxParts: limits.maxFiles + 2,
-    maxTotalSize: limits.maxTotalBytes + maxConfigurationBytes + 1,
-  });
-  for await (const part of parts) {
+  const receiveFile = (part: PartHeader): PartReceiver => {
+    if (entries.length === limits.maxFiles) {
+      throw limitExceeded(limits, 'maxFiles', `A deploy may contain at most ${limits.maxFiles} files`);
+    }
+    const path = checkFilePath(part.filename ?? '');
+    if (seen.has(path)) throw new Problem('invalid-path', `The file ${JSON.stringify(path)} is sent twice.`);
+    seen.add(path);
+    const offset = pack.size;
+    let size = 0;
+    const digest = new crypto.DigestStream('SHA-256');
+    const hasher = digest.getWriter();
+    return {
+      async write(bytes) {
+        size += bytes.byteLength;
+        if (size > limits.maxFileBytes) {
+          throw limitExceeded(limits, 'maxFileBytes', `A file is larger than ${limits.maxFileBytes} bytes`);
+        }
+        totalBytes += bytes.byteLength;
+        if (totalBytes > limits.maxTotalBytes) {
+          throw limitExceeded(limits, 'maxTotalBytes', `The files add up to more than ${limits.maxTotalBytes} bytes`);
+        }
+        await Promise.all([hasher.write(bytes), pack.append(bytes)]);
+      },
+      async end() {
+        await hasher.close();
+        const hash = base64url.encode(new Uint8Array(await digest.digest));
+        entries.push({ path, pack: 0, offset, size, hash, contentType: contentTypeOf(path, part.mediaType), modified: now });
+      },
+    };
+  };
+
+  await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, (part) => {
+    if (part.name === 'directory') return receiveFile(part);
     if (part.name === 'configuration') {
       if (configurationSeen) throw new Problem('invalid-request', 'The "configuration" field may be sent only once.');
       configurationSeen = true;
-      configuration = readConfiguration(part);
-    } else if (part.name === 'directory') {
-      if (entries.length === limits.maxFiles) {
-        throw limitExceeded(limits, 'maxFiles', `A deploy may contain at most ${limits.maxFiles} files`);
-      }
-      const path = checkFilePath(part.filename ?? '');
-      if (seen.has(path)) throw new Problem('invalid-path', `The file ${JSON.stringify(path)} is sent twice.`);
-      seen.add(path);
-      const bytes = part.bytes;
-      totalBytes += bytes.byteLength;
-      if (totalBytes > limits.maxTotalBytes) {
-        throw limitExceeded(limits, 'maxTotalBytes', `The files add up to more than ${limits.maxTotalBytes} bytes`);
-      }
-      const [hash, offset] = await Promise.all([sha256(bytes), pack.append(bytes)]);
-      entries.push({
-        path,
-        pack: 0,
-        offset,
-        size: bytes.byteLength,
-        hash,
-        contentType: contentTypeOf(path, part.headers['content-type'] && part.mediaType),
-        modified: now,
-      });
-    } else {
-      throw new Problem(
-        'invalid-request',
-        `Unknown field ${JSON.stringify(part.name ?? '')}: a deploy takes "configuration" and "directory" fields only.`,
-      );
+      return configurationReceiver((received) => (configuration = received));
     }
-  }
+    throw new Problem(
+      'invalid-request',
+      `Unknown field ${JSON.stringify(part.name ?? '')}: a deploy takes "configuration" and "directory" fields only.`,
+    );
+  });
   if (entries.length === 0) return { configuration };
 
   const strip = commonFolderPrefixLength(entries.map((entry) => entry.path));
@@ -121,41 +116,30 @@ async function readParts(
   return { configuration, files: { entries, totalBytes, packWritten: false } };
 }
 
-function readConfiguration(part: MultipartPart): HostConfiguration {
-  if (part.size > maxConfigurationBytes) {
-    throw new Problem('payload-too-large', `The configuration is larger than ${maxConfigurationBytes} bytes.`, {
-      extensions: { limit: 'configuration', value: maxConfigurationBytes },
-    });
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(part.bytes);
-  } catch {
-    throw new Problem('invalid-configuration', 'The configuration is not UTF-8 text.');
-  }
-  return parseHostConfiguration(text);
-}
-
-async function sha256(bytes: Uint8Array): Promise<string> {
-  return base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
-}
-
-/** Maps the multipart parser's typed errors to problems; other errors pass through. */
-function translateParseError(error: unknown, limits: DeployLimits): unknown {
-  if (error instanceof MaxFileSizeExceededError) {
-    return limitExceeded(limits, 'maxFileBytes', `A file is larger than ${limits.maxFileBytes} bytes`);
-  }
-  if (error instanceof MaxPartsExceededError) {
-    return limitExceeded(limits, 'maxFiles', `A deploy may contain at most ${limits.maxFiles} files`);
-  }
-  if (error instanceof MaxTotalSizeExceededError) {
-    return limitExceeded(limits, 'maxTotalBytes', `The files add up to more than ${limits.maxTotalBytes} bytes`);
-  }
-  if (error instanceof MaxHeaderSizeExceededError) {
-    return new Problem('invalid-request', 'A part of the multipart body has headers larger than 8 KiB.');
-  }
-  if (error instanceof MultipartParseError) {
-    return new Problem('invalid-request', `The multipart body is malformed: ${error.message}.`);
-  }
-  return error;
+/** Decodes the configuration part as it streams and hands the parsed configuration to `done`. */
+function configurationReceiver(done: (configuration: HostConfiguration) => void): PartReceiver {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  let size = 0;
+  let text = '';
+  const decode = (bytes?: Uint8Array): string => {
+    try {
+      return bytes ? decoder.decode(bytes, { stream: true }) : decoder.decode();
+    } catch {
+      throw new Problem('invalid-configuration', 'The configuration is not UTF-8 text.');
+    }
+  };
+  return {
+    async write(bytes) {
+      size += bytes.byteLength;
+      if (size > maxConfigurationBytes) {
+        throw new Problem('payload-too-large', `The configuration is larger than ${maxConfigurationBytes} bytes.`, {
+          extensions: { limit: 'configuration', value: maxConfigurationBytes },
+        });
+      }
+      text += decode(bytes);
+    },
+    async end() {
+      done(parseHostConfiguration(text + decode()));
+    },
+  };
 }

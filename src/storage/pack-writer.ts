@@ -2,19 +2,30 @@
  * Writes many files into one R2 object (a "pack"), so a deploy of 20,000 small files costs a
  * handful of R2 calls instead of 20,000; files are later read back with ranged GETs.
  *
- * Bytes are cut into equal parts of `partSize` (R2 multipart uploads need every part but
- * the last to be the same size, and at least 5 MiB); two upload at a time while the next
- * part fills, so memory stays at about four parts whatever the pack's size. A pack smaller than one
- * part is written with a single PUT.
+ * Appended bytes are copied into equal part buffers of `partSize` (R2 multipart uploads need
+ * every part but the last to be the same size, and at least 5 MiB); two parts upload at a time
+ * while the next one fills. The buffers are reused once their upload has ended, so a writer holds
+ * three at most and allocates nothing per append whatever the pack's size (fresh buffers would
+ * wait for V8's garbage collector, and workerd's memory would grow with the deploy). Callers may
+ * reuse the bytes they appended once `append` resolves. A pack smaller than one part is written
+ * with a single PUT.
  */
 const partsInFlight = 2;
 
+interface PartInFlight {
+  uploaded: Promise<R2UploadedPart>;
+  buffer: Uint8Array;
+}
+
 export class PackWriter {
-  #chunks: Uint8Array[] = [];
-  #buffered = 0;
+  #filling: Uint8Array | undefined;
+  #filled = 0;
+  /** A part buffer whose upload has ended, to fill next. */
+  #spare: Uint8Array | undefined;
   #written = 0;
   #upload: R2MultipartUpload | undefined;
   #parts: Promise<R2UploadedPart>[] = [];
+  #inFlight: PartInFlight[] = [];
 
   constructor(
     private readonly bucket: R2Bucket,
@@ -24,75 +35,70 @@ export class PackWriter {
 
   /** Bytes appended so far: the offset the next append lands at. */
   get size(): number {
-    return this.#written + this.#buffered;
+    return this.#written + this.#filled;
   }
 
-  /** Appends bytes and returns their offset in the pack. */
+  /** Copies `bytes` into the pack and returns their offset in it. */
   async append(bytes: Uint8Array): Promise<number> {
     const offset = this.size;
-    if (bytes.byteLength === 0) return offset;
-    this.#chunks.push(bytes);
-    this.#buffered += bytes.byteLength;
-    while (this.#buffered >= this.partSize) await this.#flushPart();
+    for (let from = 0; from < bytes.byteLength; ) {
+      const buffer = (this.#filling ??= this.#takeSpare());
+      const length = Math.min(bytes.byteLength - from, this.partSize - this.#filled);
+      buffer.set(bytes.subarray(from, from + length), this.#filled);
+      this.#filled += length;
+      from += length;
+      if (this.#filled === this.partSize) await this.#flushPart();
+    }
     return offset;
   }
 
   /** Stores the pack. Returns false when nothing was appended (no object is written). */
   async finish(): Promise<boolean> {
     if (!this.#upload) {
-      if (this.#buffered === 0) return false;
-      await this.bucket.put(this.key, this.#take(this.#buffered));
+      if (this.#filled === 0) return false;
+      await this.bucket.put(this.key, this.#filling!.subarray(0, this.#filled));
       return true;
     }
-    if (this.#buffered > 0) this.#startPart(this.#take(this.#buffered));
-    const parts = await Promise.all(this.#parts);
-    await this.#upload.complete(parts);
+    if (this.#filled > 0) this.#startPart();
+    await this.#upload.complete(await Promise.all(this.#parts));
     return true;
   }
 
   /** Discards whatever was written: the aborted upload leaves no object behind. */
   async abort(): Promise<void> {
-    this.#chunks = [];
+    this.#filling = this.#spare = undefined;
     await Promise.allSettled(this.#parts);
     if (this.#upload) await this.#upload.abort();
     else await this.bucket.delete(this.key);
   }
 
   async #flushPart(): Promise<void> {
-    const part = this.#take(this.partSize);
-    // Up to `partsInFlight` parts upload while the next one fills; wait for the oldest before starting another.
-    await this.#parts[this.#parts.length - partsInFlight];
+    // Up to `partsInFlight` parts upload while the next one fills; once the oldest has ended
+    // (a failed part surfaces here), its buffer is free for the part after this one.
+    if (this.#inFlight.length === partsInFlight) {
+      const oldest = this.#inFlight.shift()!;
+      await oldest.uploaded;
+      this.#spare = oldest.buffer;
+    }
     this.#upload ??= await this.bucket.createMultipartUpload(this.key);
-    this.#startPart(part);
+    this.#startPart();
   }
 
-  #startPart(bytes: Uint8Array): void {
-    const upload = this.#upload!;
-    const uploaded = upload.uploadPart(this.#parts.length + 1, bytes);
+  #startPart(): void {
+    const buffer = this.#filling!;
+    const uploaded = this.#upload!.uploadPart(this.#parts.length + 1, buffer.subarray(0, this.#filled));
     this.#parts.push(uploaded);
-    // A failed part surfaces at the next append or at finish; marked handled until then.
+    this.#inFlight.push({ uploaded, buffer });
+    this.#written += this.#filled;
+    this.#filled = 0;
+    this.#filling = undefined;
+    // A failed part surfaces when its buffer is next needed or at finish; marked handled until then.
     uploaded.catch(() => {});
   }
 
-  /** Removes the first `length` buffered bytes as one contiguous array. */
-  #take(length: number): Uint8Array {
-    const out = new Uint8Array(length);
-    let filled = 0;
-    while (filled < length) {
-      const chunk = this.#chunks[0]!;
-      const wanted = length - filled;
-      if (chunk.byteLength <= wanted) {
-        out.set(chunk, filled);
-        filled += chunk.byteLength;
-        this.#chunks.shift();
-      } else {
-        out.set(chunk.subarray(0, wanted), filled);
-        this.#chunks[0] = chunk.subarray(wanted);
-        filled += wanted;
-      }
-    }
-    this.#buffered -= length;
-    this.#written += length;
-    return out;
+  #takeSpare(): Uint8Array {
+    const buffer = this.#spare ?? new Uint8Array(this.partSize);
+    this.#spare = undefined;
+    return buffer;
   }
 }

@@ -39,6 +39,21 @@ describe('PackWriter', () => {
     }
   });
 
+  it('copies what it is given, so callers may reuse their buffer, over more parts than it keeps buffers', async () => {
+    const pack = new PackWriter(env.FILES, 'test/reused-buffer-pack', 5 * 1024 * 1024);
+    const chunkSize = 1024 * 1024 + 3;
+    const scratch = new Uint8Array(chunkSize);
+    const chunks = 22;
+    for (let i = 0; i < chunks; i++) {
+      scratch.set(bytes(chunkSize, i));
+      expect(await pack.append(scratch)).toBe(i * chunkSize);
+    }
+    expect(await pack.finish()).toBe(true);
+    for (let i = 0; i < chunks; i++) {
+      expect(await readRange('test/reused-buffer-pack', i * chunkSize, chunkSize)).toEqual(bytes(chunkSize, i));
+    }
+  });
+
   it('leaves no object behind when aborted, before or after parts were uploaded', async () => {
     const small = new PackWriter(env.FILES, 'test/aborted-small');
     await small.append(bytes(10, 7));

@@ -1,0 +1,194 @@
+import { env } from 'cloudflare:workers';
+import { base64url } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { type PartHeader, readMultipartFormData } from '../../src/deploy/multipart-reader';
+import { receiveDeploy } from '../../src/deploy/receive';
+import { Problem } from '../../src/http/problem';
+import { readFileIndex } from '../../src/storage/file-index';
+import { PackWriter } from '../../src/storage/pack-writer';
+import { getSite } from '../../src/storage/sites';
+import { authorized, deploy, problemOf } from '../support/client';
+
+const encoder = new TextEncoder();
+
+function concat(...pieces: (string | Uint8Array)[]): Uint8Array {
+  const bytes = pieces.map((piece) => (typeof piece === 'string' ? encoder.encode(piece) : piece));
+  const out = new Uint8Array(bytes.reduce((sum, piece) => sum + piece.byteLength, 0));
+  let at = 0;
+  for (const piece of bytes) {
+    out.set(piece, at);
+    at += piece.byteLength;
+  }
+  return out;
+}
+
+/** Deterministic bytes that differ at every offset of a long run, so a misplaced byte shows. */
+function noise(length: number, seed: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let state = seed;
+  for (let i = 0; i < length; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    out[i] = state >>> 24;
+  }
+  return out;
+}
+
+/** A byte stream (as a request body is) that hands `body` out in chunks of the given sizes, cycling. */
+function chunked(body: Uint8Array, sizes: number[]): ReadableStream<Uint8Array> {
+  let at = 0;
+  let turn = 0;
+  return new ReadableStream({
+    type: 'bytes',
+    pull(controller) {
+      if (at >= body.byteLength) return controller.close();
+      const size = sizes[turn++ % sizes.length]!;
+      controller.enqueue(body.slice(at, at + size));
+      at += size;
+    },
+  });
+}
+
+interface ReadPart {
+  header: PartHeader;
+  body: string;
+}
+
+async function readParts(contentType: string, stream: ReadableStream<Uint8Array>): Promise<ReadPart[]> {
+  const parts: ReadPart[] = [];
+  await readMultipartFormData(contentType, stream, (header) => {
+    const pieces: Uint8Array[] = [];
+    return {
+      async write(bytes) {
+        pieces.push(bytes.slice());
+      },
+      async end() {
+        parts.push({ header, body: new TextDecoder().decode(concat(...pieces)) });
+      },
+    };
+  });
+  return parts;
+}
+
+const boundary = 'XyZ-boundary';
+const contentType = `multipart/form-data; boundary=${boundary}`;
+/** Content full of near-misses: line breaks, a header-like block, and the boundary without its line break or cut short. */
+const trickyContent = `a\r\n\r\nb\r\n--XyZ-bound\r\n--XyZ-boundarx--XyZ-boundary\r\r\n-\r\n--\r\n`;
+const twoParts =
+  `--${boundary}\r\ncontent-disposition: form-data; name="configuration"\r\n\r\n{"root":"/"}\r\n` +
+  `--${boundary}\r\ncontent-disposition: form-data; name="directory"; filename="site/a.txt"\r\n` +
+  'content-type: text/x-odd; charset=latin1\r\n\r\n' +
+  `${trickyContent}\r\n--${boundary}--\r\n`;
+const twoPartsRead: ReadPart[] = [
+  { header: { name: 'configuration', filename: undefined, mediaType: undefined }, body: '{"root":"/"}' },
+  { header: { name: 'directory', filename: 'site/a.txt', mediaType: 'text/x-odd' }, body: trickyContent },
+];
+
+async function refusal(promise: Promise<unknown>): Promise<Problem> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(Problem);
+  return error as Problem;
+}
+
+describe('multipart reader: framing', () => {
+  it('reads the same parts whatever the reads cut, boundaries and header ends included', async () => {
+    const body = encoder.encode(twoParts);
+    for (const sizes of [[1], [2], [3], [5, 1], [7, 13, 1], [64], [body.byteLength]]) {
+      expect(await readParts(contentType, chunked(body, sizes))).toEqual(twoPartsRead);
+    }
+    for (let cut = 1; cut < body.byteLength; cut++) {
+      expect(await readParts(contentType, chunked(body, [cut, body.byteLength]))).toEqual(twoPartsRead);
+    }
+  });
+
+  it('takes a quoted boundary, ignores a preamble and an epilogue, and reads empty parts', async () => {
+    const quoted = 'with space; and=signs';
+    const file = (name: string) => `--${quoted}\r\ncontent-disposition: form-data; name="directory"; filename="${name}"\r\n\r\n`;
+    const body = `This is the preamble.\r\n${file('empty.txt')}\r\n${file('b.txt')}b\r\n--${quoted}--\r\nThis is the epilogue.`;
+    const parts = await readParts(`multipart/form-data; boundary="${quoted}"`, chunked(encoder.encode(body), [3]));
+    expect(parts.map(({ header, body }) => [header.filename, body])).toEqual([
+      ['empty.txt', ''],
+      ['b.txt', 'b'],
+    ]);
+  });
+
+  it('prefers an RFC 5987 filename* to filename', async () => {
+    const disposition = `form-data; name="directory"; filename="caf.html"; filename*=UTF-8''d%C3%A9j%C3%A0/caf%C3%A9.html`;
+    const body = `--${boundary}\r\ncontent-disposition: ${disposition}\r\n\r\nx\r\n--${boundary}--`;
+    const [part] = await readParts(contentType, chunked(encoder.encode(body), [10]));
+    expect(part!.header.filename).toBe('déjà/café.html');
+  });
+
+  it('accepts part headers of 8 KiB and refuses larger ones', async () => {
+    const headers = (size: number) => {
+      const start = 'content-disposition: form-data; name="directory"; filename="a.txt"\r\nx-padding: ';
+      return start + 'p'.repeat(size - start.length);
+    };
+    const body = (size: number) => encoder.encode(`--${boundary}\r\n${headers(size)}\r\n\r\nok\r\n--${boundary}--`);
+    expect(await readParts(contentType, chunked(body(8192), [1000]))).toMatchObject([{ body: 'ok' }]);
+    const tooLarge = await refusal(readParts(contentType, chunked(body(8193), [1000])));
+    expect([tooLarge.kind, tooLarge.detail]).toEqual([
+      'invalid-request',
+      'The multipart body is malformed: a part has headers larger than 8 KiB.',
+    ]);
+  });
+
+  it('refuses malformed bodies with 400 invalid-request', async () => {
+    const part = `--${boundary}\r\ncontent-disposition: form-data; name="directory"; filename="a.txt"\r\n\r\nA`;
+    const cases: [string, string, string][] = [
+      ['no boundary', 'multipart/form-data', `${part}\r\n--${boundary}--`],
+      ['no opening boundary', contentType, 'just some bytes'],
+      ['no closing boundary', contentType, part],
+      ['a stream cut inside the headers', contentType, `--${boundary}\r\ncontent-disposition: form-da`],
+      ['a boundary followed by other bytes', contentType, `${part}\r\n--${boundary}xx`],
+    ];
+    for (const [what, type, body] of cases) {
+      const init = { method: 'PUT', headers: { 'content-type': type }, body };
+      const response = await authorized('/v2/sites/malformed.example', init);
+      expect([what, response.status]).toEqual([what, 400]);
+      expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-request' });
+    }
+    expect(await getSite(env.DB, 'malformed.example')).toBeNull();
+  });
+});
+
+describe('deploys through the multipart reader', () => {
+  it('stores files larger than the read buffer and than a pack part byte for byte, hashes included', async () => {
+    const domain = 'large-files.example';
+    const files = { 'a.bin': noise(3 * 1024 * 1024, 1), 'b.bin': noise(13 * 1024 * 1024 + 7, 2), 'c.bin': noise(70_000, 3) };
+    expect((await deploy(domain, files)).status).toBe(200);
+    const site = await getSite(env.DB, domain);
+    const index = await readFileIndex(env.FILES, site!.deployment!.indexKey);
+    expect(index.files.map((file) => file.path)).toEqual(Object.keys(files));
+    for (const entry of index.files) {
+      const expected = files[entry.path as keyof typeof files];
+      const range = { offset: entry.offset, length: entry.size };
+      const object = await env.FILES.get(index.packs[entry.pack]!, { range });
+      expect(new Uint8Array(await object!.arrayBuffer())).toEqual(expected);
+      const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', expected));
+      expect(entry.hash).toBe(base64url.encode(hash));
+    }
+  });
+
+  it('enforces each limit while the body streams, with 413 naming it, and leaves no pack behind', async () => {
+    const limits = { maxFiles: 2, maxTotalBytes: 1000, maxFileBytes: 600 };
+    const receive = (key: string, files: Record<string, Uint8Array>) => {
+      const form = new FormData();
+      for (const [path, content] of Object.entries(files)) form.append('directory', new File([content], path));
+      const request = new Request('http://localhost/', { method: 'PUT', body: form });
+      return refusal(receiveDeploy(request, limits, new PackWriter(env.FILES, key), 0));
+    };
+    const cases: [string, Record<string, Uint8Array>, string, number][] = [
+      ['test/limits/file', { 'a.bin': noise(601, 4) }, 'MAX_FILE_BYTES', 600],
+      ['test/limits/total', { 'a.bin': noise(600, 5), 'b.bin': noise(401, 6) }, 'MAX_TOTAL_BYTES', 1000],
+      ['test/limits/files', { a: noise(1, 7), b: noise(1, 8), c: noise(1, 9) }, 'MAX_FILES', 2],
+    ];
+    for (const [key, files, limit, value] of cases) {
+      const problem = await receive(key, files);
+      expect([problem.kind, problem.options.extensions]).toEqual(['payload-too-large', { limit, value }]);
+    }
+    expect((await env.FILES.list({ prefix: 'test/limits/' })).objects).toEqual([]);
+  });
+});
