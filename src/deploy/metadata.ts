@@ -19,12 +19,12 @@ export function checkMetadata(value: unknown): SiteMetadata {
   if (errors.length > 0) throw new Problem('invalid-request', 'metadata values must be strings.', { errors });
   if (Object.keys(value).length > maxKeys) {
     throw new Problem('payload-too-large', `metadata may have at most ${maxKeys} keys.`, {
-      extensions: { limit: 'metadata keys', value: maxKeys },
+      extensions: { limit: 'MAX_METADATA_KEYS', value: maxKeys },
     });
   }
   if (new TextEncoder().encode(JSON.stringify(value)).byteLength > maxBytes) {
     throw new Problem('payload-too-large', `metadata may be at most ${maxBytes} bytes as JSON.`, {
-      extensions: { limit: 'metadata bytes', value: maxBytes },
+      extensions: { limit: 'MAX_METADATA_BYTES', value: maxBytes },
     });
   }
   return value as SiteMetadata;

@@ -1,5 +1,6 @@
 import { base64url } from 'jose';
 import { type HostConfiguration, parseHostConfiguration } from '../configuration/parse';
+import { jsonTooLarge, maxJsonBytes } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { type FileEntry, byPath } from '../storage/file-index';
 import type { PackWriter } from '../storage/pack-writer';
@@ -7,9 +8,6 @@ import { contentTypeOf } from './content-type';
 import { type DeployLimits, limitExceeded } from './limits';
 import { type PartHeader, type PartReceiver, readMultipartFormData } from './multipart-reader';
 import { checkFilePath, commonFolderPrefixLength, fileAndFolder, foldersOf } from './paths';
-
-/** Larger configuration parts are refused: host options are a few kilobytes at most. */
-const maxConfigurationBytes = 1024 * 1024;
 
 export interface ReceivedFiles {
   /** Sorted by path; every entry is in pack 0 (the pack the files were written to). */
@@ -131,11 +129,7 @@ function configurationReceiver(done: (configuration: HostConfiguration) => void)
   return {
     async write(bytes) {
       size += bytes.byteLength;
-      if (size > maxConfigurationBytes) {
-        throw new Problem('payload-too-large', `The configuration is larger than ${maxConfigurationBytes} bytes.`, {
-          extensions: { limit: 'configuration', value: maxConfigurationBytes },
-        });
-      }
+      if (size > maxJsonBytes) throw jsonTooLarge('The configuration');
       text += decode(bytes);
     },
     async end() {

@@ -1,7 +1,14 @@
 import { Problem } from './problem';
 
-/** Larger JSON bodies are refused: configurations and metadata are a few kilobytes. */
-const maxJsonBytes = 1024 * 1024;
+/** Larger JSON documents are refused: host options and metadata are a few kilobytes. */
+export const maxJsonBytes = 1024 * 1024;
+
+/** 413 for a JSON document (a body, or a deploy's configuration field) over `maxJsonBytes`. */
+export function jsonTooLarge(what: string): Problem {
+  return new Problem('payload-too-large', `${what} is larger than ${maxJsonBytes} bytes.`, {
+    extensions: { limit: 'MAX_JSON_BYTES', value: maxJsonBytes },
+  });
+}
 
 /**
  * Reads a JSON request body of the given media type: 415 for another type, 413 past 1 MiB
@@ -18,11 +25,7 @@ export async function readJsonBody(request: Request, mediaType: string): Promise
   let size = 0;
   for await (const chunk of request.body ?? []) {
     size += chunk.byteLength;
-    if (size > maxJsonBytes) {
-      throw new Problem('payload-too-large', `The body is larger than ${maxJsonBytes} bytes.`, {
-        extensions: { limit: 'json-body', value: maxJsonBytes },
-      });
-    }
+    if (size > maxJsonBytes) throw jsonTooLarge('The body');
     chunks.push(chunk);
   }
   try {

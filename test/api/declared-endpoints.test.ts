@@ -199,9 +199,13 @@ describe('info endpoints', () => {
     const notString = await authorized('/v2/sites/meta.example/info', { method: 'PUT', ...json({ metadata: { n: 1 } }) });
     expect(notString.status).toBe(400);
     const tooMany = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
-    expect((await authorized('/v2/sites/meta.example/info', { method: 'PUT', ...json({ metadata: tooMany }) })).status).toBe(413);
+    const manyKeys = await authorized('/v2/sites/meta.example/info', { method: 'PUT', ...json({ metadata: tooMany }) });
+    expect(manyKeys.status).toBe(413);
+    expect(await problemOf(manyKeys)).toMatchObject({ limit: 'MAX_METADATA_KEYS', value: 64 });
     const tooBig = { big: 'x'.repeat(9000) };
-    expect((await authorized('/v2/sites/meta.example/info', { method: 'PUT', ...json({ metadata: tooBig }) })).status).toBe(413);
+    const manyBytes = await authorized('/v2/sites/meta.example/info', { method: 'PUT', ...json({ metadata: tooBig }) });
+    expect(manyBytes.status).toBe(413);
+    expect(await problemOf(manyBytes)).toMatchObject({ limit: 'MAX_METADATA_BYTES', value: 8192 });
     expect((await authorized('/v2/sites/meta.example/info', { method: 'PUT', body: '{}' })).status).toBe(415);
     const kept = (await (await authorized('/v2/sites/meta.example/info')).json()) as { metadata: unknown };
     expect(kept.metadata).toEqual({ team: 'web', owner: 'ana' });
