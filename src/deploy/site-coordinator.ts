@@ -80,6 +80,12 @@ export type SiteCoordinatorStub = Pick<
   'current' | 'deploy' | 'unpublish' | 'editConfiguration' | 'editMetadata' | 'putFile' | 'deleteFile'
 >;
 
+/** The live record's version, and the record itself unless the caller already holds that version. */
+export interface LiveSite {
+  version: string;
+  site?: SiteRecord | null;
+}
+
 /** The coordinator of `domain`. */
 export function siteCoordinator(env: Env, domain: string): SiteCoordinatorStub {
   return env.SITES.get(env.SITES.idFromName(domain)) as unknown as SiteCoordinatorStub;
@@ -94,6 +100,8 @@ export class SiteCoordinator extends DurableObject<Env> {
   #queue: Promise<unknown> = Promise.resolve();
   /** The domain's record as last read or written here; undefined until loaded. Every change passes through this object, so it never goes stale. */
   #site: SiteRecord | null | undefined;
+  /** Names `#site`'s value: renewed with every change, and random so that a restarted object never reuses one. */
+  #version = crypto.randomUUID();
 
   /** Runs changes one after another. A DO's input gate alone would let them interleave at every await on D1 or R2. */
   #exclusive<T>(change: () => Promise<T>): Promise<T> {
@@ -133,7 +141,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     const statements = [upsertSite(DB, next)];
     if (configurationsChanged) statements.push(tickConfigurationsClock(DB, next.modified));
     await DB.batch(statements);
-    this.#site = next;
+    this.#setLive(next);
   }
 
   #seq = Date.now() * 1000;
@@ -195,10 +203,23 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   /**
    * The live site, from memory in the steady state: what serving a request needs to know.
-   * Not queued behind changes: `#site` only ever holds a committed record.
+   * Not queued behind changes: `#site` only ever holds a committed record. Asked with the
+   * version of a record the caller keeps, it answers the live version, and the record only
+   * when that version differs: the steady state clones no record.
    */
-  async current(domain: string): Promise<SiteRecord | null> {
-    return this.#site !== undefined ? this.#site : this.#exclusive(() => this.#load(domain));
+  current(domain: string): Promise<SiteRecord | null>;
+  current(domain: string, kept: { version?: string }): Promise<LiveSite>;
+  async current(domain: string, kept?: { version?: string }): Promise<SiteRecord | null | LiveSite> {
+    if (this.#site === undefined) await this.#exclusive(() => this.#load(domain));
+    const site = this.#site ?? null;
+    if (!kept) return site;
+    return kept.version === this.#version ? { version: this.#version } : { version: this.#version, site };
+  }
+
+  /** Keeps `site` as the live record, under a new version. */
+  #setLive(site: SiteRecord | null): void {
+    this.#site = site;
+    this.#version = crypto.randomUUID();
   }
 
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
@@ -244,7 +265,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       await this.#owned(domain, userId);
       const { DB } = this.env;
       await DB.batch([deleteSite(DB, domain), tickConfigurationsClock(DB, Date.now())]);
-      this.#site = null;
+      this.#setLive(null);
       // Every object goes, so pending deletions of single objects are moot.
       await this.ctx.storage.delete([...(await this.ctx.storage.list({ prefix: followUpPrefix })).keys()]);
       await this.#followUp([

@@ -16,15 +16,9 @@ export async function fileResponse(
   entry: FileEntry,
   status: number,
 ): Promise<Response> {
-  const etag = `"${entry.hash}"`;
-  const headers = new Headers({
-    'content-type': entry.contentType,
-    etag,
-    'last-modified': httpDate(entry.modified),
-    'cache-control': cacheControlFor(entry),
-    'accept-ranges': 'bytes',
-    'x-content-type-options': 'nosniff',
-  });
+  const fields = fileFieldsOf(entry);
+  const etag = fields.etag;
+  const headers = new Headers(fields);
 
   if (status === 200) {
     if (isNotModified(request.headers, etag, entry.modified)) {
@@ -46,6 +40,35 @@ export async function fileResponse(
   headers.set('content-length', String(entry.size));
   if (request.method === 'HEAD' || entry.size === 0) return new Response(null, { status, headers });
   return new Response(await readFile(bucket, files, entry), { status, headers });
+}
+
+/** The fields every response serving a file carries: the same for every request, so worked out once per entry. */
+interface FileFields extends Record<string, string> {
+  'content-type': string;
+  etag: string;
+  'last-modified': string;
+  'cache-control': string;
+  'accept-ranges': string;
+  'x-content-type-options': string;
+}
+
+/** Entries live as long as their deployment's cached index, and their fields with them. */
+const fileFields = new WeakMap<FileEntry, FileFields>();
+
+function fileFieldsOf(entry: FileEntry): FileFields {
+  let fields = fileFields.get(entry);
+  if (!fields) {
+    fields = {
+      'content-type': entry.contentType,
+      etag: `"${entry.hash}"`,
+      'last-modified': httpDate(entry.modified),
+      'cache-control': cacheControlFor(entry),
+      'accept-ranges': 'bytes',
+      'x-content-type-options': 'nosniff',
+    };
+    fileFields.set(entry, fields);
+  }
+  return fields;
 }
 
 /** RFC 9110 §13.1.2 and §13.1.3: If-None-Match (weak comparison) wins over If-Modified-Since. */

@@ -1,5 +1,4 @@
 import type { HostConfiguration } from '../configuration/parse';
-import { WeightedLru } from './lru';
 import { type PathTemplate, pathTemplate } from './path-template';
 import { type ManifestRule, PreloadManifest } from './preload-manifest';
 import { normaliseSitePath } from './request-path';
@@ -83,13 +82,15 @@ function compileHostOptions(configuration: HostConfiguration): HostOptions {
   };
 }
 
-const compiled = new WeightedLru<string, { modified: number; options: HostOptions }>(1000);
+/** By the configuration object of a site's kept live record, which is replaced whenever the record changes. */
+const compiled = new WeakMap<HostConfiguration, HostOptions>();
 
-/** The site's compiled host options, compiled again only when its configuration changes. */
-export function hostOptionsOf(domain: string, configuration: HostConfiguration, modified: number): HostOptions {
-  const cached = compiled.get(domain);
-  if (cached?.modified === modified) return cached.options;
-  const options = compileHostOptions(configuration);
-  compiled.set(domain, { modified, options });
+/** The site's compiled host options, compiled again only when its live record changes. */
+export function hostOptionsOf(configuration: HostConfiguration): HostOptions {
+  let options = compiled.get(configuration);
+  if (!options) {
+    options = compileHostOptions(configuration);
+    compiled.set(configuration, options);
+  }
   return options;
 }

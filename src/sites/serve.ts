@@ -1,4 +1,4 @@
-import { siteCoordinator } from '../deploy/site-coordinator';
+import { type LiveSite, siteCoordinator } from '../deploy/site-coordinator';
 import { parseDomain } from '../domain-name';
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
@@ -7,6 +7,7 @@ import type { SiteRecord } from '../storage/sites';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
 import { type HostOptions, hostOptionsOf } from './host-options';
+import { WeightedLru } from './lru';
 import { fileNotFound, noSiteHosted, serverError } from './pages';
 import { type RequestPath, parseRequestPath } from './request-path';
 import { resolve } from './resolve';
@@ -20,10 +21,10 @@ const framingFields = new Set(['content-length', 'content-range']);
 /**
  * Answers a request whose Host is not an API host: the hosted site's face of the Worker.
  * The domain's coordinator holds the live site record in memory, so asking it on every
- * request makes a new deploy visible on the next one without a D1 query; the deployment's
- * file index and the compiled host options are cached in the isolate by deployment id and
- * configuration time. Serving a file is then one ranged R2 read, or none for a small file
- * read lately (kept by content hash).
+ * request makes a new deploy visible on the next one without a D1 query; it sends the record
+ * only when it changed since the copy kept here. The deployment's file index is cached in
+ * the isolate by deployment id, the compiled host options with the kept record. Serving a
+ * file is then one ranged R2 read, or none for a small file read lately (kept by content hash).
  */
 export function serveSite(request: Request, env: Env, domain: string): Promise<Response> {
   return answerSite(request, env, domain).catch(serverError);
@@ -40,7 +41,7 @@ async function answerSite(request: Request, env: Env, domain: string): Promise<R
   if (isReserved(path)) return fileNotFound();
   const site = await liveSite(env, domain);
   if (!site?.deployment || site.deployment.fileCount === 0) return noSiteHosted(domain);
-  const host = hostOptionsOf(domain, site.configuration, site.configurationModified);
+  const host = hostOptionsOf(site.configuration);
   const files = await siteFilesOf(env.FILES, site.deployment);
   const response = await answer(request, url, path, env, host, files).catch(problemResponse);
   return withSiteHeaders(response, path, host);
@@ -56,14 +57,30 @@ function isReserved(path: RequestPath): boolean {
   return path.segments[0] === '.well-known' && path.segments[1] === 'acme-challenge';
 }
 
-/** The site's record from its coordinator; none for a Host that cannot be a site (no object is created for it). */
+/** The live record of each site this isolate served lately, under its coordinator's version of it. */
+const keptSites = new WeightedLru<string, Required<LiveSite>>(10_000);
+
+/**
+ * The site's live record: its coordinator is asked on every request, and sends the record
+ * only when it changed since the one kept here. None for a Host that cannot be a site (no
+ * object is created for it); a kept domain was checked when it was first kept.
+ */
 async function liveSite(env: Env, domain: string): Promise<SiteRecord | null> {
+  const kept = keptSites.get(domain);
+  if (!kept && !isSiteDomain(domain)) return null;
+  const live = await siteCoordinator(env, domain).current(domain, { version: kept?.version });
+  if (kept && live.site === undefined) return kept.site;
+  const site = live.site ?? null;
+  keptSites.set(domain, { version: live.version, site });
+  return site;
+}
+
+function isSiteDomain(domain: string): boolean {
   try {
-    if (parseDomain(domain, []) !== domain) return null;
+    return parseDomain(domain, []) === domain;
   } catch {
-    return null;
+    return false;
   }
-  return siteCoordinator(env, domain).current(domain);
 }
 
 async function answer(request: Request, url: URL, path: RequestPath, env: Env, host: HostOptions, files: SiteFiles): Promise<Response> {

@@ -1,7 +1,7 @@
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { SiteCoordinator } from '../../src/deploy/site-coordinator';
+import { type SiteCoordinator, siteCoordinator } from '../../src/deploy/site-coordinator';
 import worker from '../../src/index';
 import { authorized } from '../support/client';
 import { CallCounter, metered } from '../support/metered';
@@ -32,11 +32,73 @@ describe('deployments', () => {
     expect(await response.text()).toBe('shell');
   });
 
+  it('applies configuration edits on the next request, however quickly they follow each other', async () => {
+    const domain = 'fresh-edits.example';
+    await deployed(domain, { 'index.html': 'shell', 'other.html': 'other' });
+    const put = (configuration: unknown) =>
+      authorized(`/v2/sites/${domain}/configuration`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(configuration),
+      });
+    expect((await site(domain, '/route')).status).toBe(404);
+    expect((await put({ fallback: '/index.html' })).status).toBe(200);
+    expect((await put({ fallback: '/other.html' })).status).toBe(200);
+    expect(await (await site(domain, '/route')).text()).toBe('other');
+    const patched = await authorized(`/v2/sites/${domain}/configuration`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ headers: [{ fields: { 'x-edited': 'yes' } }] }),
+    });
+    expect(patched.status).toBe(200);
+    const response = await site(domain, '/route');
+    expect(await response.text()).toBe('other');
+    expect(response.headers.get('x-edited')).toBe('yes');
+  });
+
+  it('serves a file put through the files API on the next request', async () => {
+    const domain = 'fresh-file.example';
+    await deployed(domain, { 'index.html': 'home' });
+    expect((await site(domain, '/new.txt')).status).toBe(404);
+    const put = await authorized(`/v2/sites/${domain}/files/new.txt`, { method: 'PUT', body: 'new file' });
+    expect(put.status).toBe(201);
+    expect(await (await site(domain, '/new.txt')).text()).toBe('new file');
+    expect((await authorized(`/v2/sites/${domain}/files/new.txt`, { method: 'DELETE' })).status).toBe(200);
+    expect((await site(domain, '/new.txt')).status).toBe(404);
+  });
+
   it('shows nothing once the site is unpublished', async () => {
     await deployed('fresh-gone.example', { 'index.html': 'here' });
     expect((await site('fresh-gone.example', '/')).status).toBe(200);
     expect((await authorized('/v2/sites/fresh-gone.example', { method: 'DELETE' })).status).toBe(200);
     expect(await (await site('fresh-gone.example', '/')).text()).toContain('No site is hosted');
+  });
+});
+
+describe('the coordinator', () => {
+  it('sends the site record only when it changed since the version the caller keeps', async () => {
+    const domain = 'versioned.example';
+    await deployed(domain, { 'index.html': 'v1' });
+    const coordinator = siteCoordinator(env, domain);
+    const first = await coordinator.current(domain, {});
+    expect(first.site?.deployment?.fileCount).toBe(1);
+    expect(await coordinator.current(domain, { version: first.version })).toEqual({ version: first.version });
+    expect(await coordinator.current(domain, { version: 'another' })).toEqual(first);
+
+    await deployed(domain, { 'index.html': 'v2', 'about.html': 'about' });
+    const deployed2 = await coordinator.current(domain, { version: first.version });
+    expect(deployed2.version).not.toBe(first.version);
+    expect(deployed2.site?.deployment?.fileCount).toBe(2);
+
+    await deployed(domain, {}, { fallback: '/index.html' });
+    const configured = await coordinator.current(domain, { version: deployed2.version });
+    expect(configured.version).not.toBe(deployed2.version);
+    expect(configured.site?.configuration).toEqual({ fallback: '/index.html' });
+
+    expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' })).status).toBe(200);
+    const unpublished = await coordinator.current(domain, { version: configured.version });
+    expect(unpublished.version).not.toBe(configured.version);
+    expect(unpublished.site).toBeNull();
   });
 });
 
