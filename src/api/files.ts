@@ -82,15 +82,23 @@ const readFiles = [
   },
 ] as const;
 
+/** The domain and file a PUT or DELETE names: a file, never a directory. */
+function changedFile(c: Context<AppEnv>): { domain: string; filePath: string } {
+  const domain = domainParam(c);
+  const { path, isDirectory } = filePathParam(c);
+  if (isDirectory) {
+    throw new Problem('invalid-path', `${c.req.method} a file, not a directory: the path must not end with "/".`);
+  }
+  return { domain, filePath: path };
+}
+
 for (const path of ['/v2/sites/:domain/files', '/v2/sites/:domain/files/*']) {
   resource(files, path, {
     GET: [...readFiles],
     PUT: [
       requireScope('deploy'),
       async (c) => {
-        const domain = domainParam(c);
-        const { path: filePath, isDirectory } = filePathParam(c);
-        if (isDirectory) throw new Problem('invalid-path', 'PUT a file, not a directory: the path must not end with "/".');
+        const { domain, filePath } = changedFile(c);
         const { created, entry } = await uploadFile(c.env, c.req.raw, domain, filePath, c.get('principal').userId);
         return c.json(fileListing(entry), created ? 201 : 200, created ? { location: new URL(c.req.url).pathname } : {});
       },
@@ -98,9 +106,7 @@ for (const path of ['/v2/sites/:domain/files', '/v2/sites/:domain/files/*']) {
     DELETE: [
       requireScope('deploy'),
       async (c) => {
-        const domain = domainParam(c);
-        const { path: filePath, isDirectory } = filePathParam(c);
-        if (isDirectory) throw new Problem('invalid-path', 'DELETE a file, not a directory: the path must not end with "/".');
+        const { domain, filePath } = changedFile(c);
         unwrap(await siteCoordinator(c.env, domain).deleteFile(domain, c.get('principal').userId, filePath));
         return c.body(null, 200);
       },
