@@ -14,20 +14,21 @@ export interface SiteFiles {
 
 /** File entries kept across all cached deployments: about 300 bytes each, so some 30 MB. */
 const maxCachedEntries = 100_000;
-const cache = new WeightedLru<string, Promise<SiteFiles>>(maxCachedEntries);
+const cache = new WeightedLru<string, SiteFiles>(maxCachedEntries);
 
 /**
  * The files of a deployment, from the isolate's cache. A deployment never changes once
  * written, so its id is the cache key: the next deployment is a new id, and the site's
- * current deployment id comes from its coordinator on every request.
+ * current deployment id comes from its coordinator on every request. The caches here hold
+ * values, never promises: a promise settled by another request's I/O must not be awaited
+ * (Workers tie I/O to its request), so concurrent misses each read for themselves.
  */
-export function siteFilesOf(bucket: R2Bucket, deployment: Deployment): Promise<SiteFiles> {
+export async function siteFilesOf(bucket: R2Bucket, deployment: Deployment): Promise<SiteFiles> {
   const cached = cache.get(deployment.id);
   if (cached) return cached;
-  const loading = readFileIndex(bucket, deployment.indexKey).then(arrange);
-  cache.set(deployment.id, loading, deployment.fileCount + 1);
-  loading.catch(() => cache.delete(deployment.id));
-  return loading;
+  const files = arrange(await readFileIndex(bucket, deployment.indexKey));
+  cache.set(deployment.id, files, deployment.fileCount + 1);
+  return files;
 }
 
 function arrange(index: FileIndex): SiteFiles {
@@ -53,7 +54,7 @@ const maxKeptFileBytes = 1024 * 1024;
 /** Bytes kept across all sites. */
 const maxKeptBytes = 32 * 1024 * 1024;
 /** By content hash: the same bytes whatever the site or deployment, so never stale. */
-const kept = new WeightedLru<string, Promise<ArrayBuffer>>(maxKeptBytes);
+const kept = new WeightedLru<string, ArrayBuffer>(maxKeptBytes);
 
 /**
  * The file's bytes, or a range of them: from the isolate when the file is small and was read
@@ -61,13 +62,11 @@ const kept = new WeightedLru<string, Promise<ArrayBuffer>>(maxKeptBytes);
  */
 export async function readFile(bucket: R2Bucket, files: SiteFiles, entry: FileEntry, range?: ByteRange): Promise<BodyInit> {
   if (entry.size > maxKeptFileBytes) return (await readPack(bucket, files, entry, range)).body;
-  let bytes = kept.get(entry.hash);
-  if (!bytes) {
-    bytes = readPack(bucket, files, entry).then((object) => object.arrayBuffer());
-    kept.set(entry.hash, bytes, entry.size);
-    bytes.catch(() => kept.delete(entry.hash));
+  let buffer = kept.get(entry.hash);
+  if (!buffer) {
+    buffer = await (await readPack(bucket, files, entry)).arrayBuffer();
+    kept.set(entry.hash, buffer, entry.size);
   }
-  const buffer = await bytes;
   return range ? new Uint8Array(buffer, range.start, range.end - range.start + 1) : buffer;
 }
 
