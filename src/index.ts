@@ -19,7 +19,8 @@ export default {
     // A fully qualified name's trailing dot (`example.com.`) names the same host.
     const hostname = new URL(request.url).hostname.toLowerCase().replace(/\.$/, '');
     if (apiHostnames(env.API_HOSTNAMES).includes(hostname)) return api.fetch(request, env, ctx);
-    return answerAcmeChallenge(request, env, siteDomainOf(hostname)) ?? serveSite(request, env, siteDomainOf(hostname));
+    const domain = siteDomainOf(hostname);
+    return answerAcmeChallenge(request, env, domain) ?? serveSite(request, env, domain);
   },
   queue: consumeQueue,
   async scheduled(controller, env) {
