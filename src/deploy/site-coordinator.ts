@@ -84,7 +84,26 @@ export type SiteCoordinatorStub = Pick<
 export interface LiveSite {
   version: string;
   site?: SiteRecord | null;
+  /**
+   * The lease: how long, counted from when the caller sent its question, it may serve this
+   * version without asking again. No change goes live, nor is its request answered, before
+   * every lease granted on the version it replaces has run out. 0 while a change waits.
+   */
+  leaseMs: number;
 }
+
+/** A lease: how long an isolate may serve the record it was sent without asking again. */
+export const siteLeaseMs = 450;
+/**
+ * Counted on top of each lease here, in case this object's clock lags (Workers' clocks
+ * advance with I/O only): the caller's lease surely ends before the one counted here.
+ * A change waits at most `siteLeaseMs + clockLagAllowanceMs` for the leases out.
+ */
+const clockLagAllowanceMs = 50;
+/** Stored: a time no lease granted runs past, for an object that restarts. */
+const leaseHorizonKey = 'lease-horizon';
+/** How far past a lease the stored horizon is pushed: one storage write per this long while a site is served. */
+const leaseHorizonStepMs = 5_000;
 
 /** The coordinator of `domain`. */
 export function siteCoordinator(env: Env, domain: string): SiteCoordinatorStub {
@@ -102,6 +121,12 @@ export class SiteCoordinator extends DurableObject<Env> {
   #site: SiteRecord | null | undefined;
   /** Names `#site`'s value: renewed with every change, and random so that a restarted object never reuses one. */
   #version = crypto.randomUUID();
+  /** No lease granted runs past this time; stored, so that it holds for a restarted object too. */
+  #leaseHorizon = this.ctx.storage.kv.get<number>(leaseHorizonKey) ?? 0;
+  /** When the last lease granted on `#version` runs out, as far as this object knows. */
+  #leasedUntil = this.#leaseHorizon;
+  /** False while a change waits for the leases on the record it replaces to run out. */
+  #leasing = true;
 
   /** Runs changes one after another. A DO's input gate alone would let them interleave at every await on D1 or R2. */
   #exclusive<T>(change: () => Promise<T>): Promise<T> {
@@ -141,7 +166,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     const statements = [upsertSite(DB, next)];
     if (configurationsChanged) statements.push(tickConfigurationsClock(DB, next.modified));
     await DB.batch(statements);
-    this.#setLive(next);
+    await this.#setLive(next);
   }
 
   #seq = Date.now() * 1000;
@@ -205,7 +230,8 @@ export class SiteCoordinator extends DurableObject<Env> {
    * The live site, from memory in the steady state: what serving a request needs to know.
    * Not queued behind changes: `#site` only ever holds a committed record. Asked with the
    * version of a record the caller keeps, it answers the live version, and the record only
-   * when that version differs: the steady state clones no record.
+   * when that version differs: the steady state clones no record. It also grants a lease
+   * on that version (none while a change is waiting to go live).
    */
   current(domain: string): Promise<SiteRecord | null>;
   current(domain: string, kept: { version?: string }): Promise<LiveSite>;
@@ -213,13 +239,36 @@ export class SiteCoordinator extends DurableObject<Env> {
     if (this.#site === undefined) await this.#exclusive(() => this.#load(domain));
     const site = this.#site ?? null;
     if (!kept) return site;
-    return kept.version === this.#version ? { version: this.#version } : { version: this.#version, site };
+    const lease = this.#leasing ? this.#grantLease() : 0;
+    return kept.version === this.#version ? { version: this.#version, leaseMs: lease } : { version: this.#version, site, leaseMs: lease };
   }
 
-  /** Keeps `site` as the live record, under a new version. */
-  #setLive(site: SiteRecord | null): void {
+  /** Counts a lease from now, which is after the caller sent its question, and answers its length. */
+  #grantLease(): number {
+    const until = Date.now() + siteLeaseMs + clockLagAllowanceMs;
+    this.#leasedUntil = Math.max(this.#leasedUntil, until);
+    if (until > this.#leaseHorizon) {
+      this.#leaseHorizon = until + leaseHorizonStepMs;
+      // The output gate holds the answer until this is stored.
+      this.ctx.storage.kv.put(leaseHorizonKey, this.#leaseHorizon);
+    }
+    return siteLeaseMs;
+  }
+
+  /**
+   * Keeps `site` as the live record, under a new version, once no isolate may still serve
+   * the old one: leases stop, the granted ones run out, and only then does the change go
+   * live and its request get its answer. So the next request anywhere sees the change, while
+   * in the steady state serving asks this object once per lease rather than once per request.
+   */
+  async #setLive(site: SiteRecord | null): Promise<void> {
+    this.#leasing = false;
+    // Workers' clocks advance with I/O only, so Date.now() may lag and make this wait longer, never shorter.
+    const wait = this.#leasedUntil - Date.now();
+    if (wait > 0) await scheduler.wait(wait);
     this.#site = site;
     this.#version = crypto.randomUUID();
+    this.#leasing = true;
   }
 
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
@@ -265,7 +314,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       await this.#owned(domain, userId);
       const { DB } = this.env;
       await DB.batch([deleteSite(DB, domain), tickConfigurationsClock(DB, Date.now())]);
-      this.#setLive(null);
+      await this.#setLive(null);
       // Every object goes, so pending deletions of single objects are moot.
       await this.ctx.storage.delete([...(await this.ctx.storage.list({ prefix: followUpPrefix })).keys()]);
       await this.#followUp([

@@ -1,4 +1,4 @@
-import { type LiveSite, siteCoordinator } from '../deploy/site-coordinator';
+import { siteCoordinator } from '../deploy/site-coordinator';
 import { parseDomain } from '../domain-name';
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
@@ -20,11 +20,14 @@ const framingFields = new Set(['content-length', 'content-range']);
 
 /**
  * Answers a request whose Host is not an API host: the hosted site's face of the Worker.
- * The domain's coordinator holds the live site record in memory, so asking it on every
- * request makes a new deploy visible on the next one without a D1 query; it sends the record
- * only when it changed since the copy kept here. The deployment's file index is cached in
- * the isolate by deployment id, the compiled host options with the kept record. Serving a
- * file is then one ranged R2 read, or none for a small file read lately (kept by content hash).
+ * The domain's coordinator holds the live site record in memory and leases it: the copy kept
+ * here is served without asking again until its lease runs out, and no change goes live
+ * before every lease on the record it replaces has run out, so a new deploy is visible on
+ * the next request, without a D1 query and without a call per request. The coordinator sends
+ * the record only when it changed since the copy kept here. The deployment's file index is
+ * cached in the isolate by deployment id, the compiled host options with the kept record.
+ * Serving a file is then one ranged R2 read, or none for a small file read lately (kept by
+ * content hash).
  */
 export function serveSite(request: Request, env: Env, domain: string): Promise<Response> {
   return answerSite(request, env, domain).catch(serverError);
@@ -57,21 +60,31 @@ function isReserved(path: RequestPath): boolean {
   return path.segments[0] === '.well-known' && path.segments[1] === 'acme-challenge';
 }
 
-/** The live record of each site this isolate served lately, under its coordinator's version of it. */
-const keptSites = new WeightedLru<string, Required<LiveSite>>(10_000);
+/** The live record of a site this isolate served lately, under its coordinator's version of it. */
+interface KeptSite {
+  version: string;
+  site: SiteRecord | null;
+  /** Until when (this isolate's clock) the coordinator's lease lets this copy be served without asking. */
+  leasedUntil: number;
+}
+
+const keptSites = new WeightedLru<string, KeptSite>(10_000);
 
 /**
- * The site's live record: its coordinator is asked on every request, and sends the record
- * only when it changed since the one kept here. None for a Host that cannot be a site (no
- * object is created for it); a kept domain was checked when it was first kept.
+ * The site's live record: the copy kept here while its lease lasts, else its coordinator's
+ * answer, which renews the lease and carries the record only when it changed. None for a
+ * Host that cannot be a site (no object is created for it); a kept domain was checked when
+ * it was first kept.
  */
 async function liveSite(env: Env, domain: string): Promise<SiteRecord | null> {
   const kept = keptSites.get(domain);
+  // Read before asking: the lease counts from when the question left, which is no later than this.
+  const now = Date.now();
+  if (kept && now < kept.leasedUntil) return kept.site;
   if (!kept && !isSiteDomain(domain)) return null;
   const live = await siteCoordinator(env, domain).current(domain, { version: kept?.version });
-  if (kept && live.site === undefined) return kept.site;
-  const site = live.site ?? null;
-  keptSites.set(domain, { version: live.version, site });
+  const site = live.site === undefined && kept ? kept.site : (live.site ?? null);
+  keptSites.set(domain, { version: live.version, site, leasedUntil: now + live.leaseMs });
   return site;
 }
 

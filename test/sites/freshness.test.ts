@@ -1,7 +1,7 @@
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { type SiteCoordinator, siteCoordinator } from '../../src/deploy/site-coordinator';
+import { type SiteCoordinator, siteCoordinator, siteLeaseMs } from '../../src/deploy/site-coordinator';
 import worker from '../../src/index';
 import { authorized } from '../support/client';
 import { CallCounter, metered } from '../support/metered';
@@ -82,7 +82,7 @@ describe('the coordinator', () => {
     const coordinator = siteCoordinator(env, domain);
     const first = await coordinator.current(domain, {});
     expect(first.site?.deployment?.fileCount).toBe(1);
-    expect(await coordinator.current(domain, { version: first.version })).toEqual({ version: first.version });
+    expect(await coordinator.current(domain, { version: first.version })).toEqual({ version: first.version, leaseMs: siteLeaseMs });
     expect(await coordinator.current(domain, { version: 'another' })).toEqual(first);
 
     await deployed(domain, { 'index.html': 'v2', 'about.html': 'about' });
@@ -102,8 +102,44 @@ describe('the coordinator', () => {
   });
 });
 
+describe('leases', () => {
+  it('a change made right after the site was served waits out the lease, then is served at once', async () => {
+    const domain = 'leased.example';
+    await deployed(domain, { 'index.html': 'v1' });
+    expect(await (await site(domain, '/')).text()).toBe('v1'); // this isolate now holds a lease on v1
+    const started = Date.now();
+    await deployed(domain, { 'index.html': 'v2' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(siteLeaseMs / 2);
+    expect(await (await site(domain, '/')).text()).toBe('v2');
+  });
+
+  it('holds for a coordinator that restarted while its leases were out', async () => {
+    const domain = 'leased-restart.example';
+    await deployed(domain, { 'index.html': 'v1' });
+    expect(await (await site(domain, '/')).text()).toBe('v1');
+    const stub = env.SITES.get(env.SITES.idFromName(domain));
+    await expect(runInDurableObject(stub, (_instance, state) => state.abort('restart'))).rejects.toThrow('restart');
+    await deployed(domain, { 'index.html': 'v2' });
+    expect(await (await site(domain, '/')).text()).toBe('v2');
+  });
+
+  it('grants no lease while a change waits, so that no isolate keeps the replaced record', async () => {
+    const domain = 'leased-wait.example';
+    await deployed(domain, { 'index.html': 'v1' });
+    const coordinator = siteCoordinator(env, domain);
+    const first = await coordinator.current(domain, {});
+    expect(first.leaseMs).toBe(siteLeaseMs);
+    const deploying = deployed(domain, { 'index.html': 'v2' });
+    await expect.poll(async () => (await coordinator.current(domain, { version: first.version })).leaseMs, { interval: 20 }).toBe(0);
+    await deploying;
+    const after = await coordinator.current(domain, { version: first.version });
+    expect(after.version).not.toBe(first.version);
+    expect(after.leaseMs).toBe(siteLeaseMs);
+  });
+});
+
 describe('platform calls', () => {
-  it('serves a file in the steady state with one coordinator call, at most one R2 read and no D1 query', async () => {
+  it('serves a file in the steady state with no coordinator call within a lease, at most one R2 read and no D1 query', async () => {
     const domain = 'steady.example';
     await deployed(domain, { 'index.html': 'home', 'app.js': 'script', 'empty.txt': '' });
     const counter = new CallCounter();
@@ -121,7 +157,8 @@ describe('platform calls', () => {
       return response;
     };
 
-    await get('/'); // the first request of an isolate reads the deployment's index
+    const leased = Date.now();
+    await get('/'); // the first request of an isolate takes a lease and reads the deployment's index
     counter.calls.length = 0;
 
     const requests: [string, RequestInit?][] = [
@@ -135,8 +172,10 @@ describe('platform calls', () => {
     const etag = (await get('/')).headers.get('etag')!;
     expect((await get('/', { headers: { 'if-none-match': etag } })).status).toBe(304);
 
+    const elapsed = Date.now() - leased;
     const calls = counter.byKind();
-    expect(calls['DO.current']).toBe(requests.length + 2);
+    // One call to renew each lease that ran out meanwhile: none when the requests took less than a lease.
+    expect(calls['DO.current'] ?? 0).toBeLessThanOrEqual(Math.floor(elapsed / siteLeaseMs));
     // Responses with bytes to send: /, /app.js twice, / again. HEAD, 304 and the empty file read nothing.
     expect(calls['R2.get'] ?? 0).toBeLessThanOrEqual(4);
     expect(Object.keys(calls).filter((call) => !['DO.current', 'R2.get'].includes(call))).toEqual([]);
