@@ -39,7 +39,14 @@ export function parseDomain(input: string, apiHostnames: readonly string[]): str
   return ascii;
 }
 
-/** `API_HOSTNAMES` as a list. */
-export function apiHostnames(value: string): string[] {
-  return value.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+const parsedHostnames = new Map<string, readonly string[]>();
+
+/** `API_HOSTNAMES` as a list: read on every request, so split once per value. */
+export function apiHostnames(value: string): readonly string[] {
+  let names = parsedHostnames.get(value);
+  if (!names) {
+    names = value.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+    parsedHostnames.set(value, names);
+  }
+  return names;
 }

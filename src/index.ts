@@ -16,11 +16,12 @@ function siteDomainOf(hostname: string): string {
 
 export default {
   fetch(request, env, ctx) {
-    // A fully qualified name's trailing dot (`example.com.`) names the same host.
-    const hostname = new URL(request.url).hostname.toLowerCase().replace(/\.$/, '');
+    const url = new URL(request.url);
+    // A fully qualified name's trailing dot (`example.com.`) names the same host; URL lower-cases it already.
+    const hostname = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
     if (apiHostnames(env.API_HOSTNAMES).includes(hostname)) return api.fetch(request, env, ctx);
     const domain = siteDomainOf(hostname);
-    return answerAcmeChallenge(request, env, domain) ?? serveSite(request, env, domain);
+    return answerAcmeChallenge(request, url, env, domain) ?? serveSite(request, url, env, domain);
   },
   queue: consumeQueue,
   async scheduled(controller, env) {

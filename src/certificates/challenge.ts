@@ -8,8 +8,8 @@ const challengePath = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]+)$/;
  * with the key authorization of a challenge in progress for that domain. Undefined for every
  * other request, which site serving then handles; the path itself is reserved for this.
  */
-export function answerAcmeChallenge(request: Request, env: Env, domain: string): Promise<Response> | undefined {
-  const token = challengePath.exec(new URL(request.url).pathname)?.[1];
+export function answerAcmeChallenge(request: Request, url: URL, env: Env, domain: string): Promise<Response> | undefined {
+  const token = challengePath.exec(url.pathname)?.[1];
   if (!token || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
   return getChallengeAnswer(env.DB, domain, token).then((answer) =>
     answer === null

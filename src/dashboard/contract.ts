@@ -14,6 +14,6 @@ export interface OpenIdConfig {
 
 export interface PageConfig {
   /** The API's own hostnames, which no site may take (the page validates domains with them). */
-  apiHostnames: string[];
+  apiHostnames: readonly string[];
   openId: OpenIdConfig | null;
 }

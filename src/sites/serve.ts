@@ -29,12 +29,11 @@ const framingFields = new Set(['content-length', 'content-range']);
  * Serving a file is then one ranged R2 read, or none for a small file read lately (kept by
  * content hash).
  */
-export function serveSite(request: Request, env: Env, domain: string): Promise<Response> {
-  return answerSite(request, env, domain).catch(serverError);
+export function serveSite(request: Request, url: URL, env: Env, domain: string): Promise<Response> {
+  return answerSite(request, url, env, domain).catch(serverError);
 }
 
-async function answerSite(request: Request, env: Env, domain: string): Promise<Response> {
-  const url = new URL(request.url);
+async function answerSite(request: Request, url: URL, env: Env, domain: string): Promise<Response> {
   let path: RequestPath;
   try {
     path = parseRequestPath(url.pathname);
