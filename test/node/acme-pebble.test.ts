@@ -22,6 +22,7 @@ import { type Service, freePort, startService, token } from './support/service';
 const repo = new URL('../..', import.meta.url).pathname;
 const issuedDomain = 'issued.sitehost.test';
 const refusedDomain = 'refused.sitehost.test';
+const reissuedDomain = 'reissued.sitehost.test';
 
 let workDir: string;
 let service: Service;
@@ -29,6 +30,9 @@ let managementPort: number;
 let pebbleCa: string;
 /** Pebble's DNS, Pebble and the service, in start order: a wait fails as soon as one has exited. */
 const processes: TestProcess[] = [];
+let pebble: TestProcess;
+/** Starts Pebble, which keeps everything in memory: a new one knows no account. */
+let startPebble: () => Promise<TestProcess>;
 
 /** A CA and a certificate for 127.0.0.1 signed by it, for Pebble's own HTTPS listener. */
 async function pebbleTls(): Promise<{ ca: string; cert: string; key: string }> {
@@ -84,6 +88,24 @@ async function deploySite(domain: string): Promise<void> {
   expect(response.status).toBe(200);
 }
 
+interface CertificateBody {
+  domain: string;
+  cert: string;
+  key: string;
+  ca: string;
+  expires: string;
+}
+
+/** The domain's certificate from the certificate endpoint, once its job has issued it. */
+async function issuedCertificate(domain: string): Promise<CertificateBody> {
+  let response: Response | undefined;
+  await waitFor(async () => {
+    response = await api(`/v2/sites/${domain}/certificate`, 'global_read');
+    return response.status === 200;
+  }, `the certificate of ${domain}`, 90_000, processes);
+  return (await response!.json()) as CertificateBody;
+}
+
 /** The certificate rows, read from the local D1 the running Worker uses. */
 async function certificateRow(domain: string): Promise<{ status: string; reason: string | null } | undefined> {
   const { stdout } = await promisify(execFile)(
@@ -136,14 +158,18 @@ beforeAll(async () => {
   });
   expect(pointed.status).toBe(200);
 
-  // Pebble rejects some valid nonces on purpose (PEBBLE_WFE_NONCEREJECT): the client must retry badNonce.
-  const pebble = startProcess('pebble', 'pebble', ['-config', join(workDir, 'pebble.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
-    PEBBLE_VA_NOSLEEP: '1',
-    PEBBLE_VA_ALWAYS_VALID: '0',
-    PEBBLE_WFE_NONCEREJECT: '20',
-  });
-  processes.push(pebble);
-  await waitFor(() => pebble.output().includes('Listening on'), 'pebble', 20_000, processes);
+  startPebble = async () => {
+    // Pebble rejects some valid nonces on purpose (PEBBLE_WFE_NONCEREJECT): the client must retry badNonce.
+    const pebble = startProcess('pebble', 'pebble', ['-config', join(workDir, 'pebble.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
+      PEBBLE_VA_NOSLEEP: '1',
+      PEBBLE_VA_ALWAYS_VALID: '0',
+      PEBBLE_WFE_NONCEREJECT: '20',
+    });
+    processes.push(pebble);
+    await waitFor(() => pebble.output().includes('Listening on'), 'pebble', 20_000, processes);
+    return pebble;
+  };
+  pebble = await startPebble();
 
   service = await startService({
     port: workerPort,
@@ -168,12 +194,7 @@ describe('CERT_ISSUER=acme against Pebble', () => {
     await deploySite(issuedDomain);
     expect((await api(`/v2/sites/${issuedDomain}/certificate`, 'global_read')).status).toBe(404);
 
-    let response: Response | undefined;
-    await waitFor(async () => {
-      response = await api(`/v2/sites/${issuedDomain}/certificate`, 'global_read');
-      return response.status === 200;
-    }, 'the certificate', 90_000, processes);
-    const body = (await response!.json()) as { domain: string; cert: string; key: string; ca: string; expires: string };
+    const body = await issuedCertificate(issuedDomain);
     expect(body.domain).toBe(issuedDomain);
 
     const leaf = new X509Certificate(body.cert);
@@ -185,6 +206,21 @@ describe('CERT_ISSUER=acme against Pebble', () => {
     expect(new X509Certificate(body.ca).fingerprint256).toBe(intermediate.fingerprint256);
     expect(leaf.verify(intermediate.publicKey)).toBe(true);
     expect(await certificateRow(issuedDomain)).toEqual({ status: 'issued', reason: null });
+  }, 120_000);
+
+  it('registers its account again when a restarted Pebble no longer knows it, and issues', async () => {
+    // Pebble keeps accounts in memory: after a restart the stored account is unknown to it
+    // (RFC 8555 accountDoesNotExist), as after a CA's reset or an account's deactivation.
+    await pebble.stop();
+    processes.splice(processes.indexOf(pebble), 1);
+    pebble = await startPebble();
+    await deploySite(reissuedDomain);
+    const body = await issuedCertificate(reissuedDomain);
+    const leaf = new X509Certificate(body.cert);
+    expect(leaf.subjectAltName).toBe(`DNS:${reissuedDomain}`);
+    // Signed by the new Pebble's intermediate: the order went to the restarted CA.
+    expect(leaf.verify(new X509Certificate(await pebbleManagement('/intermediates/0')).publicKey)).toBe(true);
+    expect(stripVTControlCharacters(service.output())).toContain('unknown to the CA (accountDoesNotExist); registering a new one');
   }, 120_000);
 
   it("ends failed with Pebble's reason when the challenge cannot be answered, after every retry", async () => {

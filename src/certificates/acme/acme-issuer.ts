@@ -26,6 +26,7 @@ export class AcmeIssuer implements Issuer {
       return await this.#issue(await this.#client(), domain);
     } catch (error) {
       if (!(error instanceof AcmeError && error.isAccountMissing)) throw error;
+      console.warn(JSON.stringify({ acmeAccount: 'unknown to the CA (accountDoesNotExist); registering a new one', domain }));
       return this.#issue(await this.#register(), domain);
     }
   }
