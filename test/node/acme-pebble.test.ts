@@ -142,6 +142,8 @@ beforeAll(async () => {
         tlsPort,
         ocspResponderURL: '',
         externalAccountBindingRequired: false,
+        // A week: inside the 30-day renewal window from the start, so the Cron Trigger renews it.
+        certificateValidityPeriod: 7 * 24 * 60 * 60,
       },
     }),
   );
@@ -221,6 +223,25 @@ describe('CERT_ISSUER=acme against Pebble', () => {
     // Signed by the new Pebble's intermediate: the order went to the restarted CA.
     expect(leaf.verify(new X509Certificate(await pebbleManagement('/intermediates/0')).publicKey)).toBe(true);
     expect(stripVTControlCharacters(service.output())).toContain('unknown to the CA (accountDoesNotExist); registering a new one');
+  }, 120_000);
+
+  it('renews a certificate due for renewal when the Cron Trigger runs, with a new key', async () => {
+    const before = await issuedCertificate(issuedDomain);
+    // wrangler dev runs the scheduled handler on this path (`curl` is how its docs say to trigger it).
+    const triggered = await fetch(`${service.origin}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('17 3 * * *')}`);
+    expect(triggered.status).toBe(200);
+    let after: CertificateBody | undefined;
+    await waitFor(async () => {
+      after = await issuedCertificate(issuedDomain);
+      return after.cert !== before.cert;
+    }, 'the renewed certificate', 90_000, processes);
+    const renewed = new X509Certificate(after!.cert);
+    expect(renewed.serialNumber).not.toBe(new X509Certificate(before.cert).serialNumber);
+    expect(renewed.subjectAltName).toBe(`DNS:${issuedDomain}`);
+    expect(renewed.checkPrivateKey(createPrivateKey(after!.key))).toBe(true);
+    expect(after!.key).not.toBe(before.key);
+    expect(new Date(renewed.validTo).getTime()).toBeGreaterThan(new Date(new X509Certificate(before.cert).validTo).getTime());
+    expect(await certificateRow(issuedDomain)).toEqual({ status: 'issued', reason: null });
   }, 120_000);
 
   it("ends failed with Pebble's reason when the challenge cannot be answered, after every retry", async () => {
