@@ -20,16 +20,6 @@ export function formatTimestamp(value: unknown): string {
 }
 
 /**
- * Where a deployed site can be seen. A local service serves `<domain>.localhost:<port>`
- * (browsers resolve `*.localhost` to loopback); elsewhere the domain itself over HTTPS.
- */
-export function siteUrl(origin: string, domain: string): string {
-  const api = new URL(origin);
-  const local = api.hostname === 'localhost' || api.hostname === '127.0.0.1' || api.hostname === '[::1]';
-  return local ? `${api.protocol}//${domain}.localhost${api.port ? `:${api.port}` : ''}/` : `https://${domain}/`;
-}
-
-/**
  * Rows under a bold header, columns padded to their widest cell. Hand-written: a dozen
  * lines, where table libraries bring borders and wrapping this output does not want.
  */

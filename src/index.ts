@@ -5,14 +5,10 @@ import { apiHostnames } from './domain-name';
 import type { Env } from './env';
 import { consumeQueue } from './queues';
 import { serveSite } from './sites/serve';
+import { siteDomainOf } from './site-url';
 
 export { SiteCoordinator } from './deploy/site-coordinator';
 export { EventLog } from './events/event-log';
-
-/** `example.com.localhost` serves `example.com` locally: browsers resolve `*.localhost` to loopback. */
-function siteDomainOf(hostname: string): string {
-  return hostname.endsWith('.localhost') ? hostname.slice(0, -'.localhost'.length) : hostname;
-}
 
 export default {
   fetch(request, env, ctx) {

@@ -6,7 +6,8 @@ import { collectFolder } from '../deploy/collect.ts';
 import { multipartBody } from '../deploy/multipart.ts';
 import { createProgress } from '../deploy/progress.ts';
 import { CliError } from '../errors.ts';
-import { count, formatBytes, printJson, siteUrl } from '../format.ts';
+import { count, formatBytes, printJson } from '../format.ts';
+import { siteUrl } from '../../src/site-url.ts';
 import { readJsonArgument } from '../input.ts';
 
 export interface DeployOptions {
@@ -68,5 +69,5 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   if (options.json) return printJson(result);
   const summary = `${count(folder.files.length, 'file')} (${formatBytes(folder.totalBytes)})`;
   console.log(`${pc.green('✔')} Deployed ${summary} to ${pc.bold(result.domain)}: ${describe(result)}`);
-  console.log(`  ${pc.cyan(siteUrl(api.origin, result.domain))}`);
+  console.log(`  ${pc.cyan(siteUrl(new URL(api.origin), result.domain))}`);
 }

@@ -1,7 +1,8 @@
 import pc from 'picocolors';
 import { sitePath } from '../api.ts';
 import { connect } from '../credentials.ts';
-import { formatBytes, formatTimestamp, printJson, siteUrl } from '../format.ts';
+import { formatBytes, formatTimestamp, printJson } from '../format.ts';
+import { siteUrl } from '../../src/site-url.ts';
 
 /** GET .../info (DESIGN.md, "Endpoints the spec declares without payloads"). */
 interface SiteInfo {
@@ -34,7 +35,7 @@ export async function showInfo(domain: string, options: { json?: boolean }): Pro
   const metadata = Object.entries(info.metadata ?? {});
   const lines: [string, string][] = [
     ['domain', pc.bold(info.domain)],
-    ['url', siteUrl(api.origin, info.domain)],
+    ['url', siteUrl(new URL(api.origin), info.domain)],
     ['owner', info.userId ?? '-'],
     ['created', formatTimestamp(info.created)],
     ['modified', formatTimestamp(info.modified)],

@@ -2,7 +2,8 @@ import pc from 'picocolors';
 import { sitePath } from '../api.ts';
 import { connect } from '../credentials.ts';
 import { CliError } from '../errors.ts';
-import { formatTimestamp, printJson, siteUrl, table } from '../format.ts';
+import { formatTimestamp, printJson, table } from '../format.ts';
+import { siteUrl } from '../../src/site-url.ts';
 import { confirm } from '../input.ts';
 
 interface Site {
@@ -16,7 +17,7 @@ export async function listSites(options: { json?: boolean }): Promise<void> {
   const sites = await api.json<Site[]>('/v2/sites');
   if (options.json) return printJson(sites);
   if (sites.length === 0) return console.log('No sites yet: publish one with `sitehost deploy <dir> --domain <domain>`.');
-  const rows = sites.map((site) => [site.domain, formatTimestamp(site.modified), siteUrl(api.origin, site.domain)]);
+  const rows = sites.map((site) => [site.domain, formatTimestamp(site.modified), siteUrl(new URL(api.origin), site.domain)]);
   console.log(table(['DOMAIN', 'MODIFIED', 'URL'], rows));
 }
 

@@ -6,7 +6,7 @@ import { formatBytes } from '../format';
 import { jsonEditor } from '../json-editor';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { liveSiteUrl } from '../site-url';
+import { siteUrl } from '../../../src/site-url';
 import { sendWithProgress } from '../upload';
 
 const LISTED_PATHS = 20;
@@ -153,7 +153,7 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
         h(
           'p',
           { class: 'links' },
-          h('a', { href: liveSiteUrl(result.domain), target: '_blank', rel: 'noopener', id: 'live-link' }, `Open ${liveSiteUrl(result.domain)}`),
+          h('a', { href: siteUrl(location, result.domain), target: '_blank', rel: 'noopener', id: 'live-link' }, `Open ${siteUrl(location, result.domain)}`),
           h('a', { href: link({ screen: 'site', domain: result.domain }) }, 'Manage the site'),
         ),
       ),

@@ -4,7 +4,7 @@ import { announce, fill, h } from '../dom';
 import { formatBytes, timeElement } from '../format';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { liveSiteUrl } from '../site-url';
+import { siteUrl } from '../../../src/site-url';
 import { sendWithProgress } from '../upload';
 
 /** Files: browse a site's folders, upload (add or replace) one file, delete one file. */
@@ -50,7 +50,7 @@ export function filesScreen(context: ScreenContext, domain: string, directory: s
         h('td', {}),
       );
     }
-    const live = new URL(encodePath(entry.path).slice(1), liveSiteUrl(domain)).href;
+    const live = new URL(encodePath(entry.path).slice(1), siteUrl(location, domain)).href;
     return h(
       'tr',
       {},

@@ -4,7 +4,7 @@ import { followEvents, type ServiceEvent } from '../events';
 import { formatBytes, timeElement } from '../format';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { liveSiteUrl } from '../site-url';
+import { siteUrl } from '../../../src/site-url';
 import { unpublish } from './sites';
 
 const SHOWN_EVENTS = 50;
@@ -95,7 +95,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     h(
       'p',
       { class: 'links' },
-      h('a', { class: 'button', href: liveSiteUrl(domain), target: '_blank', rel: 'noopener' }, 'Open site'),
+      h('a', { class: 'button', href: siteUrl(location, domain), target: '_blank', rel: 'noopener' }, 'Open site'),
       h('a', { href: link({ screen: 'files', domain, directory: '/' }) }, 'Files'),
       h('a', { href: link({ screen: 'configuration', domain }) }, 'Configuration'),
       h('a', { href: link({ screen: 'deploy', domain }) }, 'Deploy a new version'),

@@ -4,7 +4,7 @@ import { announce, fill, h } from '../dom';
 import { timeElement } from '../format';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { liveSiteUrl } from '../site-url';
+import { siteUrl } from '../../../src/site-url';
 
 /** Asks, then unpublishes; true when the site is gone. */
 export async function unpublish(domain: string, feedback: HTMLElement): Promise<boolean> {
@@ -38,7 +38,7 @@ export function sitesScreen(_context: ScreenContext): Screen {
       {},
       h('th', { scope: 'row', 'data-label': 'Site' }, h('a', { href: link({ screen: 'site', domain: site.domain }) }, site.domain)),
       h('td', { 'data-label': 'Modified' }, timeElement(site.modified)),
-      h('td', { 'data-label': 'Live' }, h('a', { href: liveSiteUrl(site.domain), target: '_blank', rel: 'noopener' }, 'Open site', h('span', { class: 'visually-hidden' }, ` ${site.domain} (new tab)`))),
+      h('td', { 'data-label': 'Live' }, h('a', { href: siteUrl(location, site.domain), target: '_blank', rel: 'noopener' }, 'Open site', h('span', { class: 'visually-hidden' }, ` ${site.domain} (new tab)`))),
       h(
         'td',
         { 'data-label': 'Manage' },
