@@ -19,7 +19,7 @@ const cache = new WeightedLru<string, SiteFiles>(maxCachedEntries);
 /**
  * The files of a deployment, from the isolate's cache. A deployment never changes once
  * written, so its id is the cache key: the next deployment is a new id, and the site's
- * current deployment id comes from its coordinator on every request. The caches here hold
+ * current deployment id comes from its coordinator, under a lease. The caches here hold
  * values, never promises: a promise settled by another request's I/O must not be awaited
  * (Workers tie I/O to its request), so concurrent misses each read for themselves.
  */
