@@ -21,6 +21,7 @@ export default defineConfig(async () => {
             name: 'workers',
             include: ['test/**/*.test.ts'],
             exclude: ['test/node/**'],
+            globalSetup: ['./test/support/build-dashboard.mjs'],
             setupFiles: ['./test/support/apply-migrations.ts'],
             testTimeout: 60_000,
           },

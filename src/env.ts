@@ -26,9 +26,6 @@ export interface Env {
   AUTH_AUDIENCE: string;
   /** Public OpenID Connect client id of the dashboard's sign-in (with `AUTH_ISSUER`). */
   AUTH_CLIENT_ID?: string;
-  /** The built dashboard (`[assets]`); absent in the workers test project, which does not build it. */
-  ASSETS?: Fetcher;
-
   MAX_FILES: string;
   MAX_TOTAL_BYTES: string;
   MAX_FILE_BYTES: string;

@@ -1,5 +1,7 @@
 import { type Context, Hono } from 'hono';
+import { builtFiles } from '../../dashboard/dist/files';
 import type { AppEnv } from '../app-env';
+import { ifNoneMatchMatches } from '../http/conditional';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { pageConfig } from './page-config';
@@ -8,26 +10,26 @@ import { withSecurityHeaders } from './security-headers';
 
 /**
  * The dashboard on the API host: `/` is its page, `/dashboard/*` its script, styles and
- * config. The built files live in Workers Static Assets (`[assets]`, `run_worker_first`), so
- * every request still reaches the Worker first and only these paths ever read the assets:
- * hosted sites and `/v2/*` never do.
+ * config. The built files are part of the Worker's bundle (dashboard/build.mjs), so serving
+ * them reads nothing, and requests for hosted sites pass through no asset router.
  */
 export const dashboard = new Hono<AppEnv>();
 
-async function fromAssets(c: Context<AppEnv>): Promise<Response> {
-  const assets = c.env.ASSETS;
-  const response = assets ? await assets.fetch(c.req.raw) : undefined;
-  if (!response || response.status === 404) {
-    const path = new URL(c.req.url).pathname;
-    const hint = path === '/' ? ' The dashboard is not built: `node dashboard/build.mjs` builds it (wrangler dev and deploy run it).' : '';
-    throw new Problem('not-found', `There is nothing at ${path}.${hint}`);
-  }
+async function builtFile(c: Context<AppEnv>): Promise<Response> {
+  const path = new URL(c.req.url).pathname;
+  const file = builtFiles[path];
+  if (!file) throw new Problem('not-found', `There is nothing at ${path}.`);
+  const ifNoneMatch = c.req.header('if-none-match');
+  const notModified = ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, file.etag);
+  const response = notModified
+    ? new Response(null, { status: 304, headers: { etag: file.etag } })
+    : new Response(file.body, { headers: { 'content-type': file.contentType, etag: file.etag } });
   const { openId } = pageConfig(c.env);
   return withSecurityHeaders(response, openId ? await providerOrigins(openId.issuer) : []);
 }
 
-resource(dashboard, '/', { GET: [fromAssets] });
+resource(dashboard, '/', { GET: [builtFile] });
 resource(dashboard, '/dashboard/config.json', {
   GET: [(c) => c.json(pageConfig(c.env), 200, { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })],
 });
-resource(dashboard, '/dashboard/*', { GET: [fromAssets] });
+resource(dashboard, '/dashboard/*', { GET: [builtFile] });

@@ -18,15 +18,15 @@ function contentSecurityPolicy(providerOrigins: readonly string[]): string {
   ].join('; ');
 }
 
-/** Copies `response` (asset responses are immutable) with the dashboard's security headers. */
+/** Adds the dashboard's security headers to `response`, a response of its own making. */
 export function withSecurityHeaders(response: Response, providerOrigins: readonly string[]): Response {
-  const secured = new Response(response.body, response);
-  secured.headers.set('content-security-policy', contentSecurityPolicy(providerOrigins));
-  secured.headers.set('x-content-type-options', 'nosniff');
-  secured.headers.set('x-frame-options', 'DENY');
-  secured.headers.set('referrer-policy', 'no-referrer');
-  secured.headers.set('cross-origin-opener-policy', 'same-origin');
+  const headers = response.headers;
+  headers.set('content-security-policy', contentSecurityPolicy(providerOrigins));
+  headers.set('x-content-type-options', 'nosniff');
+  headers.set('x-frame-options', 'DENY');
+  headers.set('referrer-policy', 'no-referrer');
+  headers.set('cross-origin-opener-policy', 'same-origin');
   // The files change with every build and carry no content hash: revalidate them (ETag) each time.
-  secured.headers.set('cache-control', 'no-cache');
-  return secured;
+  headers.set('cache-control', 'no-cache');
+  return response;
 }
