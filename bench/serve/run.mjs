@@ -17,7 +17,7 @@
 // HTMLRewriter (for live reload): the floor's HTML pays it as the service's does.
 // For a 2 KB HTML page, a 100 KB script and a 1 MB image it runs wrk (BENCH_THREADS threads,
 // default 2; BENCH_CONNECTIONS connections, default 32) after a 1 s warm-up, in BENCH_ROUNDS
-// rounds (default 3) of BENCH_SECONDS seconds (default 4) taking turns between the servers,
+// rounds (default 5) of BENCH_SECONDS seconds (default 4) taking turns between the servers,
 // and prints the median round's requests/s and p99 latency for each server, and the
 // service's ratios. Targets: at least Static Assets' requests/s on every file, at least 0.8
 // of the floor's. The ratio to the hello-world is printed too: for the 1 MB image no Worker
@@ -36,7 +36,7 @@ const repo = new URL('../..', import.meta.url).pathname;
 const here = new URL('.', import.meta.url).pathname;
 const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const threads = Number(process.env.BENCH_THREADS ?? 2);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const domain = 'bench.example';
