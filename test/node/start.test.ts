@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { request } from 'node:http';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from './support/processes';
@@ -27,6 +28,27 @@ function api(path: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
   headers.set('authorization', `Bearer ${token}`);
   return fetch(`${service.origin}${path}`, { ...init, headers });
+}
+
+interface SiteResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * GET on a hosted site as a browser at `http://<domain>.localhost:<port>/` asks for it: to
+ * the service's address with that Host (Node resolves no `*.localhost` name; fetch cannot set Host).
+ */
+function site(domain: string, path: string): Promise<SiteResponse> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(`${service.origin}${path}`, { headers: { host: `${domain}.localhost:${service.port}` } }, (response) => {
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+    });
+    outgoing.on('error', reject).end();
+  });
 }
 
 beforeAll(async () => {
@@ -62,6 +84,34 @@ describe('the local service (npm start)', () => {
       hasNewFiles: true,
       hasNewConfiguration: true,
     });
+  });
+
+  it('serves the site at <domain>.localhost, with the host options applied', async () => {
+    const page = await site('example.com', '/');
+    expect(page.status).toBe(200);
+    expect(page.body).toBe('<h1>Hello</h1>');
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers.etag).toMatch(/^"[\w-]{43}"$/);
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    const styles = await site('example.com', '/css/a.css');
+    expect(styles.body).toBe('body { color: teal }');
+    expect(styles.headers['content-length']).toBe('20');
+    // The configuration's single-page fallback.
+    expect((await site('example.com', '/some/route')).body).toBe('<h1>Hello</h1>');
+    const unknown = await site('nothing-here.example', '/');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toContain('No site is hosted');
+  });
+
+  it('serves each redeploy on the very next request, however quickly they follow', async () => {
+    for (let version = 1; version <= 4; version++) {
+      expect((await site('example.com', '/css/a.css')).status).toBe(200); // keeps the site leased in this isolate
+      const form = new FormData();
+      form.append('directory', new File([`<h1>Version ${version}</h1>`], 'index.html', { type: 'text/html' }));
+      form.append('directory', new File(['body { color: teal }'], 'css/a.css', { type: 'text/css' }));
+      expect((await api('/v2/sites/example.com', { method: 'PUT', body: form })).status).toBe(200);
+      expect((await site('example.com', '/')).body).toBe(`<h1>Version ${version}</h1>`);
+    }
   });
 
   it("lists the caller's sites", async () => {
