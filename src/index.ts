@@ -17,7 +17,7 @@ export default {
     const hostname = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
     if (apiHostnames(env.API_HOSTNAMES).includes(hostname)) return api.fetch(request, env, ctx);
     const domain = siteDomainOf(hostname);
-    return answerAcmeChallenge(request, url, env, domain) ?? serveSite(request, url, env, domain);
+    return answerAcmeChallenge(request, url, env, domain) ?? serveSite(request, url, env, ctx, domain);
   },
   queue: consumeQueue,
   async scheduled(controller, env) {

@@ -29,11 +29,11 @@ const framingFields = new Set(['content-length', 'content-range']);
  * Serving a file is then one ranged R2 read, or none for a small file read lately (kept by
  * content hash).
  */
-export function serveSite(request: Request, url: URL, env: Env, domain: string): Promise<Response> {
-  return answerSite(request, url, env, domain).catch(serverError);
+export function serveSite(request: Request, url: URL, env: Env, ctx: ExecutionContext, domain: string): Promise<Response> {
+  return answerSite(request, url, env, ctx, domain).catch(serverError);
 }
 
-async function answerSite(request: Request, url: URL, env: Env, domain: string): Promise<Response> {
+async function answerSite(request: Request, url: URL, env: Env, ctx: ExecutionContext, domain: string): Promise<Response> {
   let path: RequestPath;
   try {
     path = parseRequestPath(url.pathname);
@@ -41,7 +41,7 @@ async function answerSite(request: Request, url: URL, env: Env, domain: string):
     return problemResponse(error);
   }
   if (isReserved(path)) return fileNotFound();
-  const site = await liveSite(env, domain);
+  const site = await liveSite(env, ctx, domain);
   if (!site?.deployment || site.deployment.fileCount === 0) return noSiteHosted(domain);
   const host = hostOptionsOf(site.configuration);
   const files = await siteFilesOf(env.FILES, site.deployment);
@@ -65,25 +65,57 @@ interface KeptSite {
   site: SiteRecord | null;
   /** Until when (this isolate's clock) the coordinator's lease lets this copy be served without asking. */
   leasedUntil: number;
+  /** From when a request renews the lease in the background, so that a busy site never waits for its coordinator. */
+  renewFrom: number;
 }
 
 const keptSites = new WeightedLru<string, KeptSite>(10_000);
+/** Domains whose lease a request is renewing in the background. */
+const renewing = new Set<string>();
+/** The share of a lease after which a request renews it in the background. */
+export const renewAfterShare = 2 / 3;
 
 /**
  * The site's live record: the copy kept here while its lease lasts, else its coordinator's
- * answer, which renews the lease and carries the record only when it changed. None for a
- * Host that cannot be a site (no object is created for it); a kept domain was checked when
- * it was first kept.
+ * answer, which renews the lease and carries the record only when it changed. A lease two
+ * thirds gone is renewed after the response (`waitUntil`), so requests to a busy site do not
+ * wait for the coordinator; one at a time per domain. None for a Host that cannot be a site
+ * (no object is created for it); a kept domain was checked when it was first kept.
  */
-async function liveSite(env: Env, domain: string): Promise<SiteRecord | null> {
+async function liveSite(env: Env, ctx: ExecutionContext, domain: string): Promise<SiteRecord | null> {
   const kept = keptSites.get(domain);
-  // Read before asking: the lease counts from when the question left, which is no later than this.
   const now = Date.now();
-  if (kept && now < kept.leasedUntil) return kept.site;
+  if (kept && now < kept.leasedUntil) {
+    if (now >= kept.renewFrom && !renewing.has(domain)) {
+      renewing.add(domain);
+      const renewal = askCoordinator(env, domain, kept)
+        // A failed renewal leaves the lease to run out: the first request after it asks, and answers the error.
+        .catch((error: unknown) => console.warn(`Renewing the lease on ${domain} failed`, error))
+        .finally(() => renewing.delete(domain));
+      ctx.waitUntil(renewal);
+    }
+    return kept.site;
+  }
   if (!kept && !isSiteDomain(domain)) return null;
+  return askCoordinator(env, domain, kept);
+}
+
+/**
+ * Asks the domain's coordinator for its live record and keeps the answer under its lease.
+ * Any answer may be kept, even one overtaken by a newer: the coordinator lets no change go
+ * live before every lease it granted has run out.
+ */
+async function askCoordinator(env: Env, domain: string, kept: KeptSite | undefined): Promise<SiteRecord | null> {
+  // Read before asking: the lease counts from when the question left, which is no later than this.
+  const asked = Date.now();
   const live = await siteCoordinator(env, domain).current(domain, { version: kept?.version });
   const site = live.site === undefined && kept ? kept.site : (live.site ?? null);
-  keptSites.set(domain, { version: live.version, site, leasedUntil: now + live.leaseMs });
+  keptSites.set(domain, {
+    version: live.version,
+    site,
+    leasedUntil: asked + live.leaseMs,
+    renewFrom: asked + live.leaseMs * renewAfterShare,
+  });
   return site;
 }
 

@@ -1,3 +1,4 @@
+import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { serveSite } from '../../src/sites/serve';
@@ -48,7 +49,7 @@ describe('request paths', async () => {
   it('answers 404 under /.well-known/acme-challenge/ without serving site files', async () => {
     await deployed('acme-files.example', { 'index.html': 'x', '.well-known/acme-challenge/token': 'SITE FILE' });
     const request = new Request('http://acme-files.example/.well-known/acme-challenge/token');
-    const response = await serveSite(request, new URL(request.url), env, 'acme-files.example');
+    const response = await serveSite(request, new URL(request.url), env, createExecutionContext(), 'acme-files.example');
     expect(response.status).toBe(404);
     expect(await response.text()).not.toContain('SITE FILE');
   });
