@@ -16,7 +16,7 @@ import { withSecurityHeaders } from './security-headers';
 export const dashboard = new Hono<AppEnv>();
 
 async function builtFile(c: Context<AppEnv>): Promise<Response> {
-  const path = new URL(c.req.url).pathname;
+  const path = c.req.path;
   const file = builtFiles[path];
   if (!file) throw new Problem('not-found', `There is nothing at ${path}.`);
   const ifNoneMatch = c.req.header('if-none-match');

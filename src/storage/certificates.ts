@@ -19,21 +19,13 @@ export interface CertificateRecord {
   attempts: number;
 }
 
-interface CertificateRow {
-  domain: string;
-  status: CertificateStatus;
-  reason: string | null;
-  updated: number;
-  issued: number | null;
-  expires: number | null;
-  issuer: string | null;
-  chain: string | null;
+/** A row as D1 returns it: the record's fields, those of several words in snake_case. */
+interface CertificateRow extends Omit<CertificateRecord, 'encryptedKey' | 'externalId' | 'jobId' | 'leaseUntil'> {
   /** D1 returns BLOBs as an ArrayBuffer or an array of byte values. */
   encrypted_key: ArrayBuffer | number[] | null;
   external_id: string | null;
   job_id: string | null;
   lease_until: number;
-  attempts: number;
 }
 
 function toRecord(row: CertificateRow): CertificateRecord {
