@@ -3,7 +3,7 @@ import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:https';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as x509 from '../../src/certificates/x509';
@@ -20,6 +20,9 @@ import { type Service, freePort, startService, token } from './support/service';
  */
 
 const repo = new URL('../..', import.meta.url).pathname;
+/** Debian's binaries, or PEBBLE_PATH's `pebble` with `pebble-challtestsrv` beside it. */
+const pebbleBinary = process.env.PEBBLE_PATH ?? 'pebble';
+const challengeServerBinary = process.env.PEBBLE_PATH ? join(dirname(process.env.PEBBLE_PATH), 'pebble-challtestsrv') : 'pebble-challtestsrv';
 const issuedDomain = 'issued.sitehost.test';
 const refusedDomain = 'refused.sitehost.test';
 const reissuedDomain = 'reissued.sitehost.test';
@@ -148,7 +151,7 @@ beforeAll(async () => {
     }),
   );
 
-  const challengeServer = startProcess('pebble-challtestsrv', 'pebble-challtestsrv', [
+  const challengeServer = startProcess('pebble-challtestsrv', challengeServerBinary, [
     '-dns01', `127.0.0.1:${dnsPort}`, '-http01', '', '-https01', '', '-tlsalpn01', '',
     '-management', `127.0.0.1:${challengeManagementPort}`, '-defaultIPv4', '127.0.0.1', '-defaultIPv6', '',
   ]);
@@ -162,7 +165,7 @@ beforeAll(async () => {
 
   startPebble = async () => {
     // Pebble rejects some valid nonces on purpose (PEBBLE_WFE_NONCEREJECT): the client must retry badNonce.
-    const pebble = startProcess('pebble', 'pebble', ['-config', join(workDir, 'pebble.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
+    const pebble = startProcess('pebble', pebbleBinary, ['-config', join(workDir, 'pebble.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
       PEBBLE_VA_NOSLEEP: '1',
       PEBBLE_VA_ALWAYS_VALID: '0',
       PEBBLE_WFE_NONCEREJECT: '20',
