@@ -4,6 +4,8 @@
 // (tests and benchmarks use a temporary one); AUTH_SECRET, when set, is used instead of
 // .dev.vars' (and .dev.vars is then neither created nor needed).
 import { spawn, spawnSync } from 'node:child_process';
+import { unstable_readConfig } from 'wrangler';
+import { checkCertificateRetries, parseSettings } from '../src/settings.ts';
 import { ensureAuthSecret } from './dev-vars.mjs';
 
 const port = process.env.PORT ?? '8787';
@@ -17,6 +19,25 @@ const persist = process.env.SITEHOST_PERSIST_DIR ? ['--persist-to', process.env.
 const secret = process.env.AUTH_SECRET ? ['--var', `AUTH_SECRET:${process.env.AUTH_SECRET}`] : [];
 
 if (secret.length === 0) ensureAuthSecret();
+checkSettings();
+
+/** Refuses a bad setting (wrangler.toml's vars with this command's `--var NAME:value`) before anything starts. */
+function checkSettings() {
+  const config = unstable_readConfig({ config: new URL('../wrangler.toml', import.meta.url).pathname });
+  const vars = { ...config.vars };
+  process.argv.forEach((arg, at, args) => {
+    if (args[at - 1] !== '--var') return;
+    const colon = arg.indexOf(':');
+    vars[arg.slice(0, colon)] = arg.slice(colon + 1);
+  });
+  try {
+    const certificates = config.queues.consumers?.find((consumer) => consumer.queue === 'sitehost-certificates');
+    checkCertificateRetries(parseSettings(vars), certificates?.max_retries);
+  } catch (error) {
+    console.error(`npm start: ${error.message}`);
+    process.exit(1);
+  }
+}
 
 const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', ...persist], {
   env: { ...env, CI: 'true' },

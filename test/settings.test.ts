@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidSetting, checkCertificateRetries, parseSettings } from '../src/settings';
+
+const valid = {
+  API_HOSTNAMES: 'localhost, API.example.com',
+  MAX_FILES: '20000',
+  MAX_TOTAL_BYTES: '104857600',
+  MAX_FILE_BYTES: '26214400',
+  CERT_RETRY_BASE_SECONDS: '60',
+  CERT_JOB_MAX_RETRIES: '5',
+  RETIRED_DEPLOYMENT_GRACE_SECONDS: '0',
+  EVENTS_RETENTION_DAYS: '7',
+};
+
+describe('settings', () => {
+  it('parses every var once into typed values', () => {
+    expect(parseSettings(valid)).toEqual({
+      apiHostnames: ['localhost', 'api.example.com'],
+      maxFiles: 20000,
+      maxTotalBytes: 104857600,
+      maxFileBytes: 26214400,
+      certRetryBaseSeconds: 60,
+      certJobMaxRetries: 5,
+      retiredDeploymentGraceSeconds: 0,
+      eventsRetentionDays: 7,
+    });
+  });
+
+  it.each([
+    ['MAX_TOTAL_BYTES', '100MB'],
+    ['MAX_TOTAL_BYTES', ''],
+    ['MAX_FILES', '0'],
+    ['MAX_FILES', '-5'],
+    ['MAX_FILE_BYTES', '1e6'],
+    ['MAX_FILE_BYTES', '2.5'],
+    ['CERT_RETRY_BASE_SECONDS', 'sixty'],
+    ['EVENTS_RETENTION_DAYS', undefined],
+    ['API_HOSTNAMES', ' , '],
+    ['API_HOSTNAMES', 'local host'],
+  ])('refuses %s = %j, naming it', (setting, value) => {
+    const attempt = () => parseSettings({ ...valid, [setting]: value });
+    expect(attempt).toThrow(InvalidSetting);
+    expect(attempt).toThrow(`The setting ${setting} is`);
+  });
+
+  it("requires CERT_JOB_MAX_RETRIES to equal the certificate queue's max_retries", () => {
+    const settings = parseSettings(valid);
+    expect(() => checkCertificateRetries(settings, 5)).not.toThrow();
+    expect(() => checkCertificateRetries(settings, 3)).toThrow(/CERT_JOB_MAX_RETRIES .* max_retries \(3\)/);
+    expect(() => checkCertificateRetries(settings, undefined)).toThrow(/not set/);
+  });
+});
