@@ -1,0 +1,131 @@
+/**
+ * One emulated edge location for `npm run bench:edge`, in the bench only: the service's own
+ * Worker, with every call that leaves the location (the site's coordinator, R2, D1) delayed
+ * by BENCH_RTT_MS and counted. Each location is a Worker of its own, so its isolate keeps its
+ * own memory, as a location far from the others does.
+ *
+ * Each response carries `x-bench-remote-calls` and `x-bench-remote-ms`: the round trips the
+ * request waited for before its answer. `GET http://bench.stats/` answers this location's
+ * counters, background calls (after the response) included.
+ */
+import service from '../../src/index';
+import type { Env } from '../../src/env';
+
+export { EventLog, SiteCoordinator } from '../../src/index';
+
+interface BenchEnv extends Env {
+  BENCH_RTT_MS: string;
+  BENCH_LOCATION: string;
+}
+
+/** Coordinator calls per domain, and every remote call, since the location started. */
+const totals = { coordinatorCalls: new Map<string, number>(), remoteCalls: 0 };
+
+/** What one request waited for. */
+class Meter {
+  calls = 0;
+  waitedMs = 0;
+  #open = true;
+
+  constructor(readonly rttMs: number) {}
+
+  /** A round trip: the wait is charged to the request while it is still open. */
+  async roundTrip(): Promise<void> {
+    totals.remoteCalls++;
+    const started = Date.now();
+    await scheduler.wait(this.rttMs);
+    if (this.#open) {
+      this.calls++;
+      this.waitedMs += Date.now() - started;
+    }
+  }
+
+  close(): void {
+    this.#open = false;
+  }
+}
+
+/** `target` with each named method delayed by a round trip first. */
+function remote<T extends object>(target: T, methods: readonly string[], meter: Meter): T {
+  return new Proxy(target, {
+    get(object, name) {
+      const value = Reflect.get(object, name);
+      if (typeof name !== 'string' || !methods.includes(name) || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(object) : value;
+      }
+      return async (...args: unknown[]) => {
+        await meter.roundTrip();
+        return value.apply(object, args);
+      };
+    },
+  });
+}
+
+/** A D1 statement whose queries pay a round trip; `batch` takes the real statements, so they are patched, not wrapped. */
+function remoteStatement(statement: D1PreparedStatement, meter: Meter): D1PreparedStatement {
+  const bind = statement.bind.bind(statement);
+  statement.bind = (...values: unknown[]) => remoteStatement(bind(...values), meter);
+  for (const method of ['first', 'all', 'run', 'raw'] as const) {
+    const query = (statement[method] as (...args: unknown[]) => Promise<unknown>).bind(statement);
+    (statement as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+      await meter.roundTrip();
+      return query(...args);
+    };
+  }
+  return statement;
+}
+
+function withRemoteCalls(env: BenchEnv, meter: Meter): Env {
+  const sites = env.SITES;
+  const countCall = (domain: string) => totals.coordinatorCalls.set(domain, (totals.coordinatorCalls.get(domain) ?? 0) + 1);
+  return {
+    ...env,
+    FILES: remote(env.FILES, ['get', 'head', 'put', 'list', 'delete', 'createMultipartUpload'], meter),
+    DB: new Proxy(env.DB, {
+      get(db, name) {
+        if (name === 'prepare') return (query: string) => remoteStatement(db.prepare(query), meter);
+        const value = Reflect.get(db, name);
+        if (typeof value !== 'function') return value;
+        if (name !== 'batch' && name !== 'exec') return value.bind(db);
+        return async (...args: unknown[]) => {
+          await meter.roundTrip();
+          return value.apply(db, args);
+        };
+      },
+    }),
+    SITES: new Proxy(sites, {
+      get(namespace, name) {
+        if (name !== 'get') return Reflect.get(namespace, name).bind(namespace);
+        return (id: DurableObjectId) => {
+          const stub = namespace.get(id);
+          return new Proxy(stub, {
+            get(object, method) {
+              if (method === 'then' || typeof method !== 'string') return undefined;
+              return async (...args: unknown[]) => {
+                countCall(typeof args[0] === 'string' ? args[0] : '?');
+                await meter.roundTrip();
+                return (object as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args);
+              };
+            },
+          });
+        };
+      },
+    }),
+  };
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    if (new URL(request.url).hostname === 'bench.stats') {
+      return Response.json({ location: env.BENCH_LOCATION, coordinatorCalls: Object.fromEntries(totals.coordinatorCalls), remoteCalls: totals.remoteCalls });
+    }
+    const meter = new Meter(Number(env.BENCH_RTT_MS));
+    const response = await service.fetch!(request as Request<unknown, IncomingRequestCfProperties>, withRemoteCalls(env, meter), ctx);
+    meter.close();
+    const headers = new Headers(response.headers);
+    headers.set('x-bench-remote-calls', String(meter.calls));
+    headers.set('x-bench-remote-ms', String(meter.waitedMs));
+    return new Response(response.body, { status: response.status, headers });
+  },
+  queue: service.queue,
+} satisfies ExportedHandler<BenchEnv>;
