@@ -22,6 +22,8 @@ export class InvalidToken extends Error {
 }
 
 const providerAlgorithms = ['RS256', 'ES256', 'EdDSA'];
+/** A token without an expiry would be valid forever: every token must say when it ends. */
+const requiredClaims = ['exp'];
 const jwksByUrl = new Map<string, JWTVerifyGetKey>();
 
 /** The provider's key set could not be fetched: the service's trouble, not the token's. */
@@ -66,12 +68,14 @@ export async function verifyToken(token: string, env: Env): Promise<Principal> {
         algorithms: ['HS256'],
         issuer: env.TOKEN_ISSUER,
         audience: env.AUTH_AUDIENCE,
+        requiredClaims,
       }));
     } else if (alg && providerAlgorithms.includes(alg) && env.AUTH_JWKS_URL && env.AUTH_ISSUER) {
       ({ payload } = await jwtVerify(token, providerKeys(env.AUTH_JWKS_URL), {
         algorithms: providerAlgorithms,
         issuer: env.AUTH_ISSUER,
         audience: env.AUTH_AUDIENCE,
+        requiredClaims,
       }));
     } else {
       throw new InvalidToken(`Tokens signed with "${alg}" are not accepted.`);
@@ -85,6 +89,7 @@ export async function verifyToken(token: string, env: Env): Promise<Principal> {
     }
     if (error instanceof errors.JWTExpired) throw new InvalidToken('The token has expired.');
     if (error instanceof errors.JWTClaimValidationFailed) {
+      if (error.reason === 'missing') throw new InvalidToken(`The token has no "${error.claim}" claim.`);
       throw new InvalidToken(`The token's "${error.claim}" claim is not accepted.`);
     }
     if (error instanceof errors.JOSEError) throw new InvalidToken('The token could not be verified.');

@@ -1,11 +1,16 @@
+import { exceedsMaxJsonDepth, jsonTooDeep } from '../http/json-depth';
 import { Problem } from '../http/problem';
 import { validateHostConfiguration } from './host-schema';
 
 /** Host options, as `schema/host.schema.json` describes them. */
 export type HostConfiguration = Record<string, unknown>;
 
-/** Parses JSON text of host options; 400 `invalid-configuration` when it is not JSON or not valid. */
+/**
+ * Parses JSON text of host options; 400 `invalid-configuration` when it is not JSON, nests
+ * too deep or is not valid.
+ */
 export function parseHostConfiguration(text: string): HostConfiguration {
+  if (exceedsMaxJsonDepth(text)) throw jsonTooDeep('invalid-configuration', 'The configuration');
   let value: unknown;
   try {
     value = JSON.parse(text);

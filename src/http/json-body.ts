@@ -1,3 +1,4 @@
+import { exceedsMaxJsonDepth, jsonTooDeep } from './json-depth';
 import { Problem } from './problem';
 
 /** Larger JSON documents are refused: host options and metadata are a few kilobytes. */
@@ -12,7 +13,7 @@ export function jsonTooLarge(what: string): Problem {
 
 /**
  * Reads a JSON request body of the given media type: 415 for another type, 413 past 1 MiB
- * (counted while reading), 400 when it is not JSON.
+ * (counted while reading), 400 when it is not JSON or nests too deep.
  */
 export async function readJsonBody(request: Request, mediaType: string): Promise<unknown> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -28,8 +29,10 @@ export async function readJsonBody(request: Request, mediaType: string): Promise
     if (size > maxJsonBytes) throw jsonTooLarge('The body');
     chunks.push(chunk);
   }
+  const text = await new Blob(chunks).text();
+  if (exceedsMaxJsonDepth(text)) throw jsonTooDeep('invalid-request', 'The body');
   try {
-    return JSON.parse(await new Blob(chunks).text());
+    return JSON.parse(text);
   } catch (error) {
     throw new Problem('invalid-request', `The body is not valid JSON: ${(error as Error).message}`);
   }
