@@ -5,6 +5,7 @@ import { connect } from '../credentials.ts';
 import { collectFolder } from '../deploy/collect.ts';
 import { multipartBody } from '../deploy/multipart.ts';
 import { createProgress } from '../deploy/progress.ts';
+import { checkedDomain } from '../domain.ts';
 import { CliError } from '../errors.ts';
 import { count, formatBytes, printJson } from '../format.ts';
 import { siteUrl } from '../../src/site-url.ts';
@@ -46,8 +47,9 @@ function describe(result: DeployResult): string {
 
 export async function deploy(dir: string, options: DeployOptions): Promise<void> {
   const hostOptions = await readHostOptions(options.config);
-  const domain = options.domain ?? hostOptions.domain;
-  if (!domain) throw new CliError('usage', 'Which domain? Pass --domain example.com (or set "domain" in the --config file).');
+  const named = options.domain ?? hostOptions.domain;
+  if (!named) throw new CliError('usage', 'Which domain? Pass --domain example.com (or set "domain" in the --config file).');
+  const domain = checkedDomain(named);
   const api = await connect();
   const root = resolve(dir);
   const folder = await collectFolder(root);

@@ -56,17 +56,25 @@ function barProgress(totals: Totals, out: NodeJS.WriteStream): DeployProgress {
   };
 }
 
-/** For logs (CI): one line per tenth of the upload instead of a redrawn bar. */
+/** Between quarters, a line after this long without one, to show that a slow upload is alive. */
+const quietLineMs = 30_000;
+
+/** For logs (CI): a few lines, at each quarter of the upload, instead of a redrawn bar. */
 function lineProgress(totals: Totals, out: NodeJS.WriteStream): DeployProgress {
   let sent = 0;
   let filesDone = 0;
-  let reportedTenths = 0;
+  let reportedQuarters = 0;
+  let lastLineAt = Date.now();
   out.write(`Uploading ${count(totals.files, 'file')} (${formatBytes(totals.bytes)})\n`);
   const report = () => {
-    const tenths = totals.bytes === 0 ? 10 : Math.floor((sent / totals.bytes) * 10);
-    if (tenths <= reportedTenths || tenths >= 10) return;
-    reportedTenths = tenths;
-    out.write(`  ${tenths * 10}% (${formatBytes(sent)}, ${filesDone} of ${totals.files} files)\n`);
+    if (totals.bytes === 0 || sent >= totals.bytes) return;
+    const percent = Math.floor((sent / totals.bytes) * 100);
+    const quarters = Math.floor(percent / 25);
+    const now = Date.now();
+    if (quarters <= reportedQuarters && now - lastLineAt < quietLineMs) return;
+    reportedQuarters = Math.max(quarters, reportedQuarters);
+    lastLineAt = now;
+    out.write(`  ${percent}% (${formatBytes(sent)}, ${filesDone} of ${totals.files} files)\n`);
   };
   return {
     onBytes(bytes) {

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCountingRelay } from './cli/counting-relay';
 import { type CliRun, runCli, startCli } from './cli/run';
-import { getFromSite, type Service, startService, token } from './support/service';
+import { freePort, getFromSite, type Service, startService, token } from './support/service';
 
 /**
  * The `sitehost` CLI, black-box: the real binary (`node bin/sitehost.mjs`) against the real
@@ -37,6 +38,21 @@ function expectOneLineError(run: CliRun): void {
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^Error: /);
   expect(run.stderr).not.toMatch(/\n\s+at /);
+}
+
+/** A folder of `sizesInMiB.length` files of the given sizes, written without holding them in memory. */
+async function writeBigFolder(root: string, sizesInMiB: readonly number[]): Promise<string> {
+  await mkdir(root, { recursive: true });
+  const megabyte = Buffer.alloc(1024 * 1024, 'sitehost ');
+  for (const [index, size] of sizesInMiB.entries()) {
+    await pipeline(
+      (function* () {
+        for (let i = 0; i < size; i += 1) yield megabyte;
+      })(),
+      createWriteStream(join(root, `file-${index}.bin`)),
+    );
+  }
+  return root;
 }
 
 beforeAll(async () => {
@@ -135,24 +151,25 @@ describe('sitehost deploy', () => {
   // cache (bin/sitehost.mjs enables it), so the TypeScript stripper is not loaded. A cold first
   // run of the same deploy peaks about 25 MB higher, still under 100 MB.
   it('streams a 50 MB folder with a peak resident set under 100 MB', async () => {
-    const big = join(work, 'big');
-    await mkdir(big, { recursive: true });
-    const megabyte = Buffer.alloc(1024 * 1024, 'sitehost ');
-    const sizesInMiB = [20, 20, ...Array.from({ length: 10 }, () => 1)];
-    for (const [index, size] of sizesInMiB.entries()) {
-      await pipeline(
-        (function* () {
-          for (let i = 0; i < size; i += 1) yield megabyte;
-        })(),
-        createWriteStream(join(big, `file-${index}.bin`)),
-      );
-    }
+    const big = await writeBigFolder(join(work, 'big'), [20, 20, ...Array.from({ length: 10 }, () => 1)]);
     const deploy = await runCli(['deploy', big, '--domain', 'cli-big.example'], { env: as(alice), measurePeakRss: true });
     expect(deploy.code, deploy.stderr).toBe(0);
     expect(deploy.stdout).toContain('Deployed 12 files (52 MB)');
     console.log(`Peak RSS of the CLI deploying 50 MiB: ${((deploy.peakRssKiB ?? 0) / 1024).toFixed(1)} MiB`);
     expect(deploy.peakRssKiB).toBeGreaterThan(0);
     expect(deploy.peakRssKiB).toBeLessThan(100 * 1024);
+  });
+
+  it('prints a few progress lines outside a terminal, not one per tick', async () => {
+    const folder = await writeBigFolder(join(work, 'logged'), Array.from({ length: 8 }, () => 2));
+    const deploy = await runCli(['deploy', folder, '--domain', 'cli-logged.example'], { env: as(alice) });
+    expect(deploy.code, deploy.stderr).toBe(0);
+    const lines = deploy.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^Deploying /);
+    expect(lines[1]).toBe('Uploading 8 files (17 MB)');
+    expect(lines.at(-1)).toBe('Uploaded 8 files (17 MB); publishing…');
+    // At most one line per quarter between the first and the last.
+    expect(lines.length).toBeLessThanOrEqual(6);
   });
 });
 
@@ -313,6 +330,32 @@ describe('errors', () => {
     const debug = await runCli(['--debug', 'deploy', join(work, 'missing-folder'), '--domain', 'x.example'], { env: as(alice) });
     expect(debug.code).toBe(2);
     expect(debug.stderr).toMatch(/\n\s+at /);
+  });
+
+  it('refuses an invalid domain itself, before reading the folder or connecting', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const run = await runCli(['deploy', join(work, 'missing-folder'), '--domain', 'bad_domain'], { env: { ...as(alice), SITEHOST_ORIGIN: nowhere } });
+    expect(run.code).toBe(2);
+    expectOneLineError(run);
+    expect(run.stderr).toContain('Invalid domain: "bad_domain" is not a valid domain');
+  });
+
+  it('stops uploading as soon as the service refuses the token, having sent a small part of the folder', async () => {
+    const big = await writeBigFolder(join(work, 'refused-big'), [20, 20, 20]);
+    const relay = await startCountingRelay(service.port);
+    try {
+      const forged = await token(service, 'github|alice', 'deploy', 'not-the-secret');
+      const started = Date.now();
+      const run = await runCli(['deploy', big, '--domain', 'cli-refused.example'], { env: { ...as(forged), SITEHOST_ORIGIN: relay.origin } });
+      const seconds = (Date.now() - started) / 1000;
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Error: Authentication required: /);
+      expect(run.stderr).not.toContain('Uploaded 3 files');
+      console.log(`Refused deploy of 60 MiB: ${(relay.bytesFromClients() / 1024 / 1024).toFixed(1)} MiB sent in ${seconds.toFixed(1)} s`);
+      expect(relay.bytesFromClients()).toBeLessThan(20 * 1024 * 1024);
+    } finally {
+      await relay.close();
+    }
   });
 
   it('exits 6 when the service cannot be reached', async () => {

@@ -1,0 +1,43 @@
+import { connect, createServer, type Socket } from 'node:net';
+
+/** A TCP relay in front of a port that counts the bytes clients send through it. */
+export interface CountingRelay {
+  origin: string;
+  /** Bytes received from clients so far. */
+  bytesFromClients(): number;
+  close(): Promise<void>;
+}
+
+export function startCountingRelay(targetPort: number): Promise<CountingRelay> {
+  let bytes = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.on('data', (chunk: Buffer) => (bytes += chunk.byteLength));
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('error', () => upstream.destroy());
+    // A server that answers early and closes is reset by the bytes still arriving: pass its
+    // answer on and close gently, as the client would have seen it without the relay.
+    upstream.on('error', () => client.end());
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({
+        origin: `http://127.0.0.1:${port}`,
+        bytesFromClients: () => bytes,
+        close: () =>
+          new Promise((done) => {
+            for (const socket of sockets) socket.destroy();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
