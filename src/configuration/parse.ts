@@ -1,6 +1,7 @@
 import { exceedsMaxJsonDepth, jsonTooDeep } from '../http/json-depth';
 import { Problem } from '../http/problem';
 import { validateHostConfiguration } from './host-schema';
+import { checkConfigurationLimits } from './limits';
 
 /** Host options, as `schema/host.schema.json` describes them. */
 export type HostConfiguration = Record<string, unknown>;
@@ -30,5 +31,6 @@ export function checkHostConfiguration(value: unknown): HostConfiguration {
       errors,
     });
   }
+  checkConfigurationLimits(value as HostConfiguration);
   return value as HostConfiguration;
 }

@@ -2,12 +2,20 @@ import { ifNoneMatchMatches, wholeSecond } from '../http/conditional';
 import { httpDate, parseHttpDate } from '../http/time';
 import type { FileEntry } from '../storage/file-index';
 import { cacheControlFor } from './cache-control';
+import { acceptedCoding, isCompressedByPlatform } from './content-coding';
 import { type ByteRange, type SiteFiles, readFile } from './site-files';
 
 /**
  * The response serving a file: validators, caching, conditional requests (304) and byte
- * ranges (206, 416). At most one R2 read, and none for HEAD, 304, 416 or an empty file.
- * A fallback served with a status other than 200 is sent whole, without conditionals.
+ * ranges (206, 416), for HEAD as for GET. At most one R2 read, and none for HEAD, 304, 416 or
+ * an empty file. A fallback served with a status other than 200 is sent whole, without
+ * conditionals.
+ *
+ * A type the platform would compress is compressed here, by naming the coding: every header
+ * then describes the bytes sent. The whole file goes out in the client's coding, under a weak
+ * ETag (its bytes are the runtime's, not the file's) and without a Content-Length (HEAD too:
+ * it is known only once compressed); a range counts the file's own bytes, so it goes out
+ * marked `identity`, which the platform leaves alone.
  */
 export async function fileResponse(
   request: Request,
@@ -17,15 +25,19 @@ export async function fileResponse(
   status: number,
 ): Promise<Response> {
   const fields = fileFieldsOf(entry);
-  const etag = fields.etag;
   const headers = new Headers(fields);
+  const compressible = isCompressedByPlatform(entry.contentType);
+  const coding = compressible && entry.size > 0 ? acceptedCoding(request) : undefined;
+  if (compressible) headers.set('vary', 'Accept-Encoding');
 
   if (status === 200) {
-    if (isNotModified(request.headers, etag, entry.modified)) {
+    if (isNotModified(request.headers, fields.etag, entry.modified)) {
       headers.delete('content-type');
+      if (coding) headers.set('etag', weak(fields.etag));
       return new Response(null, { status: 304, headers });
     }
-    const range = request.method === 'GET' ? requestedRange(request.headers, etag, entry) : undefined;
+    const range = requestedRange(request.headers, fields.etag, entry);
+    if (range && coding) headers.set('content-encoding', 'identity');
     if (range === 'unsatisfiable') {
       headers.set('content-range', `bytes */${entry.size}`);
       return new Response(null, { status: 416, headers });
@@ -33,13 +45,23 @@ export async function fileResponse(
     if (range) {
       headers.set('content-range', `bytes ${range.start}-${range.end}/${entry.size}`);
       headers.set('content-length', String(range.end - range.start + 1));
-      return new Response(await readFile(bucket, files, entry, range), { status: 206, headers });
+      const body = request.method === 'HEAD' ? null : await readFile(bucket, files, entry, range);
+      return new Response(body, { status: 206, headers });
     }
   }
 
-  headers.set('content-length', String(entry.size));
-  if (request.method === 'HEAD' || entry.size === 0) return new Response(null, { status, headers });
-  return new Response(await readFile(bucket, files, entry), { status, headers });
+  if (coding) {
+    headers.set('content-encoding', coding);
+    headers.set('etag', weak(fields.etag));
+  } else {
+    headers.set('content-length', String(entry.size));
+  }
+  const body = request.method === 'HEAD' || entry.size === 0 ? null : await readFile(bucket, files, entry);
+  return new Response(body, { status, headers });
+}
+
+function weak(etag: string): string {
+  return `W/${etag}`;
 }
 
 /** The fields every response serving a file carries: the same for every request, so worked out once per entry. */

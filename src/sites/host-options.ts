@@ -1,5 +1,6 @@
 import type { HostConfiguration } from '../configuration/parse';
-import { type PathTemplate, pathTemplate } from './path-template';
+import { type PathTemplate, type TemplateValues, fieldValueTemplate, pathTemplate } from './path-template';
+import { PathRules } from './path-rules';
 import { type ManifestRule, PreloadManifest } from './preload-manifest';
 import { normaliseSitePath } from './request-path';
 
@@ -15,16 +16,21 @@ interface HostFields {
 }
 
 export interface HeaderRule {
-  /** Absent: the fields go on every response. */
-  uri?: PathTemplate;
-  fields: [name: string, values: string[]][];
+  /** Each value expanded with the variables its rule's `uri` read from the request path. */
+  fields: [name: string, values: ((values: TemplateValues) => string)[]][];
 }
 
 export interface RedirectRule {
-  from: PathTemplate;
   to: PathTemplate;
   status: number;
 }
+
+/**
+ * Set by the server alone, so a site's `headers` cannot change them: the framing of a
+ * response, and its content coding (the runtime would encode the body to match, and HEAD
+ * and GET would disagree on its length). Hop-by-hop fields are refused by the schema.
+ */
+const serverFields = new Set(['content-length', 'content-range', 'content-encoding', 'transfer-encoding']);
 
 export interface FallbackFile {
   status: number;
@@ -40,14 +46,24 @@ export interface HostOptions {
   extensions: string[];
   /** Tried in order; the first that exists is served with its status. */
   fallbacks: FallbackFile[];
-  resolveDirectories: boolean;
+  /** `directories.resolve`: folder paths get trailing-slash redirects (`trailingSlash`). */
+  normaliseDirectoryPaths: boolean;
   trailingSlash: 'always' | 'never';
   allowOrigin: string;
-  headers: HeaderRule[];
-  redirects: RedirectRule[];
+  /** Header rules, all of those that match applied in order. */
+  headers: PathRules<HeaderRule>;
+  /** Redirect rules, the first that matches applied. */
+  redirects: PathRules<RedirectRule>;
   manifest: PreloadManifest;
   /** A manifest given as the path of a deployed file (relative to the root): read when first needed. */
   manifestFile?: string;
+}
+
+/** URLs that run code where they are opened: refused as redirect targets (the schema refuses them in `to`). */
+const scriptUrl = /^[\u0000-\u0020]*(?:javascript|data|vbscript):/i;
+
+export function isScriptUrl(location: string): boolean {
+  return scriptUrl.test(location);
 }
 
 const defaultExtensions = ['', 'html'];
@@ -65,21 +81,30 @@ function compileHostOptions(configuration: HostConfiguration): HostOptions {
     // The path itself is always tried first: a static host never hides a file that exists.
     extensions: extensions.filter((extension) => extension !== '').map((extension) => `.${extension.replace(/^\./, '')}`),
     fallbacks,
-    resolveDirectories: host.directories?.resolve ?? true,
+    normaliseDirectoryPaths: host.directories?.resolve ?? true,
     trailingSlash: host.directories?.trailingSlash ?? 'always',
     allowOrigin: host.accessControl?.allowOrigin ?? '*',
-    headers: (host.headers ?? []).map(({ uri, fields }) => ({
-      uri: uri === undefined ? undefined : pathTemplate(uri),
-      fields: Object.entries(fields).map(([name, value]) => [name, Array.isArray(value) ? value : [value]]),
-    })),
-    redirects: (host.redirects ?? []).map(({ from, to, status }) => ({
-      from: pathTemplate(from),
-      to: pathTemplate(to),
-      status: status ?? 308,
-    })),
+    headers: new PathRules((host.headers ?? []).map(compileHeaderRule)),
+    redirects: new PathRules(
+      (host.redirects ?? []).map(({ from, to, status }) => ({
+        template: pathTemplate(from),
+        rule: { to: pathTemplate(to), status: status ?? 308 },
+      })),
+    ),
     manifest: new PreloadManifest(Array.isArray(host.manifest) ? host.manifest : []),
     manifestFile: typeof host.manifest === 'string' ? normaliseSitePath(host.manifest) : undefined,
   };
+}
+
+function compileHeaderRule({ uri, fields }: NonNullable<HostFields['headers']>[number]) {
+  const template = uri === undefined ? undefined : pathTemplate(uri);
+  const variables = template?.variables ?? [];
+  const rule: HeaderRule = {
+    fields: Object.entries(fields)
+      .filter(([name]) => !serverFields.has(name.toLowerCase()))
+      .map(([name, value]) => [name, (Array.isArray(value) ? value : [value]).map((text) => fieldValueTemplate(text, variables))]),
+  };
+  return { template, rule };
 }
 
 /** By the configuration object of a site's kept live record, which is replaced whenever the record changes. */

@@ -88,10 +88,12 @@ export class PreloadManifest {
   #targetsOf(files: ManifestFiles): string[][] {
     let targets = this.#targets.get(files);
     if (!targets) {
-      targets = this.#rules.map(({ push }) => [
-        ...push.links,
-        ...files.paths.filter((candidate) => !push.links.includes(candidate) && selects(push, candidate)),
-      ]);
+      targets = this.#rules.map(({ push }) => {
+        // Only globs and templates need the files: links are pushed as they are.
+        if (push.globs.length === 0 && push.templates.length === 0) return push.links;
+        const links = new Set(push.links);
+        return [...push.links, ...files.paths.filter((candidate) => !links.has(candidate) && selects(push, candidate))];
+      });
       this.#targets.set(files, targets);
     }
     return targets;

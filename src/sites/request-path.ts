@@ -11,12 +11,23 @@ export interface RequestPath {
 const controlCharacter = /[\u0000-\u001f\u007f]/;
 
 /**
+ * Longest request path served, in characters of its percent-encoded form (bytes, as it is
+ * ASCII). Real paths stay far below; longer ones would only make every rule match cost more.
+ */
+export const maxPathLength = 4096;
+
+/**
  * Decodes the path once and resolves it the way a file system would, clamped at the root:
  * `%2e%2e`, `..`, `//` and backslashes (`%5c`) never climb out of the site, because only the
  * segments that remain are ever looked up, and only in the site's own index. A path that is
  * not valid percent-encoded UTF-8 or holds a control character (NUL...) is a 400.
  */
 export function parseRequestPath(pathname: string): RequestPath {
+  if (pathname.length > maxPathLength) {
+    throw new Problem('invalid-path', `The request path is longer than ${maxPathLength} bytes.`, {
+      extensions: { limit: 'MAX_PATH_LENGTH', value: maxPathLength },
+    });
+  }
   let decoded: string;
   try {
     decoded = decodeURIComponent(pathname);
@@ -49,6 +60,18 @@ export function encodePathSegment(segment: string): string {
 export function formatPath(segments: readonly string[], directory: boolean): string {
   const path = `/${segments.map(encodePathSegment).join('/')}`;
   return directory && segments.length > 0 ? `${path}/` : path;
+}
+
+const formatted = new WeakMap<RequestPath, string>();
+
+/** `formatPath` of a request path, computed once however many rules match against it. */
+export function formattedPath(path: RequestPath): string {
+  let text = formatted.get(path);
+  if (text === undefined) {
+    text = formatPath(path.segments, path.directory);
+    formatted.set(path, text);
+  }
+  return text;
 }
 
 /** A site-relative path from a configuration value (`/dist/`, `./404.html`), clamped like a request path. */

@@ -1,5 +1,5 @@
 import type { FileEntry } from '../storage/file-index';
-import type { HostOptions } from './host-options';
+import { type HostOptions, isScriptUrl } from './host-options';
 import { type RequestPath, formatPath, joinSitePath } from './request-path';
 import type { SiteFiles } from './site-files';
 
@@ -14,15 +14,18 @@ const layoutRedirectStatus = 308;
 /**
  * What answers a GET for `path`: the host's redirects first, in order; then the file, the
  * path with each extension, the directory (its trailing-slash form, its index.html); then
- * the fallbacks. Lookups only ever touch this site's index, under its root.
+ * the fallbacks. A 2xx fallback stands in for a page only: `wantsPage` (src/sites/page-request.ts)
+ * says whether the request asks for one; a 4xx or 5xx fallback answers any miss, its status
+ * telling the truth. Lookups only ever touch this site's index, under its root.
  */
-export function resolve(path: RequestPath, search: string, host: HostOptions, files: SiteFiles): Resolution {
-  for (const redirect of host.redirects) {
-    const values = redirect.from.match(path);
-    if (!values) continue;
-    const target = redirect.to.expand(values);
+export function resolve(path: RequestPath, search: string, host: HostOptions, files: SiteFiles, wantsPage: boolean): Resolution {
+  const redirect = host.redirects.first(path);
+  if (redirect) {
+    const target = redirect.rule.to.expand(redirect.values);
+    // A variable can carry a script URL in (`/go/{+to}`): that is never sent as a Location.
+    if (isScriptUrl(target)) return { type: 'not-found' };
     // The query goes along, unless the target sets its own.
-    return { type: 'redirect', location: target.includes('?') ? target : target + search, status: redirect.status };
+    return { type: 'redirect', location: target.includes('?') ? target : target + search, status: redirect.rule.status };
   }
 
   const relative = path.segments.join('/');
@@ -32,25 +35,28 @@ export function resolve(path: RequestPath, search: string, host: HostOptions, fi
     location: formatPath(path.segments, directory) + search,
     status: layoutRedirectStatus,
   });
-  const index = () => (host.resolveDirectories ? files.byPath.get(joinSitePath(key, 'index.html')) : undefined);
+  const index = () => files.byPath.get(joinSitePath(key, 'index.html'));
+  // `directories.resolve: false` keeps a folder's path as it was asked for: no trailing-slash redirects.
+  const trailingSlash = host.normaliseDirectoryPaths ? host.trailingSlash : undefined;
 
   if (!path.directory) {
     const file = fileOrExtension(key, host, files);
     if (file) return { type: 'file', entry: file, status: 200 };
     if (files.directories.has(key)) {
-      if (host.trailingSlash === 'always') return redirectTo(true);
+      if (trailingSlash === 'always') return redirectTo(true);
       const entry = index();
       if (entry) return { type: 'file', entry, status: 200 };
     }
   } else if (files.directories.has(key)) {
-    if (host.trailingSlash === 'never' && relative !== '') return redirectTo(false);
+    if (trailingSlash === 'never' && relative !== '') return redirectTo(false);
     const entry = index();
     if (entry) return { type: 'file', entry, status: 200 };
-  } else if (host.trailingSlash === 'never' && relative !== '' && fileOrExtension(key, host, files)) {
+  } else if (trailingSlash === 'never' && relative !== '' && fileOrExtension(key, host, files)) {
     return redirectTo(false);
   }
 
   for (const fallback of host.fallbacks) {
+    if (fallback.status < 300 && !wantsPage) continue;
     const entry = files.byPath.get(joinSitePath(host.root, fallback.path));
     if (entry) return { type: 'file', entry, status: fallback.status };
   }

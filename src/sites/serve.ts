@@ -3,11 +3,12 @@ import { parseDomain } from '../domain-name';
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
 import type { FileEntry } from '../storage/file-index';
-import type { SiteRecord } from '../storage/sites';
+import type { Deployment, SiteRecord } from '../storage/sites';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
 import { type HostOptions, hostOptionsOf } from './host-options';
 import { WeightedLru } from './lru';
+import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError } from './pages';
 import { type RequestPath, parseRequestPath } from './request-path';
 import { resolve } from './resolve';
@@ -15,8 +16,6 @@ import { type SiteFiles, siteFilesOf } from './site-files';
 import { manifestFilesOf, manifestOf } from './site-manifest';
 
 const allow = 'GET, HEAD, OPTIONS';
-/** Set by the server alone: a site's `headers` cannot break the framing of its responses. */
-const framingFields = new Set(['content-length', 'content-range']);
 
 /**
  * Answers a request whose Host is not an API host: the hosted site's face of the Worker.
@@ -38,15 +37,24 @@ async function answerSite(request: Request, url: URL, env: Env, ctx: ExecutionCo
   try {
     path = parseRequestPath(url.pathname);
   } catch (error) {
-    return problemResponse(error);
+    // Refused with the site's CORS headers, so that a script on another origin can read why.
+    const refusal = problemResponse(error);
+    const site = await servedSite(env, ctx, domain);
+    return site ? withCors(refusal, site.host) : refusal;
   }
   if (isReserved(path)) return fileNotFound();
-  const site = await liveSite(env, ctx, domain);
-  if (!site?.deployment || site.deployment.fileCount === 0) return noSiteHosted(domain);
-  const host = hostOptionsOf(site.configuration);
+  const site = await servedSite(env, ctx, domain);
+  if (!site) return noSiteHosted(domain);
   const files = await siteFilesOf(env.FILES, site.deployment);
-  const response = await answer(request, url, path, env, host, files).catch(problemResponse);
-  return withSiteHeaders(response, path, host);
+  const response = await answer(request, url, path, env, site.host, files).catch(problemResponse);
+  return withSiteHeaders(response, path, site.host);
+}
+
+/** The domain's live deployment and compiled host options, when it has files to serve. */
+async function servedSite(env: Env, ctx: ExecutionContext, domain: string): Promise<{ deployment: Deployment; host: HostOptions } | undefined> {
+  const site = await liveSite(env, ctx, domain);
+  if (!site?.deployment || site.deployment.fileCount === 0) return undefined;
+  return { deployment: site.deployment, host: hostOptionsOf(site.configuration) };
 }
 
 function problemResponse(error: unknown): Response {
@@ -134,7 +142,7 @@ async function answer(request: Request, url: URL, path: RequestPath, env: Env, h
       headers: { allow },
     });
   }
-  const resolution = resolve(path, url.search, host, files);
+  const resolution = resolve(path, url.search, host, files, wantsPage(request, path, host));
   if (resolution.type === 'not-found') return fileNotFound();
   if (resolution.type === 'redirect') {
     return new Response(null, {
@@ -170,17 +178,28 @@ async function preloadLinkFor(bucket: R2Bucket, files: SiteFiles, host: HostOpti
   return manifest.linkFor(manifestFilesOf(files, host.root), `/${path}`);
 }
 
-/** The host's CORS origin and its `headers` whose URI template matches the path. */
+/** The host's CORS origin, on every answer of its site. */
+function withCors(response: Response, host: HostOptions): Response {
+  response.headers.set('access-control-allow-origin', host.allowOrigin);
+  response.headers.set('access-control-expose-headers', 'ETag, Content-Range, Accept-Ranges, Link');
+  return response;
+}
+
+/** Answers that serve a file: the only ones a site's `headers` apply to. */
+const fileAnswers = new Set([200, 206, 304]);
+
+/**
+ * The host's CORS origin, and on answers that serve a file its `headers` that match the path,
+ * with their values expanded. Redirects and errors get none: a rule meant for assets (a year
+ * of immutable caching) must not make a miss stick in caches.
+ */
 function withSiteHeaders(response: Response, path: RequestPath, host: HostOptions): Response {
-  const headers = response.headers;
-  headers.set('access-control-allow-origin', host.allowOrigin);
-  headers.set('access-control-expose-headers', 'ETag, Content-Range, Accept-Ranges, Link');
-  for (const rule of host.headers) {
-    if (rule.uri && !rule.uri.match(path)) continue;
-    for (const [name, values] of rule.fields) {
-      if (framingFields.has(name.toLowerCase())) continue;
+  const headers = withCors(response, host).headers;
+  if (!fileAnswers.has(response.status)) return response;
+  for (const { rule, values } of host.headers.all(path)) {
+    for (const [name, fieldValues] of rule.fields) {
       headers.delete(name);
-      for (const value of values) headers.append(name, value);
+      for (const value of fieldValues) headers.append(name, value(values));
     }
   }
   return response;

@@ -1,3 +1,5 @@
+import { configurationLimits } from '../configuration/limits';
+import { maxJsonBytes } from '../http/json-body';
 import type { HostOptions } from './host-options';
 import { type ManifestFiles, PreloadManifest } from './preload-manifest';
 import { joinSitePath } from './request-path';
@@ -37,12 +39,25 @@ export function manifestOf(bucket: R2Bucket, files: SiteFiles, host: HostOptions
   return manifest;
 }
 
+/**
+ * A manifest file is bounded like a configuration's: one over the limits is not used (the
+ * page is served without its Link header, which only ever speeds it up) and is logged.
+ */
 async function readManifest(bucket: R2Bucket, files: SiteFiles, path: string): Promise<PreloadManifest> {
   const entry = files.byPath.get(path);
   if (!entry || entry.size === 0) return new PreloadManifest([]);
+  if (entry.size > maxJsonBytes) {
+    console.warn(`Manifest file ${path} ignored: larger than MAX_JSON_BYTES (${maxJsonBytes})`);
+    return new PreloadManifest([]);
+  }
   try {
     const rules: unknown = JSON.parse(await new Response(await readFile(bucket, files, entry)).text());
-    return new PreloadManifest(Array.isArray(rules) ? rules : []);
+    if (!Array.isArray(rules)) return new PreloadManifest([]);
+    if (rules.length > configurationLimits.MAX_MANIFEST_RULES) {
+      console.warn(`Manifest file ${path} ignored: over MAX_MANIFEST_RULES (${configurationLimits.MAX_MANIFEST_RULES})`);
+      return new PreloadManifest([]);
+    }
+    return new PreloadManifest(rules);
   } catch {
     return new PreloadManifest([]);
   }

@@ -6,6 +6,8 @@ declare module 'uri-templates' {
     fill(values: TemplateValues): string;
     /** The variables that expand to `uri`, or undefined when it does not match. */
     fromUri(uri: string): TemplateValues | undefined;
+    /** The names of the template's variables, without their modifiers. */
+    readonly varNames: string[];
   }
 
   export default function uriTemplate(template: string): UriTemplate;

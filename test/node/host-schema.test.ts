@@ -293,6 +293,8 @@ const exceptions: Exception[] = [
   { name: 'redirects: empty from', host: { redirects: [{ from: '', to: '/b' }] }, reason: 'an empty template matches no request path' },
   { name: 'redirects: empty to', host: { redirects: [{ from: '/a', to: '' }] }, reason: 'an empty Location resolves to the request URL itself: a redirect loop' },
   { name: 'redirects: CRLF in to', host: { redirects: [{ from: '/a', to: '/b\r\nSet-Cookie: x=y' }] }, reason: 'control characters in the Location target are response splitting, and no URI template' },
+  { name: 'redirects: javascript: target', host: { redirects: [{ from: '/a', to: 'javascript:alert(1)' }] }, reason: 'a redirect that runs script in the site\'s origin is an attack, never a redirect; so are data: and vbscript: targets' },
+  { name: 'redirects: data: target in upper case', host: { redirects: [{ from: '/a', to: 'DATA:text/html,<script>alert(1)</script>' }] }, reason: 'URL schemes are case-insensitive' },
   { name: 'redirects: stray closing brace', host: { redirects: [{ from: '/a}', to: '/b' }] }, reason: '"}" is not allowed as a literal in a URI template' },
   { name: 'redirects: empty expression', host: { redirects: [{ from: '/{}', to: '/b' }] }, reason: 'an expression needs a variable name (RFC 6570 2.2)' },
   { name: 'redirects: hyphen in variable name', host: { redirects: [{ from: '/{a-b}', to: '/b' }] }, reason: 'variable names are letters, digits, "_", "." and percent-encoded octets (RFC 6570 2.3)' },

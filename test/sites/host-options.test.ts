@@ -43,12 +43,19 @@ describe('host options', () => {
       expect(await (await site('dirs-never.example', '/')).text()).toBe('home');
     });
 
-    it('does not serve index.html for a directory when resolve is false', async () => {
-      await deployed('dirs-unresolved.example', files, { directories: { resolve: false } });
-      expect((await site('dirs-unresolved.example', '/docs/')).status).toBe(404);
-      expect((await site('dirs-unresolved.example', '/')).status).toBe(404);
-      expect(await (await site('dirs-unresolved.example', '/index.html')).text()).toBe('home');
-    });
+    it.each(['always', 'never'])(
+      'serves a directory at the path asked for, without redirects, when resolve is false (trailingSlash "%s")',
+      async (trailingSlash) => {
+        const domain = `dirs-unresolved-${trailingSlash}.example`;
+        await deployed(domain, files, { directories: { resolve: false, trailingSlash } });
+        for (const [path, body] of [['/', 'home'], ['/docs/', 'docs home'], ['/docs', 'docs home'], ['/docs/guide', 'guide']]) {
+          const response = await site(domain, path!);
+          expect(response.status, path).toBe(200);
+          expect(await response.text()).toBe(body);
+        }
+        expect((await site(domain, '/docs/guide/')).status).toBe(404);
+      },
+    );
 
     it('never lists a directory', async () => {
       await deployed('no-listing.example', files);

@@ -170,10 +170,15 @@ describe('HTTP on a hosted site', async () => {
       expect(await other.text()).toBe(text);
     });
 
-    it('advertises byte ranges and ignores Range on HEAD', async () => {
+    it('answers HEAD with Range as GET would, without the body', async () => {
       const response = await site(domain, '/digits.txt', { method: 'HEAD', headers: { range: 'bytes=0-1' } });
-      expect(response.status).toBe(200);
+      expect(response.status).toBe(206);
       expect(response.headers.get('accept-ranges')).toBe('bytes');
+      expect(response.headers.get('content-range')).toBe('bytes 0-1/10');
+      expect(response.headers.get('content-length')).toBe('2');
+      expect(await response.text()).toBe('');
+      const unsatisfiable = await site(domain, '/digits.txt', { method: 'HEAD', headers: { range: 'bytes=10-' } });
+      expect(unsatisfiable.status).toBe(416);
     });
   });
 

@@ -1,0 +1,73 @@
+import type { PathTemplate, TemplateValues } from './path-template';
+import { type RequestPath, formattedPath } from './request-path';
+
+/** A rule, and the template of the request paths it applies to (none: every path). */
+export interface PathRule<T> {
+  template?: Pick<PathTemplate, 'match' | 'literal'>;
+  rule: T;
+}
+
+export interface PathMatch<T> {
+  rule: T;
+  /** The template's variables read from the path; empty for a rule without variables. */
+  values: TemplateValues;
+}
+
+interface Positioned<T> extends PathRule<T> {
+  /** Its place in the configured order. */
+  position: number;
+}
+
+const noValues: TemplateValues = Object.freeze({});
+
+/**
+ * Rules matched against request paths in their configured order. A rule whose template has
+ * no expression matches one path only, so those are found by exact key in one step; only
+ * the templated rules are tried one by one. So the cost of serving a request grows with the
+ * templated rules alone, however many plain paths a site redirects or sets headers for.
+ */
+export class PathRules<T> {
+  readonly #byPath = new Map<string, Positioned<T>[]>();
+  /** Templated rules and rules for every path, in order. */
+  readonly #tried: Positioned<T>[] = [];
+
+  constructor(rules: readonly PathRule<T>[]) {
+    rules.forEach((rule, position) => {
+      const literal = rule.template?.literal;
+      if (literal === undefined) {
+        this.#tried.push({ ...rule, position });
+        return;
+      }
+      let same = this.#byPath.get(literal);
+      if (!same) this.#byPath.set(literal, (same = []));
+      same.push({ ...rule, position });
+    });
+  }
+
+  /** The first rule, in the configured order, that applies to the path. */
+  first(path: RequestPath): PathMatch<T> | undefined {
+    const exact = this.#byPath.get(formattedPath(path))?.[0];
+    for (const candidate of this.#tried) {
+      if (exact && exact.position < candidate.position) break;
+      const values = valuesFor(candidate, path);
+      if (values) return { rule: candidate.rule, values };
+    }
+    return exact && { rule: exact.rule, values: noValues };
+  }
+
+  /** Every rule that applies to the path, in the configured order. */
+  all(path: RequestPath): PathMatch<T>[] {
+    const exact = this.#byPath.get(formattedPath(path)) ?? [];
+    const matches: (PathMatch<T> & { position: number })[] = exact.map(({ rule, position }) => ({ rule, values: noValues, position }));
+    for (const candidate of this.#tried) {
+      const values = valuesFor(candidate, path);
+      if (values) matches.push({ rule: candidate.rule, values, position: candidate.position });
+    }
+    if (exact.length > 0) matches.sort((a, b) => a.position - b.position);
+    return matches.map(({ rule, values }) => ({ rule, values }));
+  }
+}
+
+function valuesFor<T>({ template }: PathRule<T>, path: RequestPath): TemplateValues | undefined {
+  return template ? template.match(path) : noValues;
+}
