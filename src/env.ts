@@ -1,5 +1,6 @@
 import type { SiteCoordinator } from './deploy/site-coordinator';
 import type { EventLog } from './events/event-log';
+import type { WebhookReceiver } from './events/webhook-receiver';
 import type { WebhookDelivery } from './events/webhooks';
 
 /** Bindings and vars of the Worker (see wrangler.toml). Vars arrive as strings. */
@@ -12,6 +13,8 @@ export interface Env {
   /** The event log behind GET /v2/events: one instance, `idFromName('events')`. */
   EVENTS: DurableObjectNamespace<EventLog>;
   WEBHOOKS: Queue<WebhookDelivery>;
+  /** One per webhook receiver, `idFromName(url)`: its pending deliveries and their retries. */
+  WEBHOOK_RECEIVERS: DurableObjectNamespace<WebhookReceiver>;
 
   /** Comma-separated hostnames that reach the API; every other Host is a hosted site. */
   API_HOSTNAMES: string;

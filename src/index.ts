@@ -9,6 +9,7 @@ import { siteDomainOf } from './site-url';
 
 export { SiteCoordinator } from './deploy/site-coordinator';
 export { EventLog } from './events/event-log';
+export { WebhookReceiver } from './events/webhook-receiver';
 
 export default {
   fetch(request, env, ctx) {

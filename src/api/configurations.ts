@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
 import { siteCoordinator, unwrap } from '../deploy/site-coordinator';
-import { ifNoneMatchMatches, wholeSecond } from '../http/conditional';
+import { ifNoneMatchMatches, settledLastModified, wholeSecond } from '../http/conditional';
 import { readJsonBody } from '../http/json-body';
 import { resource } from '../http/resource';
 import { httpDate, parseHttpDate, parseTimestamp, timestamp } from '../http/time';
@@ -14,9 +14,9 @@ export const configurations = new Hono<AppEnv>();
 
 /**
  * Whether the client's copy is current. `If-None-Match` wins over `If-Modified-Since`
- * (RFC 9110 §13.2.2). An HTTP-date has whole seconds only: when the latest change shares
- * its second with the change before it, a response stamped with that second may predate
- * the latest change, so that second never earns a 304.
+ * (RFC 9110 §13.2.2). The ETag names the exact state, so it matches until the next change. A
+ * copy stamped with the latest change's second was served once that second was over (see
+ * settledLastModified), so it holds every change; one stamped earlier may lack one.
  */
 function isUnchanged(request: Request, clock: ConfigurationsClock, etag: string): boolean {
   const ifNoneMatch = request.headers.get('if-none-match');
@@ -26,10 +26,7 @@ function isUnchanged(request: Request, clock: ConfigurationsClock, etag: string)
   const precise = parseTimestamp(ifModifiedSince);
   if (precise !== undefined) return clock.modified <= precise;
   const since = parseHttpDate(ifModifiedSince);
-  if (since === undefined) return false;
-  const changed = wholeSecond(clock.modified);
-  if (changed !== since) return changed < since;
-  return wholeSecond(clock.previous) !== changed;
+  return since !== undefined && since >= wholeSecond(clock.modified);
 }
 
 resource(configurations, '/v2/configurations', {
@@ -39,7 +36,7 @@ resource(configurations, '/v2/configurations', {
       const { clock, records } = await listConfigurations(c.env.DB);
       const etag = `"configurations-${clock.modified}"`;
       const headers: Record<string, string> = { etag, 'cache-control': 'private, no-cache' };
-      if (clock.modified > 0) headers['last-modified'] = httpDate(clock.modified);
+      if (clock.modified > 0) headers['last-modified'] = httpDate(settledLastModified(clock.modified, clock.readAt));
       if (isUnchanged(c.req.raw, clock, etag)) return c.body(null, 304, headers);
       return c.json(
         records.map((record) => ({

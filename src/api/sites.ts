@@ -3,6 +3,7 @@ import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
 import { deploySite } from '../deploy/deploy-site';
 import { siteCoordinator, unwrap } from '../deploy/site-coordinator';
+import { nextPageLink, pageQuery } from '../http/page';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { listSitesOf } from '../storage/sites';
@@ -14,8 +15,13 @@ resource(sites, '/v2/sites', {
   GET: [
     requireScope('deploy'),
     async (c) => {
-      const list = await listSitesOf(c.env.DB, c.get('principal').userId);
-      return c.json(list.map((site) => ({ ...site, modified: timestamp(site.modified) })));
+      const url = new URL(c.req.url);
+      const { limit, cursor } = pageQuery(url);
+      // One more than asked tells whether another page follows.
+      const list = await listSitesOf(c.env.DB, c.get('principal').userId, { after: cursor, limit: limit && limit + 1 });
+      const page = list.slice(0, limit);
+      if (limit !== undefined && list.length > limit) c.header('link', nextPageLink(url, limit, page.at(-1)!.domain));
+      return c.json(page.map((site) => ({ ...site, modified: timestamp(site.modified) })));
     },
   ],
 });

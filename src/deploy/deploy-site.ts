@@ -2,13 +2,13 @@ import type { Env } from '../env';
 import { Problem } from '../http/problem';
 import { type FileIndex, keys, writeFileIndex } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
-import { PackWriter } from '../storage/pack-writer';
+import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
 import type { DeployResult } from './deploy-result';
 import { deployLimits } from './limits';
 import { ownedByAnotherUser } from './ownership';
 import { isMultipartFormData, receiveDeploy } from './receive';
-import { type DeployCommit, siteCoordinator, unwrap } from './site-coordinator';
+import { type DeployCommit, siteCoordinator, unwrap, uploadRecord } from './site-coordinator';
 
 /**
  * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has
@@ -26,7 +26,7 @@ export async function deploySite(env: Env, request: Request, domain: string, use
 
   const deploymentId = crypto.randomUUID();
   const now = Date.now();
-  const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId));
+  const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId), packPartSize, uploadRecord(env, domain));
   const received = await receiveDeploy(request, deployLimits(env), pack, now);
 
   const commit: DeployCommit = { domain, userId, configuration: received.configuration };

@@ -3,12 +3,12 @@ import type { Env } from '../env';
 import { Problem } from '../http/problem';
 import { type FileEntry, keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
-import { PackWriter } from '../storage/pack-writer';
+import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
 import { contentTypeOf } from './content-type';
 import { deployLimits, limitExceeded } from './limits';
 import { ownedByAnotherUser, siteNotFound } from './ownership';
-import { type FileUpload, siteCoordinator, unwrap } from './site-coordinator';
+import { type FileUpload, siteCoordinator, unwrap, uploadRecord } from './site-coordinator';
 
 /**
  * `PUT /v2/sites/<domain>/files/<path>`: streams the raw body into its own pack, hashing it on
@@ -35,7 +35,7 @@ export async function uploadFile(
   const fileTooLarge = () => limitExceeded(limits, 'maxFileBytes', `A file may be at most ${maxFileBytes} bytes`);
   if (Number(request.headers.get('content-length') ?? 0) > maxFileBytes) throw fileTooLarge();
 
-  const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()));
+  const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
   const digest = new crypto.DigestStream('SHA-256');
   const hasher = digest.getWriter();
   let size = 0;

@@ -1,7 +1,30 @@
 import type { Env } from '../env';
-import { type IncomingEvent, incomingEvent, isNotificationEvent } from './event';
+import { type IncomingEvent, type NotificationEvent, incomingEvent, isNotificationEvent } from './event';
 import { eventLog } from './event-log';
 import { enqueueWebhooks } from './webhooks';
+
+/**
+ * A notification that names itself: a sender that may send it again (a coordinator that stopped
+ * after sending but before noting it sent) gives every copy the same key, and the log keeps one.
+ */
+export interface KeyedNotification {
+  key: string;
+  event: Pick<NotificationEvent, 'type' | 'domain'>;
+}
+
+function isKeyedNotification(body: unknown): body is { key: string; event: NotificationEvent } {
+  if (typeof body !== 'object' || body === null) return false;
+  const { key, event } = body as Record<string, unknown>;
+  return typeof key === 'string' && isNotificationEvent(event);
+}
+
+/** The event a message carries and the name the log knows it by: its key, or the queue message's id. */
+function incomingOf(message: Message<unknown>): IncomingEvent | undefined {
+  const { body } = message;
+  if (isKeyedNotification(body)) return incomingEvent(`key:${body.key}`, body.event);
+  if (isNotificationEvent(body)) return incomingEvent(message.id, body);
+  return undefined;
+}
 
 /**
  * Consumes the notifications queue: the whole batch goes to the event log in one call, in
@@ -11,7 +34,8 @@ import { enqueueWebhooks } from './webhooks';
 export async function consumeNotifications(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const events: IncomingEvent[] = [];
   for (const message of batch.messages) {
-    if (isNotificationEvent(message.body)) events.push(incomingEvent(message.id, message.body));
+    const event = incomingOf(message);
+    if (event) events.push(event);
     else console.error(JSON.stringify({ notification: 'dropped a message that is not a {type, domain} event', body: message.body }));
   }
   const logged = events.length > 0 ? await eventLog(env).append(events) : [];

@@ -1,7 +1,7 @@
 import type { Env } from '../env';
-import { backoffSeconds, maxBatchMessages } from '../queue-limits';
+import { maxBatchMessages } from '../queue-limits';
 import type { LoggedEvent } from './event';
-import { signWebhook } from './webhook-signature';
+import { retryDelaySeconds, webhookReceiver } from './webhook-receiver';
 
 /** One event for one receiver: a message on the webhooks queue. */
 export interface WebhookDelivery {
@@ -10,9 +10,6 @@ export interface WebhookDelivery {
   id: number;
   data: string;
 }
-
-const firstRetrySeconds = 5;
-const deliveryTimeoutMs = 15_000;
 
 /** The receivers in `WEBHOOK_URLS` (comma-separated http(s) URLs); an empty var turns webhooks off. */
 export function webhookTargets(env: Env): string[] {
@@ -47,50 +44,25 @@ export async function enqueueWebhooks(env: Env, events: readonly LoggedEvent[]):
   }
 }
 
-/** Exponential backoff: 5 s after the first failure, doubling, capped at the queue's 12 h. */
-export function retryDelaySeconds(attempts: number): number {
-  return backoffSeconds(firstRetrySeconds, attempts);
-}
-
-/** POSTs the event, signed with a fresh timestamp (receivers refuse stale ones). Returns the answer's status. */
-async function deliver(delivery: WebhookDelivery, secret: string): Promise<number> {
-  const id = String(delivery.id);
-  const timestamp = Math.floor(Date.now() / 1000);
-  const response = await fetch(delivery.url, {
-    method: 'POST',
-    redirect: 'manual',
-    signal: AbortSignal.timeout(deliveryTimeoutMs),
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': 'sitehost-webhooks',
-      'webhook-id': id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': await signWebhook(secret, id, timestamp, delivery.data),
-    },
-    body: delivery.data,
-  });
-  await response.body?.cancel();
-  return response.status;
-}
-
-/** Consumes the webhooks queue: each delivery independently, failures retried with backoff. */
+/**
+ * Consumes the webhooks queue: hands each receiver's deliveries to that receiver's object, which
+ * stores them and sends them from its alarm. A message is acknowledged once its receiver holds it;
+ * a handover that fails is retried with backoff.
+ */
 export async function deliverWebhooks(batch: MessageBatch<WebhookDelivery>, env: Env): Promise<void> {
+  const byReceiver = new Map<string, Message<WebhookDelivery>[]>();
+  for (const message of batch.messages) byReceiver.set(message.body.url, [...(byReceiver.get(message.body.url) ?? []), message]);
   await Promise.all(
-    batch.messages.map(async (message) => {
-      const { url, id } = message.body;
-      let failure: string;
+    [...byReceiver].map(async ([url, messages]) => {
       try {
-        if (!env.WEBHOOK_SECRET) throw new Error('WEBHOOK_SECRET is not set');
-        const status = await deliver(message.body, env.WEBHOOK_SECRET);
-        if (status >= 200 && status < 300) return message.ack();
-        failure = `receiver answered ${status}`;
+        await webhookReceiver(env, url).accept(url, messages.map(({ body }) => ({ id: body.id, data: body.data })));
+        for (const message of messages) message.ack();
       } catch (error) {
-        failure = error instanceof Error ? error.message : String(error);
+        const failure = error instanceof Error ? error.message : String(error);
+        // The origin only: a receiver's path or query may hold its secret.
+        console.warn(JSON.stringify({ webhook: new URL(url).origin, handover: 'failed', failure }));
+        for (const message of messages) message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
       }
-      const delaySeconds = retryDelaySeconds(message.attempts);
-      // The origin only: a receiver's path or query may hold its secret.
-      console.warn(JSON.stringify({ webhook: new URL(url).origin, id, attempt: message.attempts, failure, retryInSeconds: delaySeconds }));
-      message.retry({ delaySeconds });
     }),
   );
 }

@@ -13,3 +13,14 @@ export function ifNoneMatchMatches(ifNoneMatch: string, etag: string): boolean {
 export function wholeSecond(epochMs: number): number {
   return Math.floor(epochMs / 1000) * 1000;
 }
+
+/**
+ * The Last-Modified of a resource whose latest change was at `modified`, answered at `now` (both
+ * by one clock). An HTTP-date has whole seconds, and until the second of the latest change is
+ * over another change may still fall within it: until then the response is stamped with the
+ * second before, which a revalidation then tells apart from the complete copy stamped later.
+ */
+export function settledLastModified(modified: number, now: number): number {
+  const second = wholeSecond(modified);
+  return now >= second + 1000 ? second : second - 1000;
+}

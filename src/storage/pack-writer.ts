@@ -11,6 +11,19 @@
  * with a single PUT.
  */
 const partsInFlight = 2;
+/** R2's least part size (every part but the last). */
+export const packPartSize = 5 * 1024 * 1024;
+
+/**
+ * Keeps account of a pack's unfinished multipart upload. R2 lists no unfinished upload, so one
+ * that a crash cut off is found again only through this record, to be aborted.
+ */
+export interface UploadRecord {
+  /** Called once the upload exists, before its first part is written. */
+  begun(key: string, uploadId: string): Promise<void>;
+  /** Called once the upload is aborted. (A completed one is forgotten when its pack is committed.) */
+  aborted(key: string): Promise<void>;
+}
 
 interface PartInFlight {
   uploaded: Promise<R2UploadedPart>;
@@ -30,7 +43,8 @@ export class PackWriter {
   constructor(
     private readonly bucket: R2Bucket,
     readonly key: string,
-    private readonly partSize = 5 * 1024 * 1024,
+    private readonly partSize = packPartSize,
+    private readonly record?: UploadRecord,
   ) {}
 
   /** Bytes appended so far: the offset the next append lands at. */
@@ -68,8 +82,12 @@ export class PackWriter {
   async abort(): Promise<void> {
     this.#filling = this.#spare = undefined;
     await Promise.allSettled(this.#parts);
-    if (this.#upload) await this.#upload.abort();
-    else await this.bucket.delete(this.key);
+    if (this.#upload) {
+      await this.#upload.abort();
+      await this.record?.aborted(this.key);
+    } else {
+      await this.bucket.delete(this.key);
+    }
   }
 
   async #flushPart(): Promise<void> {
@@ -80,7 +98,11 @@ export class PackWriter {
       await oldest.uploaded;
       this.#spare = oldest.buffer;
     }
-    this.#upload ??= await this.bucket.createMultipartUpload(this.key);
+    if (!this.#upload) {
+      // Kept before it is recorded, so that an abort after a failed record still aborts it.
+      this.#upload = await this.bucket.createMultipartUpload(this.key);
+      await this.record?.begun(this.key, this.#upload.uploadId);
+    }
     this.#startPart();
   }
 

@@ -76,10 +76,18 @@ export interface SiteSummary {
   modified: number;
 }
 
-export async function listSitesOf(db: D1Database, userId: string): Promise<SiteSummary[]> {
+/** Which of a user's sites to list: those whose domain sorts after `after`, at most `limit` (all without). */
+export interface SitesRange {
+  after?: string;
+  limit?: number;
+}
+
+/** A user's sites in domain order. */
+export async function listSitesOf(db: D1Database, userId: string, { after = '', limit }: SitesRange = {}): Promise<SiteSummary[]> {
   const { results } = await db
-    .prepare('SELECT domain, user_id AS userId, modified FROM sites WHERE user_id = ? ORDER BY domain')
-    .bind(userId)
+    .prepare('SELECT domain, user_id AS userId, modified FROM sites WHERE user_id = ? AND domain > ? ORDER BY domain LIMIT ?')
+    // SQLite reads a negative LIMIT as none.
+    .bind(userId, after, limit ?? -1)
     .all<SiteSummary>();
   return results;
 }
@@ -90,10 +98,17 @@ export interface ConfigurationRecord {
   configuration: Record<string, unknown>;
 }
 
-/** When the set of configurations changed last, and the change before it. */
+/**
+ * The database's own clock, in epoch milliseconds. Changes are stamped and reads timed by it:
+ * D1 runs every statement in one order on one clock, whereas a Worker's or a Durable Object's
+ * Date.now() stands still between I/O and may disagree with another machine's.
+ */
+const databaseNowMs = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
+
+/** When the set of configurations changed last, and when it was read; both by the database's clock. */
 export interface ConfigurationsClock {
   modified: number;
-  previous: number;
+  readAt: number;
 }
 
 /** Every site's configuration and the clock, read in one transaction so they agree. */
@@ -101,7 +116,7 @@ export async function listConfigurations(
   db: D1Database,
 ): Promise<{ clock: ConfigurationsClock; records: ConfigurationRecord[] }> {
   const [clock, rows] = await db.batch([
-    db.prepare("SELECT modified, previous FROM clocks WHERE name = 'configurations'"),
+    db.prepare(`SELECT modified, ${databaseNowMs} AS readAt FROM clocks WHERE name = 'configurations'`),
     db.prepare('SELECT domain, configuration_modified AS modified, configuration FROM sites ORDER BY domain'),
   ]);
   return {
@@ -113,11 +128,15 @@ export async function listConfigurations(
   };
 }
 
-/** Statement that records a change of the configurations at `now`, strictly later than the last. */
-export function tickConfigurationsClock(db: D1Database, now: number): D1PreparedStatement {
+/**
+ * Statement that records a change of the configurations: by the database's clock, strictly later
+ * than the last change and no earlier than any read before it, and never earlier than the change's own
+ * `modified` (so a precise If-Modified-Since taken from a record never skips a later change).
+ */
+export function tickConfigurationsClock(db: D1Database, modified: number): D1PreparedStatement {
   return db
-    .prepare("UPDATE clocks SET previous = modified, modified = max(modified + 1, ?) WHERE name = 'configurations'")
-    .bind(now);
+    .prepare(`UPDATE clocks SET modified = max(modified + 1, ?, ${databaseNowMs}) WHERE name = 'configurations'`)
+    .bind(modified);
 }
 
 export function upsertSite(db: D1Database, site: SiteRecord): D1PreparedStatement {
@@ -150,4 +169,16 @@ export function upsertSite(db: D1Database, site: SiteRecord): D1PreparedStatemen
 
 export function deleteSite(db: D1Database, domain: string): D1PreparedStatement {
   return db.prepare('DELETE FROM sites WHERE domain = ?').bind(domain);
+}
+
+/** Statement that names `changeId` the last change committed to `domain`: run in the change's own batch. */
+export function recordSiteChange(db: D1Database, domain: string, changeId: string): D1PreparedStatement {
+  return db
+    .prepare('INSERT INTO site_changes (domain, change_id) VALUES (?1, ?2) ON CONFLICT (domain) DO UPDATE SET change_id = ?2')
+    .bind(domain, changeId);
+}
+
+/** The last change committed to `domain`, or null before the first. */
+export async function lastSiteChange(db: D1Database, domain: string): Promise<string | null> {
+  return db.prepare('SELECT change_id FROM site_changes WHERE domain = ?').bind(domain).first<string>('change_id');
 }

@@ -115,7 +115,9 @@ describe('atomic deploys', () => {
     const sent: unknown[] = [];
     await useQueue(async (event) => void sent.push(event));
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(sent).toEqual([{ type: 'site-deploy', domain, isNewDomain: false, hasNewFiles: true, hasNewConfiguration: false }]);
+    expect(sent).toEqual([
+      { key: expect.any(String), event: { type: 'site-deploy', domain, isNewDomain: false, hasNewFiles: true, hasNewConfiguration: false } },
+    ]);
   });
 
   it('deletes the replaced deployment once its grace period is over', async () => {

@@ -2,7 +2,8 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { signWebhook } from '../../src/events/webhook-signature';
 import type { Env } from '../../src/env';
-import { retryDelaySeconds, webhookTargets } from '../../src/events/webhooks';
+import { retryDelaySeconds } from '../../src/events/webhook-receiver';
+import { webhookTargets } from '../../src/events/webhooks';
 
 const body = '{"type":"site-deploy","domain":"signed.example","isNewDomain":true,"hasNewFiles":true,"hasNewConfiguration":false}';
 
