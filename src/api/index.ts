@@ -28,8 +28,18 @@ api.notFound((c) => {
   throw new Problem('not-found', `There is nothing at ${new URL(c.req.url).pathname}.`);
 });
 
-api.onError((error) => {
+api.onError((error, c) => {
+  discardUnreadBody(c.req.raw);
   if (error instanceof Problem) return error.toResponse();
   console.error('Unhandled error', error);
   return new Problem('internal', 'Something went wrong on our side; the error was logged.').toResponse();
 });
+
+/**
+ * A request refused before its body was read (a bad token, domain or Content-Length) is answered
+ * at once, while the client still sends: the body is cancelled, telling the runtime it will not be
+ * read (wrangler dev would otherwise read it to the end before answering).
+ */
+function discardUnreadBody(request: Request): void {
+  if (request.body && !request.bodyUsed && !request.body.locked) request.body.cancel().catch(() => {});
+}

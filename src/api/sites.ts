@@ -2,6 +2,8 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
 import { deploySite } from '../deploy/deploy-site';
+import { deployLimits } from '../deploy/limits';
+import { checkDeployLength } from '../deploy/receive';
 import { siteCoordinator, unwrap } from '../deploy/site-coordinator';
 import { nextPageLink, pageQuery } from '../http/page';
 import { resource } from '../http/resource';
@@ -31,6 +33,7 @@ resource(sites, '/v2/sites/:domain', {
     requireScope('deploy'),
     async (c) => {
       const domain = domainParam(c);
+      checkDeployLength(c.req.raw, deployLimits(c.env));
       return c.json(await deploySite(c.env, c.req.raw, domain, c.get('principal').userId));
     },
   ],

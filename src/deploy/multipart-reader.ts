@@ -7,16 +7,12 @@
  * the body with a BYOB reader into one 64 KiB buffer and passes each part's bytes to its receiver
  * straight from that buffer, so its memory stays bounded whatever the size of the body.
  */
-import { ContentDisposition } from '@remix-run/headers/content-disposition';
 import { ContentType } from '@remix-run/headers/content-type';
 import { Problem } from '../http/problem';
+import { InvalidDisposition, type PartDisposition, parsePartDisposition } from './part-disposition';
 
-/** What a part's headers say about it. */
-export interface PartHeader {
-  /** The form field's name. */
-  name?: string;
-  /** The file's name: `filename*` (RFC 5987) when sent, else `filename`. */
-  filename?: string;
+/** What a part's headers say about it: its Content-Disposition's names (see `./part-disposition`), and its type. */
+export interface PartHeader extends PartDisposition {
   /** The media type of the part's Content-Type, when it has one. */
   mediaType?: string;
 }
@@ -33,6 +29,8 @@ const readBufferBytes = 64 * 1024;
 const maxHeaderBytes = 8 * 1024;
 /** Bytes a body may carry before its first boundary (RFC 2046's preamble, which is ignored). */
 const maxPreambleBytes = 8 * 1024;
+/** RFC 2046 allows 1 to 70 characters. */
+const maxBoundaryLength = 70;
 
 const crlf = bytesOf('\r\n');
 const headerEnd = bytesOf('\r\n\r\n');
@@ -70,6 +68,17 @@ export async function readMultipartFormData(
   } finally {
     await reader.close();
   }
+}
+
+/**
+ * The most bytes besides the parts' bodies that a body of `parts` parts can carry and still be
+ * read: the preamble, every boundary line and header block at its largest, the closing boundary
+ * and its line break.
+ */
+export function maxFramingBytes(parts: number): number {
+  const delimiterBytes = crlf.byteLength + dashDash.byteLength + maxBoundaryLength;
+  const partFraming = delimiterBytes + crlf.byteLength + maxHeaderBytes + headerEnd.byteLength;
+  return maxPreambleBytes + parts * partFraming + delimiterBytes + dashDash.byteLength + crlf.byteLength;
 }
 
 /** The body, read into one reused buffer; `data` holds what was read and not yet consumed. */
@@ -161,7 +170,11 @@ class BufferedReader {
     this.#end -= this.#start;
     this.#start = 0;
     // The read transfers the buffer's memory to a new ArrayBuffer, which the result views.
-    const { value, done } = await this.reader.read(this.#buffer.subarray(this.#end));
+    const { value, done } = await this.reader.read(this.#buffer.subarray(this.#end)).catch(() => {
+      // The body's stream fails only when the client's connection does: it closed before sending
+      // all it announced. That is the request's fault, not ours.
+      throw new Problem('invalid-request', 'The request body was cut short: the connection closed before it was complete.');
+    });
     if (value) {
       this.#buffer = new Uint8Array(value.buffer);
       this.#end += value.byteLength;
@@ -171,26 +184,43 @@ class BufferedReader {
   }
 }
 
-/** The boundary parameter of a multipart Content-Type, quoted or not (RFC 2046 allows 1 to 70 characters). */
+/** The boundary parameter of a multipart Content-Type, quoted or not. */
 function boundaryOf(contentType: string): string | undefined {
   const match = /;\s*boundary\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(contentType);
   const boundary = match?.[1]?.replace(/\\(.)/g, '$1') ?? match?.[2];
-  return boundary && boundary.length <= 70 ? boundary : undefined;
+  return boundary && boundary.length <= maxBoundaryLength ? boundary : undefined;
 }
 
+/**
+ * A part's header block, read as strictly as its Content-Disposition: every line is one
+ * `Name: value` header (a line break inside a quoted name, sent raw, leaves a line that is not)
+ * and none is repeated, so a second Content-Disposition cannot turn one part into another.
+ */
 function parseHeaders(text: string): PartHeader {
   const headers = new Map<string, string>();
-  for (const line of text.split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+  for (const line of text === '' ? [] : text.split('\r\n')) {
+    const header = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*([^\r\n]*?)[ \t]*$/.exec(line);
+    if (!header) throw malformed('a part has a header line that is not "Name: value"');
+    const name = header[1]!.toLowerCase();
+    if (headers.has(name)) throw malformed(`a part repeats its ${header[1]} header`);
+    headers.set(name, header[2]!);
   }
-  const disposition = ContentDisposition.from(headers.get('content-disposition') ?? null);
+  const disposition = headers.get('content-disposition');
+  if (disposition === undefined) throw malformed('a part has no Content-Disposition');
   const contentType = headers.get('content-type');
   return {
-    name: disposition.name,
-    filename: disposition.preferredFilename,
+    ...dispositionOf(disposition),
     mediaType: contentType === undefined ? undefined : ContentType.from(contentType).mediaType,
   };
+}
+
+function dispositionOf(header: string): PartDisposition {
+  try {
+    return parsePartDisposition(header);
+  } catch (error) {
+    if (error instanceof InvalidDisposition) throw malformed(`a part's Content-Disposition ${error.message}`);
+    throw error;
+  }
 }
 
 function malformed(why: string): Problem {

@@ -2,6 +2,12 @@ import { Problem } from '../http/problem';
 
 const maxPathBytes = 1024;
 const encoder = new TextEncoder();
+/**
+ * Unicode's explicit embeddings, overrides and isolates: invisible, they reorder what is shown,
+ * so `photo\u202Egpj.exe` looks like `photoexe.jpg`. The implicit marks (LRM, RLM, ALM) that
+ * right-to-left names may need stay allowed.
+ */
+const bidiControl = /[\u202A-\u202E\u2066-\u2069]/;
 
 /**
  * Checks one uploaded file name as DESIGN ("Deploy") says and returns it in Unicode NFC.
@@ -15,7 +21,8 @@ export function checkFilePath(name: string): string {
   if (path === '') refuse('it is empty');
   if (encoder.encode(path).byteLength > maxPathBytes) refuse(`it is longer than ${maxPathBytes} bytes`);
   if (path.includes('\\')) refuse('backslashes are not allowed');
-  if (/[\u0000-\u001f\u007f]/.test(path)) refuse('control characters are not allowed');
+  if (/\p{Cc}/u.test(path)) refuse('control characters are not allowed');
+  if (bidiControl.test(path)) refuse('bidirectional control characters are not allowed');
   if (path.startsWith('/')) refuse('absolute paths are not allowed');
   for (const segment of path.split('/')) {
     if (segment === '') refuse('empty path segments are not allowed');

@@ -6,7 +6,7 @@ import { type FileEntry, byPath } from '../storage/file-index';
 import type { PackWriter } from '../storage/pack-writer';
 import { contentTypeOf } from './content-type';
 import { type DeployLimits, limitExceeded } from './limits';
-import { type PartHeader, type PartReceiver, readMultipartFormData } from './multipart-reader';
+import { type PartHeader, type PartReceiver, maxFramingBytes, readMultipartFormData } from './multipart-reader';
 import { checkFilePath, commonFolderPrefixLength, fileAndFolder, foldersOf } from './paths';
 
 export interface ReceivedFiles {
@@ -25,6 +25,21 @@ export interface ReceivedDeploy {
 
 export function isMultipartFormData(request: Request): boolean {
   return /^multipart\/form-data\s*(;|$)/i.test(request.headers.get('content-type') ?? '');
+}
+
+/**
+ * Refuses a deploy whose Content-Length is more than any deploy within the limits can be, before
+ * its body is read: files adding up to MAX_TOTAL_BYTES, the configuration, and the framing of
+ * MAX_FILES parts at its largest (8 KiB of headers each). So the check never refuses a body that
+ * reading would accept; a smaller body over the limits is refused as it streams, at the byte over.
+ */
+export function checkDeployLength(request: Request, limits: DeployLimits): void {
+  const length = Number(request.headers.get('content-length') ?? 0);
+  const largest = limits.maxTotalBytes + maxJsonBytes + maxFramingBytes(limits.maxFiles + 1);
+  if (length > largest) {
+    const what = `The body's Content-Length is ${length} bytes, more than the ${largest} bytes a deploy within the limits can be`;
+    throw limitExceeded(limits, 'maxTotalBytes', what);
+  }
 }
 
 /**
@@ -100,7 +115,7 @@ async function readParts(
     }
     throw new Problem(
       'invalid-request',
-      `Unknown field ${JSON.stringify(part.name ?? '')}: a deploy takes "configuration" and "directory" fields only.`,
+      `Unknown field ${JSON.stringify(part.name)}: a deploy takes "configuration" and "directory" fields only.`,
     );
   });
   if (entries.length === 0) return { configuration };

@@ -2,8 +2,23 @@ import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { getSite } from '../../src/storage/sites';
+import { deployLimits } from '../../src/deploy/limits';
+import { maxFramingBytes } from '../../src/deploy/multipart-reader';
+import { checkDeployLength } from '../../src/deploy/receive';
+import { maxJsonBytes } from '../../src/http/json-body';
 import { liveFiles } from '../support/live-files';
-import { authorized, call, deploy, deployForm, problemOf } from '../support/client';
+import { authorized, call, deploy, deployForm, problemOf, token } from '../support/client';
+
+/** The Worker's fetch handler called directly, so that the request's body is the stream given, errors included. */
+async function callWorker(request: Request): Promise<Response> {
+  const { default: worker } = await import('../../src/index');
+  return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, env, createExecutionContext());
+}
+
+async function storedKeys(domain: string): Promise<string[]> {
+  const listing = await env.FILES.list({ prefix: `sites/${domain}/` });
+  return listing.objects.map((object) => object.key).sort();
+}
 
 describe('PUT /v2/sites/<domain>', () => {
   it('deploys a folder as a browser uploads it, dropping the common folder', async () => {
@@ -110,6 +125,9 @@ describe('PUT /v2/sites/<domain>', () => {
     ['dot segment', 'dist/./a'],
     ['backslash', 'dist\\a.html'],
     ['control character', 'dist/a\u0001.html'],
+    ['C1 control character', 'dist/a\u0085.html'],
+    ['right-to-left override', 'dist/photo\u202Egpj.exe'],
+    ['left-to-right isolate', 'dist/\u2066a.html'],
     ['empty segment', 'dist//a.html'],
     ['path over 1024 bytes', `${'a'.repeat(1025)}.html`],
   ])('refuses a file path with %s', async (_, path) => {
@@ -149,6 +167,72 @@ describe('PUT /v2/sites/<domain>', () => {
     });
     expect(outcome).toMatchObject({ ok: false, problem: { kind: 'conflict' } });
     expect(await getSite(env.DB, domain)).toBeNull();
+  });
+
+  it('accepts a configuration part sent as a file, as curl -F configuration=@host.json sends it', async () => {
+    const form = deployForm({ 'index.html': 'x' });
+    form.append('configuration', new File(['{"root":"public"}'], 'host.json', { type: 'application/json' }));
+    const response = await authorized('/v2/sites/config-file.example', { method: 'PUT', body: form });
+    expect(await response.json()).toMatchObject({ hasNewConfiguration: true });
+    expect((await getSite(env.DB, 'config-file.example'))!.configuration).toEqual({ root: 'public' });
+  });
+
+  it('refuses a body cut short with 400, aborts its upload and keeps the previous site', async () => {
+    const domain = 'cut-short.example';
+    await deploy(domain, { 'index.html': 'v1' });
+    const keptKeys = await storedKeys(domain);
+    const start = `--B\r\ncontent-disposition: form-data; name="directory"; filename="big.bin"\r\n\r\n`;
+    // More than a pack part (5 MiB), so the upload had begun when the connection was lost.
+    const sent = [new TextEncoder().encode(start), new Uint8Array(6 * 1024 * 1024)];
+    const body = new ReadableStream({
+      type: 'bytes',
+      pull(controller) {
+        const next = sent.shift();
+        if (next) controller.enqueue(next);
+        else controller.error(new Error('connection lost'));
+      },
+    });
+    const response = await callWorker(
+      new Request(`http://localhost/v2/sites/${domain}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'multipart/form-data; boundary=B', authorization: `Bearer ${await token()}` },
+        body,
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-request', detail: expect.stringContaining('cut short') });
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'v1' });
+    expect(await storedKeys(domain)).toEqual(keptKeys);
+  });
+
+  it('refuses a Content-Length no deploy within the limits can have with 413, without reading the body', { timeout: 10_000 }, async () => {
+    const limits = deployLimits(env);
+    const tooLong = limits.maxTotalBytes + 1024 * 1024 * 1024;
+    // A body that never comes: only an answer given before reading it can arrive.
+    const body = new ReadableStream({ type: 'bytes', pull: () => new Promise(() => {}) });
+    const request = new Request('http://localhost/v2/sites/too-long.example', {
+      method: 'PUT',
+      headers: {
+        'content-type': 'multipart/form-data; boundary=B',
+        'content-length': String(tooLong),
+        authorization: `Bearer ${await token()}`,
+      },
+      body,
+    });
+    const response = await callWorker(request);
+    expect(response.status).toBe(413);
+    expect(await problemOf(response)).toMatchObject({ limit: 'MAX_TOTAL_BYTES', value: limits.maxTotalBytes });
+    expect(await getSite(env.DB, 'too-long.example')).toBeNull();
+  });
+
+  it('takes a Content-Length as large as a deploy within the limits can be', async () => {
+    const response = await deploy('long-enough.example', { 'index.html': 'x' });
+    expect(response.status).toBe(200);
+    const limits = deployLimits(env);
+    // Every allowed file with the largest framing the reader accepts, beside the largest configuration.
+    const largest = limits.maxTotalBytes + maxJsonBytes + maxFramingBytes(limits.maxFiles + 1);
+    const request = new Request('http://localhost/', { method: 'PUT', headers: { 'content-length': String(largest) } });
+    expect(() => checkDeployLength(request, limits)).not.toThrow();
   });
 
   it('does not strip a folder that only some files share', async () => {

@@ -8,6 +8,7 @@ import { readFileIndex } from '../../src/storage/file-index';
 import { PackWriter } from '../../src/storage/pack-writer';
 import { getSite } from '../../src/storage/sites';
 import { authorized, deploy, problemOf } from '../support/client';
+import { site } from '../sites/support';
 
 const encoder = new TextEncoder();
 
@@ -151,6 +152,88 @@ describe('multipart reader: framing', () => {
       expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-request' });
     }
     expect(await getSite(env.DB, 'malformed.example')).toBeNull();
+  });
+});
+
+/** A deploy body of one file part with the given header lines, sent as they are. */
+function onePartDeploy(domain: string, headerLines: string, content = 'x'): Promise<Response> {
+  const body = `--${boundary}\r\n${headerLines}\r\n\r\n${content}\r\n--${boundary}--\r\n`;
+  return authorized(`/v2/sites/${domain}`, { method: 'PUT', headers: { 'content-type': contentType }, body });
+}
+
+/** A part's Content-Disposition as it is read, through the reader alone. */
+async function dispositionRead(disposition: string): Promise<PartHeader> {
+  const body = `--${boundary}\r\ncontent-disposition: ${disposition}\r\n\r\nx\r\n--${boundary}--`;
+  const [part] = await readParts(contentType, chunked(encoder.encode(body), [7]));
+  return part!.header;
+}
+
+describe('multipart reader: part names as browsers write them', () => {
+  it('reads %22, %0D and %0A as the characters a browser escaped, and a backslash as itself', async () => {
+    const cases: [string, PartHeader][] = [
+      ['form-data; name="directory"; filename="say%22hi%22.html"', { name: 'directory', filename: 'say"hi".html' }],
+      ['form-data; name="directory"; filename="a\\b.html"', { name: 'directory', filename: 'a\\b.html' }],
+      ['form-data; name="directory"; filename="two%0D%0Alines"', { name: 'directory', filename: 'two\r\nlines' }],
+      ['form-data; name="directory"; filename="100%25%2522.html"', { name: 'directory', filename: '100%25%2522.html' }],
+      ['Form-Data;NAME=directory ;  FILENAME="a b.html"  ', { name: 'directory', filename: 'a b.html' }],
+      ['form-data; name="directory"; filename="x"; filename*=ISO-8859-1\'en\'caf%E9.html', { name: 'directory', filename: 'café.html' }],
+      ['form-data; name="configuration"', { name: 'configuration', filename: undefined }],
+    ];
+    for (const [disposition, expected] of cases) {
+      expect([disposition, await dispositionRead(disposition)]).toEqual([disposition, { ...expected, mediaType: undefined }]);
+    }
+  });
+
+  it('deploys a file a browser named say"hi".html, serves it at /say%22hi%22.html and lists it by that name', async () => {
+    const domain = 'quoted-name.example';
+    const response = await onePartDeploy(domain, 'content-disposition: form-data; name="directory"; filename="say%22hi%22.html"', 'quoted');
+    expect(response.status, await response.clone().text()).toBe(200);
+    const served = await site(domain, '/say%22hi%22.html');
+    expect([served.status, await served.text()]).toEqual([200, 'quoted']);
+    const listing = (await (await authorized(`/v2/sites/${domain}/files/`)).json()) as { path: string }[];
+    expect(listing.map((file) => file.path)).toEqual(['/say"hi".html']);
+  });
+
+  it('refuses a backslash in a file name instead of dropping it', async () => {
+    const response = await onePartDeploy('backslash-name.example', 'content-disposition: form-data; name="directory"; filename="a\\b.html"');
+    expect(response.status).toBe(400);
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-path', detail: expect.stringContaining('"a\\\\b.html"') });
+    expect(await getSite(env.DB, 'backslash-name.example')).toBeNull();
+  });
+
+  it('refuses with 400 what no browser sends, and the previous site is served byte for byte as before', async () => {
+    const domain = 'strict-names.example';
+    const page = noise(3000, 11);
+    expect((await deploy(domain, { 'index.html': page, 'a.html': 'kept' })).status).toBe(200);
+    const file = 'content-disposition: form-data; name="directory"; filename="a.html"';
+    const cases: [string, string][] = [
+      ['CR LF inside a file name', 'content-disposition: form-data; name="directory"; filename="a\r\n.html"'],
+      ['an unterminated quote', 'content-disposition: form-data; name="directory"; filename="abc.html'],
+      ['two Content-Disposition lines', `${file}\r\ncontent-disposition: form-data; name="configuration"`],
+      ['a second name', 'content-disposition: form-data; name="directory"; name="configuration"; filename="a.html"'],
+      ['a second filename', `${file}; filename="b.html"`],
+      ['a quote inside a quoted name', 'content-disposition: form-data; name="directory"; filename="a"b.html"'],
+      ['a backslash-escaped quote', 'content-disposition: form-data; name="directory"; filename="a\\"b.html"'],
+      ['a folded header line', 'content-disposition: form-data; name="directory";\r\n filename="a.html"'],
+      ['a line that is not a header', `${file}\r\nnot a header`],
+      ['two Content-Type lines', `${file}\r\ncontent-type: text/html\r\ncontent-type: image/png`],
+      ['no Content-Disposition', 'content-type: text/html'],
+      ['a disposition other than form-data', 'content-disposition: attachment; name="directory"; filename="a.html"'],
+      ['no name', 'content-disposition: form-data; filename="a.html"'],
+      ['a filename* that is not UTF-8', `${file}; filename*=UTF-8''%FF.html`],
+    ];
+    const before = await site(domain, '/');
+    const bytes = new Uint8Array(await before.arrayBuffer());
+    for (const [what, headerLines] of cases) {
+      const response = await onePartDeploy(domain, headerLines, 'replaced');
+      expect([what, response.status]).toEqual([what, 400]);
+      const problem = await problemOf(response);
+      expect(problem).toMatchObject({ type: '/problems/invalid-request', detail: expect.stringMatching(/^The multipart body is malformed: /) });
+    }
+    const after = await site(domain, '/');
+    expect([after.status, after.headers.get('etag')]).toEqual([200, before.headers.get('etag')]);
+    expect(new Uint8Array(await after.arrayBuffer())).toEqual(bytes);
+    expect(await (await site(domain, '/a.html')).text()).toBe('kept');
   });
 });
 
