@@ -24,6 +24,8 @@ export default defineConfig(async () => {
             globalSetup: ['./test/support/build-dashboard.mjs'],
             setupFiles: ['./test/support/apply-migrations.ts'],
             testTimeout: 60_000,
+            // test/fuzz/settings.ts: `npm run fuzz` sets these; `npm test` leaves them empty (fixed seed, short run).
+            provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },
           },
         },
         {

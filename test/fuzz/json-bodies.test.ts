@@ -1,0 +1,66 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, token } from '../support/client';
+import { concat } from './arbitraries/bytes';
+import { jsonBody } from './arbitraries/json-text';
+import { fuzzParameters, fuzzTimeout } from './settings';
+import { BaselineSite, answered, expectApiAnswer } from './support';
+
+const site = new BaselineSite('json.fuzz.example');
+const runs = 40;
+const encoder = new TextEncoder();
+/** Paths that reach the root, a file, a missing page (fallback) and a folder, under whatever options were accepted. */
+const servedPaths = ['/', '/css/a.css', '/old/missing/page', '/css/'];
+
+const wrapped = (prefix: string, document: Uint8Array, suffix: string) => concat(encoder.encode(prefix), document, encoder.encode(suffix));
+
+interface Target {
+  method: 'PUT' | 'PATCH';
+  path: string;
+  contentType: string;
+  /** The request body that carries the fuzzed JSON document. */
+  body: (document: Uint8Array) => Uint8Array;
+}
+
+const boundary = 'fuzz-boundary-7d1f';
+const targets: Record<string, Target> = {
+  'PUT configuration': { method: 'PUT', path: '/configuration', contentType: 'application/json', body: (d) => d },
+  'PATCH configuration': { method: 'PATCH', path: '/configuration', contentType: 'application/merge-patch+json', body: (d) => d },
+  'PUT info': { method: 'PUT', path: '/info', contentType: 'application/json', body: (d) => wrapped('{"metadata":', d, '}') },
+  'PATCH info': { method: 'PATCH', path: '/info', contentType: 'application/merge-patch+json', body: (d) => wrapped('{"metadata":', d, '}') },
+  'deploy configuration part': {
+    method: 'PUT',
+    path: '',
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    body: (d) => wrapped(`--${boundary}\r\nContent-Disposition: form-data; name="configuration"\r\n\r\n`, d, `\r\n--${boundary}--\r\n`),
+  },
+};
+
+describe('fuzzed JSON bodies', () => {
+  beforeAll(() => site.deploy());
+
+  it.each(Object.entries(targets).map(([name, target], salt) => [name, target, salt] as const))('%s: never a 5xx or a hang; the site stays readable and, after a refusal, as it was', { timeout: fuzzTimeout(runs) }, async (name, target, salt) => {
+    const authorization = `Bearer ${await token({ scope: 'deploy' })}`;
+    const api = `/v2/sites/${site.domain}`;
+    await fc.assert(
+      fc.asyncProperty(jsonBody, async (document) => {
+        const what = `${name} (${document.length} bytes)`;
+        const answer = await answered(
+          () => call(`${api}${target.path}`, { method: target.method, headers: { 'content-type': target.contentType, authorization }, body: target.body(document) }),
+          what,
+        );
+        expectApiAnswer(answer, what);
+        for (const path of ['/info', '/configuration']) {
+          const read = await answered(() => call(`${api}${path}`, { headers: { authorization } }), `GET ${path}`);
+          expect(read.status, `${what}, then GET ${path}: ${new TextDecoder().decode(read.body)}`).toBe(200);
+        }
+        for (const path of servedPaths) {
+          const page = await answered(() => call(`${site.siteUrl}${path}`, { redirect: 'manual' }), `GET ${path} on the site`);
+          expect(page.status, `${what}, then GET ${path} on the site`).toBeLessThan(500);
+        }
+        await site.settle(answer, what);
+      }),
+      fuzzParameters(runs, salt),
+    );
+  });
+});
