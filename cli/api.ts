@@ -1,3 +1,4 @@
+import { type ApiError, apiErrorOf } from '../src/shared/problem.ts';
 import { CliError, type ErrorKind } from './errors.ts';
 import { type BodyWriter, streamRequest } from './upload.ts';
 import { version } from './version.ts';
@@ -6,12 +7,6 @@ export interface Credentials {
   /** The API's origin, e.g. `https://api.example.net`, without a trailing slash. */
   origin: string;
   token: string;
-}
-
-interface ProblemDetails {
-  title?: unknown;
-  detail?: unknown;
-  errors?: unknown;
 }
 
 /** The API over HTTP: the bearer token on every request, and every non-2xx answer thrown as a `CliError`. */
@@ -25,8 +20,15 @@ export class ApiClient {
   }
 
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    return this.#answer(() => this.send(path, init));
+  }
+
+  /** The answer whatever its status; only an unreachable server is thrown, as a `CliError`. */
+  async send(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = this.#headers(init.headers);
-    return this.#answer(() => fetch(`${this.origin}${path}`, { ...init, headers }));
+    return fetch(`${this.origin}${path}`, { ...init, headers }).catch((error: unknown) => {
+      throw unreachable(error, this.origin);
+    });
   }
 
   /** Sends a body produced chunk by chunk (see upload.ts): deploys and file uploads. */
@@ -50,18 +52,25 @@ export class ApiClient {
     } catch (error) {
       throw unreachable(error, this.origin);
     }
-    if (!response.ok) throw await errorOf(response);
+    if (!response.ok) throw cliErrorOf(await apiErrorOf(response));
     return response;
+  }
+
+  /**
+   * Asks, without a body, what the service would refuse a deploy to `sitePath` for before reading
+   * it: the token, its scope, the domain, the site's owner. Such a refusal in the middle of an
+   * upload may not reach the client whole: the service closes the connection on the rest of the
+   * body, and the reset can discard the answer. A site not hosted yet (404) is fine to deploy.
+   */
+  async checkDeployable(sitePath: string): Promise<void> {
+    const response = await this.send(`${sitePath}/info`);
+    if (!response.ok && response.status !== 404) throw cliErrorOf(await apiErrorOf(response));
+    await response.body?.cancel();
   }
 
   async json<T>(path: string, init: RequestInit = {}): Promise<T> {
     return (await (await this.fetch(path, init)).json()) as T;
   }
-}
-
-/** `/v2/sites/<domain>` with the domain as one encoded path segment. */
-export function sitePath(domain: string, suffix = ''): string {
-  return `/v2/sites/${encodeURIComponent(domain)}${suffix}`;
 }
 
 /** A failed request: a local error raised while writing the body, or the server is unreachable. */
@@ -74,12 +83,12 @@ function unreachable(error: unknown, origin: string): Error {
   return new CliError('server', `Could not reach ${origin}: ${reason}.`, { cause: error });
 }
 
-function kindOf(response: Response): ErrorKind {
-  const { status } = response;
+function kindOf(error: ApiError): ErrorKind {
+  const { status } = error;
   if (status === 401) return 'auth';
   if (status === 403) {
     // RFC 6750: a token that lacks a scope is an auth problem, not someone else's site.
-    return /error="?insufficient_scope/.test(response.headers.get('www-authenticate') ?? '') ? 'auth' : 'conflict';
+    return /error="?insufficient_scope/.test(error.headers.get('www-authenticate') ?? '') ? 'auth' : 'conflict';
   }
   if (status === 404) return 'not-found';
   if (status === 409 || status === 412 || status === 423) return 'conflict';
@@ -87,29 +96,10 @@ function kindOf(response: Response): ErrorKind {
   return 'usage';
 }
 
-/** The server's problem title and detail (and schema pointers) in one line. */
-async function errorOf(response: Response): Promise<CliError> {
-  const problem = await problemOf(response);
-  const title = typeof problem?.title === 'string' ? problem.title : response.statusText || 'Request failed';
-  const detail = typeof problem?.detail === 'string' ? problem.detail : '';
-  const pointers = Array.isArray(problem?.errors)
-    ? problem.errors
-        .filter((error): error is { pointer: string; message: string } => typeof error?.message === 'string')
-        .map((error) => `${error.pointer || '/'} ${error.message}`)
-    : [];
+/** The server's problem title and detail (and schema pointers) in one line, with the exit code of its kind. */
+export function cliErrorOf(error: ApiError): CliError {
+  const { title, detail, errors = [] } = error.problem;
+  const pointers = errors.map((pointer) => `${pointer.pointer || '/'} ${pointer.message}`);
   const text = [title, detail].filter(Boolean).join(': ') + (pointers.length ? ` (${pointers.join('; ')})` : '');
-  return new CliError(kindOf(response), `${text} [HTTP ${response.status}]`, { status: response.status });
-}
-
-async function problemOf(response: Response): Promise<ProblemDetails | undefined> {
-  if (!/json/i.test(response.headers.get('content-type') ?? '')) {
-    await response.body?.cancel();
-    return undefined;
-  }
-  try {
-    const body: unknown = await response.json();
-    return typeof body === 'object' && body !== null ? (body as ProblemDetails) : undefined;
-  } catch {
-    return undefined;
-  }
+  return new CliError(kindOf(error), `${text} [HTTP ${error.status}]`, { status: error.status, cause: error });
 }

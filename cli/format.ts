@@ -1,18 +1,5 @@
 import pc from 'picocolors';
 
-const units = ['B', 'kB', 'MB', 'GB', 'TB'];
-
-/** `1234567` → `1.2 MB` (SI units, as browsers and most CLIs show transfer sizes). */
-export function formatBytes(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
-
 /** The spec's zone-less UTC timestamps, shown as `2026-11-20 10:11:12 UTC`. */
 export function formatTimestamp(value: unknown): string {
   if (typeof value !== 'string' || value === '') return '-';

@@ -1,4 +1,4 @@
-import { InvalidDomainError, normaliseDomain } from './domain-rules';
+import { InvalidDomainError, normaliseDomain } from './shared/domain-rules';
 import { Problem } from './http/problem';
 
 /**
@@ -15,16 +15,4 @@ export function parseDomain(input: string, apiHostnames: readonly string[]): str
   }
   if (apiHostnames.includes(ascii)) throw new Problem('invalid-domain', new InvalidDomainError(input, 'it is the API host').message);
   return ascii;
-}
-
-const parsedHostnames = new Map<string, readonly string[]>();
-
-/** `API_HOSTNAMES` as a list: read on every request, so split once per value. */
-export function apiHostnames(value: string): readonly string[] {
-  let names = parsedHostnames.get(value);
-  if (!names) {
-    names = value.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
-    parsedHostnames.set(value, names);
-  }
-  return names;
 }

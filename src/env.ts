@@ -1,4 +1,4 @@
-import type { SiteCoordinator } from './deploy/site-coordinator';
+import type { SiteCoordinator } from './site/coordinator';
 import type { EventLog } from './events/event-log';
 import type { WebhookReceiver } from './events/webhook-receiver';
 import type { WebhookDelivery } from './events/webhooks';

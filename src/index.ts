@@ -1,22 +1,31 @@
 import { api } from './api';
 import { answerAcmeChallenge } from './certificates/challenge';
 import { queueCertificateRenewals } from './certificates/renewal';
-import { apiHostnames } from './domain-name';
 import type { Env } from './env';
+import { Problem } from './http/problem';
+import { log } from './log';
 import { consumeQueue } from './queues';
+import { InvalidSetting, type Settings, settingsOf } from './settings';
 import { serveSite } from './sites/serve';
-import { siteDomainOf } from './site-url';
+import { siteDomainOf } from './shared/site-url';
 
-export { SiteCoordinator } from './deploy/site-coordinator';
+export { SiteCoordinator } from './site/coordinator';
 export { EventLog } from './events/event-log';
 export { WebhookReceiver } from './events/webhook-receiver';
 
 export default {
   fetch(request, env, ctx) {
+    let settings: Settings;
+    try {
+      settings = settingsOf(env);
+    } catch (error) {
+      if (error instanceof InvalidSetting) return misconfigured(error);
+      throw error;
+    }
     const url = new URL(request.url);
     // A fully qualified name's trailing dot (`example.com.`) names the same host; URL lower-cases it already.
     const hostname = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
-    if (apiHostnames(env.API_HOSTNAMES).includes(hostname)) return api.fetch(request, env, ctx);
+    if (settings.apiHostnames.includes(hostname)) return api.fetch(request, env, ctx);
     const domain = siteDomainOf(hostname);
     return answerAcmeChallenge(request, url, env, domain) ?? serveSite(request, url, env, ctx, domain);
   },
@@ -25,3 +34,9 @@ export default {
     await queueCertificateRenewals(controller, env);
   },
 } satisfies ExportedHandler<Env>;
+
+/** A bad setting answers every request with a 500 naming it, rather than running with a limit switched off. */
+function misconfigured(error: InvalidSetting): Response {
+  log.error('The service is misconfigured', { setting: error.setting, error });
+  return new Problem('internal', error.message, { extensions: { setting: error.setting } }).toResponse();
+}

@@ -50,3 +50,18 @@ describe('settings', () => {
     expect(() => checkCertificateRetries(settings, undefined)).toThrow(/not set/);
   });
 });
+
+describe('a bad setting in a running Worker', () => {
+  it('answers every request with a 500 problem naming the setting', async () => {
+    const { env, createExecutionContext } = await import('cloudflare:test');
+    const { default: worker } = await import('../src/index');
+    const response = await worker.fetch(
+      new Request('http://localhost/v2/sites') as Request<unknown, IncomingRequestCfProperties>,
+      { ...env, MAX_TOTAL_BYTES: '100 MB' },
+      createExecutionContext(),
+    );
+    expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 500, setting: 'MAX_TOTAL_BYTES', detail: expect.stringContaining('MAX_TOTAL_BYTES') });
+  });
+});

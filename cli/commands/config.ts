@@ -1,15 +1,9 @@
 import pc from 'picocolors';
-import { sitePath } from '../api.ts';
 import { connect } from '../credentials.ts';
 import { printJson } from '../format.ts';
 import { readJsonArgument } from '../input.ts';
-
-/** A configuration record, as GET/PUT/PATCH .../configuration answer it. */
-interface ConfigurationRecord {
-  domain: string;
-  modified: string;
-  configuration: Record<string, unknown>;
-}
+import type { ConfigurationRecord } from '../../src/shared/api-types.ts';
+import { sitePath } from '../../src/shared/site-paths.ts';
 
 interface JsonOption {
   json?: boolean;

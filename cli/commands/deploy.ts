@@ -1,29 +1,22 @@
 import { relative, resolve } from 'node:path';
 import pc from 'picocolors';
-import { sitePath } from '../api.ts';
 import { connect } from '../credentials.ts';
 import { collectFolder } from '../deploy/collect.ts';
 import { multipartBody } from '../deploy/multipart.ts';
 import { createProgress } from '../deploy/progress.ts';
 import { checkedDomain } from '../domain.ts';
 import { CliError } from '../errors.ts';
-import { count, formatBytes, printJson } from '../format.ts';
-import { siteUrl } from '../../src/site-url.ts';
+import { count, printJson } from '../format.ts';
+import type { DeployResult } from '../../src/shared/api-types.ts';
+import { formatBytes } from '../../src/shared/format-bytes.ts';
+import { sitePath } from '../../src/shared/site-paths.ts';
+import { siteUrl } from '../../src/shared/site-url.ts';
 import { readJsonArgument } from '../input.ts';
 
 export interface DeployOptions {
   domain?: string;
   config?: string;
   json?: boolean;
-}
-
-/** The deploy result, as the spec defines it. */
-interface DeployResult {
-  type: 'site-deploy';
-  domain: string;
-  isNewDomain: boolean;
-  hasNewFiles: boolean;
-  hasNewConfiguration: boolean;
 }
 
 /** The host options file, and the domain it names (used when --domain is not given). */
@@ -51,6 +44,7 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   if (!named) throw new CliError('usage', 'Which domain? Pass --domain example.com (or set "domain" in the --config file).');
   const domain = checkedDomain(named);
   const api = await connect();
+  await api.checkDeployable(sitePath(domain));
   const root = resolve(dir);
   const folder = await collectFolder(root);
   if (folder.files.length === 0) throw new CliError('usage', `There are no files to deploy in ${dir}.`);

@@ -1,6 +1,8 @@
 import pc from 'picocolors';
+import { followEvents } from '../../src/shared/event-stream.ts';
+import { ApiError } from '../../src/shared/problem.ts';
+import { cliErrorOf } from '../api.ts';
 import { connect } from '../credentials.ts';
-import { followEvents } from '../events.ts';
 
 /** `site-deploy example.com isNewDomain=true …`: the event's own fields after its type and domain. */
 function describe(data: string, fallbackType: string | undefined): string {
@@ -29,18 +31,22 @@ function asJsonLine(id: string | undefined, data: string): string {
 
 export async function followEventsCommand(options: { json?: boolean; lastEventId?: string }): Promise<void> {
   const api = await connect();
-  const events = followEvents(api, {
+  const events = followEvents((headers, signal) => api.send('/v2/events', { headers, signal }), {
     lastEventId: options.lastEventId,
     onReconnect: (reason, delayMs) =>
       console.error(pc.yellow(`Event stream interrupted (${reason}); reconnecting in ${Math.round(delayMs / 1000)} s…`)),
-    onGap: (reason) => console.error(pc.yellow(`Some events were missed (${reason}); following live events from now on.`)),
+    onGap: (reason) => console.error(pc.yellow(`Some events were missed (${reason}); going on from the oldest event kept.`)),
   });
   if (!options.json) console.error(pc.dim(`Following events from ${api.origin}; Ctrl-C stops.`));
-  for await (const message of events) {
-    if (options.json) {
-      process.stdout.write(`${asJsonLine(message.id, message.data)}\n`);
-    } else {
-      console.log(`${message.id ? pc.dim(`#${message.id} `) : ''}${describe(message.data, message.event)}`);
+  try {
+    for await (const message of events) {
+      if (options.json) {
+        process.stdout.write(`${asJsonLine(message.id, message.data)}\n`);
+      } else {
+        console.log(`${message.id ? pc.dim(`#${message.id} `) : ''}${describe(message.data, message.event)}`);
+      }
     }
+  } catch (error) {
+    throw error instanceof ApiError ? cliErrorOf(error) : error;
   }
 }

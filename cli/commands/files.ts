@@ -1,27 +1,13 @@
 import mime from 'mime';
 import { stat } from 'node:fs/promises';
 import pc from 'picocolors';
-import { sitePath } from '../api.ts';
 import { connect } from '../credentials.ts';
 import { CliError } from '../errors.ts';
-import { formatBytes, formatTimestamp, printJson, table } from '../format.ts';
+import { formatTimestamp, printJson, table } from '../format.ts';
 import { type BodyWriter, writeFileContent } from '../upload.ts';
-
-/** One entry of a files listing (DESIGN.md, "Endpoints the spec declares without payloads"). */
-interface FileEntry {
-  name: string;
-  path: string;
-  type: 'file' | 'directory';
-  size?: number;
-  contentType?: string;
-  modified?: string;
-}
-
-/** `/v2/sites/<domain>/files/<path>`, each path segment encoded; leading and trailing slashes dropped. */
-function filesPath(domain: string, path: string): string {
-  const segments = path.split('/').filter(Boolean);
-  return sitePath(domain, `/files/${segments.map(encodeURIComponent).join('/')}`);
-}
+import type { FileEntry, FileListing } from '../../src/shared/api-types.ts';
+import { formatBytes } from '../../src/shared/format-bytes.ts';
+import { filesPath } from '../../src/shared/site-paths.ts';
 
 /** A local file (its length known) or standard input, as a request body. */
 async function bodyOf(source: string): Promise<{ write: BodyWriter; length?: number }> {
@@ -41,15 +27,14 @@ async function bodyOf(source: string): Promise<{ write: BodyWriter; length?: num
 
 export async function listFiles(domain: string, path: string, options: { recursive?: boolean; json?: boolean }): Promise<void> {
   const api = await connect();
-  const folder = filesPath(domain, path);
   const query = options.recursive ? '?recursive=1' : '';
-  const entries = await api.json<FileEntry[]>(`${folder.endsWith('/') ? folder : `${folder}/`}${query}`);
+  const entries = await api.json<FileListing>(`${filesPath(domain, path, 'directory')}${query}`);
   if (options.json) return printJson(entries);
   if (entries.length === 0) return console.log('No files.');
   const rows = entries.map((entry) =>
     entry.type === 'directory'
       ? [pc.blue(entry.path.endsWith('/') ? entry.path : `${entry.path}/`), '-', '-', '-']
-      : [entry.path, formatBytes(entry.size ?? 0), formatTimestamp(entry.modified), entry.contentType ?? '-'],
+      : [entry.path, formatBytes(entry.size), formatTimestamp(entry.modified), entry.contentType],
   );
   console.log(table(['PATH', 'SIZE', 'MODIFIED', 'TYPE'], rows));
 }
@@ -63,7 +48,7 @@ export async function putFile(domain: string, path: string, file: string | undef
   const entry = (await response.json()) as FileEntry;
   if (options.json) return printJson(entry);
   const verb = response.status === 201 ? 'Added' : 'Replaced';
-  console.log(`${pc.green('✔')} ${verb} ${entry.path ?? path} (${formatBytes(entry.size ?? length ?? 0)}) on ${pc.bold(domain)}.`);
+  console.log(`${pc.green('✔')} ${verb} ${entry.path} (${formatBytes(entry.size)}) on ${pc.bold(domain)}.`);
 }
 
 export async function removeFile(domain: string, path: string): Promise<void> {

@@ -1,19 +1,10 @@
 import pc from 'picocolors';
-import { sitePath } from '../api.ts';
 import { connect } from '../credentials.ts';
-import { formatBytes, formatTimestamp, printJson } from '../format.ts';
-import { siteUrl } from '../../src/site-url.ts';
-
-/** GET .../info (DESIGN.md, "Endpoints the spec declares without payloads"). */
-interface SiteInfo {
-  domain: string;
-  userId?: string;
-  created?: string;
-  modified?: string;
-  deployment?: { id?: string; created?: string; fileCount?: number; totalBytes?: number } | null;
-  certificate?: { status?: string; issued?: string | null; expires?: string | null; reason?: string } | null;
-  metadata?: Record<string, string>;
-}
+import { formatTimestamp, printJson } from '../format.ts';
+import type { SiteInfo } from '../../src/shared/api-types.ts';
+import { formatBytes } from '../../src/shared/format-bytes.ts';
+import { sitePath } from '../../src/shared/site-paths.ts';
+import { siteUrl } from '../../src/shared/site-url.ts';
 
 function describeCertificate(certificate: SiteInfo['certificate']): string {
   if (!certificate?.status) return 'none';
@@ -30,13 +21,13 @@ export async function showInfo(domain: string, options: { json?: boolean }): Pro
   const info = await api.json<SiteInfo>(sitePath(domain, '/info'));
   if (options.json) return printJson(info);
   const deployment = info.deployment
-    ? `${info.deployment.fileCount ?? '?'} files, ${formatBytes(info.deployment.totalBytes ?? 0)}, created ${formatTimestamp(info.deployment.created)}${info.deployment.id ? ` (${info.deployment.id})` : ''}`
+    ? `${info.deployment.fileCount} files, ${formatBytes(info.deployment.totalBytes)}, created ${formatTimestamp(info.deployment.created)} (${info.deployment.id})`
     : 'none';
-  const metadata = Object.entries(info.metadata ?? {});
+  const metadata = Object.entries(info.metadata);
   const lines: [string, string][] = [
     ['domain', pc.bold(info.domain)],
     ['url', siteUrl(new URL(api.origin), info.domain)],
-    ['owner', info.userId ?? '-'],
+    ['owner', info.userId],
     ['created', formatTimestamp(info.created)],
     ['modified', formatTimestamp(info.modified)],
     ['deployment', deployment],

@@ -1,16 +1,11 @@
 import pc from 'picocolors';
-import { sitePath } from '../api.ts';
 import { connect } from '../credentials.ts';
 import { CliError } from '../errors.ts';
 import { formatTimestamp, printJson, table } from '../format.ts';
-import { siteUrl } from '../../src/site-url.ts';
+import { siteUrl } from '../../src/shared/site-url.ts';
 import { confirm } from '../input.ts';
-
-interface Site {
-  domain: string;
-  modified: string;
-  userId: string;
-}
+import type { Site } from '../../src/shared/api-types.ts';
+import { sitePath } from '../../src/shared/site-paths.ts';
 
 export async function listSites(options: { json?: boolean }): Promise<void> {
   const api = await connect();

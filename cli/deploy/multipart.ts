@@ -34,12 +34,17 @@ export interface MultipartBody {
 const encoder = new TextEncoder();
 const crlf = encoder.encode('\r\n');
 
-/** A multipart/form-data quoted-string (RFC 7578 §4.2): quotes and backslashes escaped. */
-function quoted(value: string): string {
+/**
+ * A file part's names: `filename` as browsers write it (HTML's multipart encoding: `"` as
+ * `%22`), and `filename*` (RFC 5987), which the service prefers and which says a literal `%22`
+ * unambiguously.
+ */
+function filenameParameters(value: string): string {
   if (/[\u0000-\u001f\u007f]/.test(value)) {
     throw new CliError('usage', `Cannot upload ${JSON.stringify(value)}: file names may not contain control characters.`);
   }
-  return `"${value.replace(/["\\]/g, '\\$&')}"`;
+  const extended = encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `filename="${value.replaceAll('"', '%22')}"; filename*=UTF-8''${extended}`;
 }
 
 function partHeader(boundary: string, disposition: string, contentType: string): Uint8Array {
@@ -60,7 +65,7 @@ export function multipartBody(upload: DeployUpload, progress: UploadProgress): M
       : { header: partHeader(boundary, 'name="configuration"', 'application/json'), text: encoder.encode(upload.configuration) };
   const files = upload.files.map((file) => ({
     file,
-    header: partHeader(boundary, `name="directory"; filename=${quoted(`${uploadFolder}/${file.path}`)}`, 'application/octet-stream'),
+    header: partHeader(boundary, `name="directory"; ${filenameParameters(`${uploadFolder}/${file.path}`)}`, 'application/octet-stream'),
   }));
   const closing = encoder.encode(`--${boundary}--\r\n`);
 

@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
-import { count, formatBytes } from '../format.ts';
+import { formatBytes } from '../../src/shared/format-bytes.ts';
+import { count } from '../format.ts';
 import type { UploadProgress } from './multipart.ts';
 
 export interface Totals {

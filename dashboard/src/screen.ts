@@ -1,4 +1,4 @@
-import { ApiError } from './api';
+import { ApiError } from '../../src/shared/problem';
 import { h } from './dom';
 import type { PageConfig } from './page-config';
 

@@ -1,4 +1,5 @@
-import { type ApiError, authorizationHeader, problemFrom } from './api';
+import { apiErrorOf } from '../../src/shared/problem';
+import { authorizationHeader } from './api';
 
 export interface Upload<T> {
   done: Promise<T>;
@@ -24,7 +25,8 @@ export function sendWithProgress<T>(method: string, path: string, body: FormData
       if (xhr.status >= 200 && xhr.status < 300) {
         resolve((xhr.responseText ? JSON.parse(xhr.responseText) : undefined) as T);
       } else {
-        reject(problemFrom(xhr.status, xhr.statusText, xhr.getResponseHeader('content-type'), xhr.responseText) satisfies ApiError);
+        const headers = { 'content-type': xhr.getResponseHeader('content-type') ?? '' };
+        apiErrorOf(new Response(xhr.responseText, { status: xhr.status, statusText: xhr.statusText, headers })).then(reject, reject);
       }
     });
     xhr.addEventListener('error', () => reject(new Error('The upload failed: the connection to the server was lost.')));

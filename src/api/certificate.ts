@@ -3,10 +3,10 @@ import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
 import { parseChain } from '../certificates/certificate-material';
 import { open } from '../certificates/keys-at-rest';
-import { siteNotFound } from '../deploy/ownership';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
+import { authorize } from '../site/access';
 import { getCertificate } from '../storage/certificates';
 import { getSiteOwner } from '../storage/sites';
 import { domainParam } from './domain-param';
@@ -22,7 +22,7 @@ resource(certificate, '/v2/sites/:domain/certificate', {
     requireScope('global_read'),
     async (c) => {
       const domain = domainParam(c);
-      if ((await getSiteOwner(c.env.DB, domain)) === null) throw siteNotFound(domain);
+      authorize(c.get('principal'), domain, await getSiteOwner(c.env.DB, domain), 'read');
       const stored = await getCertificate(c.env.DB, domain);
       if (stored?.status !== 'issued' || stored.expires === null) {
         throw new Problem('not-found', `${domain} has no certificate yet (${stored?.status ?? 'pending'}).`);

@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
-import { siteCoordinator, unwrap } from '../deploy/site-coordinator';
+import { siteCoordinator } from '../site/client';
 import { ifNoneMatchMatches, settledLastModified, wholeSecond } from '../http/conditional';
 import { readJsonBody } from '../http/json-body';
 import { resource } from '../http/resource';
+import type { ConfigurationRecord } from '../shared/api-types';
 import { httpDate, parseHttpDate, parseTimestamp, timestamp } from '../http/time';
 import { type ConfigurationsClock, type SiteRecord, listConfigurations } from '../storage/sites';
 import { domainParam } from './domain-param';
@@ -39,7 +40,7 @@ resource(configurations, '/v2/configurations', {
       if (clock.modified > 0) headers['last-modified'] = httpDate(settledLastModified(clock.modified, clock.readAt));
       if (isUnchanged(c.req.raw, clock, etag)) return c.body(null, 304, headers);
       return c.json(
-        records.map((record) => ({
+        records.map((record): ConfigurationRecord => ({
           domain: record.domain,
           modified: timestamp(record.modified),
           configuration: record.configuration,
@@ -52,7 +53,7 @@ resource(configurations, '/v2/configurations', {
 });
 
 /** The configuration record: the spec's `{modified, domain, configuration}`. */
-function configurationRecord(site: SiteRecord) {
+function configurationRecord(site: SiteRecord): ConfigurationRecord {
   return { modified: timestamp(site.configurationModified), domain: site.domain, configuration: site.configuration };
 }
 
@@ -66,7 +67,7 @@ resource(configurations, '/v2/sites/:domain/configuration', {
     async (c) => {
       const domain = domainParam(c);
       const configuration = await readJsonBody(c.req.raw, 'application/json');
-      const site = unwrap(await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { replace: configuration }));
+      const site = await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { replace: configuration });
       return c.json(configurationRecord(site));
     },
   ],
@@ -75,7 +76,7 @@ resource(configurations, '/v2/sites/:domain/configuration', {
     async (c) => {
       const domain = domainParam(c);
       const patch = await readJsonBody(c.req.raw, 'application/merge-patch+json');
-      const site = unwrap(await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { patch }));
+      const site = await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { patch });
       return c.json(configurationRecord(site));
     },
   ],

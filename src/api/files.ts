@@ -2,10 +2,11 @@ import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
 import { checkFilePath } from '../deploy/paths';
-import { siteCoordinator, unwrap } from '../deploy/site-coordinator';
+import { siteCoordinator } from '../site/client';
 import { uploadFile } from '../deploy/upload-file';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
+import type { DirectoryEntry, FileEntry as ListedFile } from '../shared/api-types';
 import { timestamp } from '../http/time';
 import { type FileEntry, readFileIndex } from '../storage/file-index';
 import { domainParam } from './domain-param';
@@ -13,11 +14,9 @@ import { readableSite } from './site-access';
 
 export const files = new Hono<AppEnv>();
 
-type Listing =
-  | { name: string; path: string; type: 'file'; size: number; contentType: string; etag: string; modified: string }
-  | { name: string; path: string; type: 'directory' };
+type Listing = ListedFile | DirectoryEntry;
 
-function fileListing(entry: FileEntry): Listing {
+function fileListing(entry: FileEntry): ListedFile {
   return {
     name: entry.path.slice(entry.path.lastIndexOf('/') + 1),
     path: `/${entry.path}`,
@@ -107,7 +106,7 @@ for (const path of ['/v2/sites/:domain/files', '/v2/sites/:domain/files/*']) {
       requireScope('deploy'),
       async (c) => {
         const { domain, filePath } = changedFile(c);
-        unwrap(await siteCoordinator(c.env, domain).deleteFile(domain, c.get('principal').userId, filePath));
+        await siteCoordinator(c.env, domain).deleteFile(domain, c.get('principal').userId, filePath);
         return c.body(null, 200);
       },
     ],

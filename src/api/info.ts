@@ -1,11 +1,13 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { requireScope } from '../auth/middleware';
-import { type Edit, siteCoordinator, unwrap } from '../deploy/site-coordinator';
+import { siteCoordinator } from '../site/client';
+import type { Edit } from '../site/changes';
 import type { SiteMetadata } from '../deploy/metadata';
 import { readJsonBody } from '../http/json-body';
 import { isObject } from '../http/merge-patch';
 import { Problem } from '../http/problem';
+import type { SiteInfo } from '../shared/api-types';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { getCertificateSummary } from '../storage/certificates';
@@ -15,7 +17,7 @@ import { readableSite } from './site-access';
 
 export const info = new Hono<AppEnv>();
 
-async function siteInfo(c: Context<AppEnv>, site: SiteRecord) {
+async function siteInfo(c: Context<AppEnv>, site: SiteRecord): Promise<SiteInfo> {
   const { deployment } = site;
   return {
     domain: site.domain,
@@ -52,7 +54,7 @@ const writeInfo = (kind: 'replace' | 'patch', mediaType: string) => [
   async (c: Context<AppEnv>) => {
     const domain = domainParam(c);
     const edit = metadataEdit(await readJsonBody(c.req.raw, mediaType), kind);
-    const site = unwrap(await siteCoordinator(c.env, domain).editMetadata(domain, c.get('principal').userId, edit));
+    const site = await siteCoordinator(c.env, domain).editMetadata(domain, c.get('principal').userId, edit);
     return c.json(await siteInfo(c, site));
   },
 ] as const;

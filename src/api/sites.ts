@@ -4,7 +4,7 @@ import { requireScope } from '../auth/middleware';
 import { deploySite } from '../deploy/deploy-site';
 import { deployLimits } from '../deploy/limits';
 import { checkDeployLength } from '../deploy/receive';
-import { siteCoordinator, unwrap } from '../deploy/site-coordinator';
+import { siteCoordinator } from '../site/client';
 import { nextPageLink, pageQuery } from '../http/page';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
@@ -41,7 +41,7 @@ resource(sites, '/v2/sites/:domain', {
     requireScope('deploy'),
     async (c) => {
       const domain = domainParam(c);
-      unwrap(await siteCoordinator(c.env, domain).unpublish(domain, c.get('principal').userId));
+      await siteCoordinator(c.env, domain).unpublish(domain, c.get('principal').userId);
       return c.body(null, 200);
     },
   ],

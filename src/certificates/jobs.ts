@@ -1,6 +1,7 @@
 import type { Env } from '../env';
 import { timestamp } from '../http/time';
 import { backoffSeconds } from '../queue-limits';
+import { settingsOf } from '../settings';
 import {
   claimCertificateJob,
   deleteCertificateStatements,
@@ -47,7 +48,7 @@ function parseCertificateJob(body: unknown): CertificateJob | undefined {
 
 /** Exponential backoff: base, 2×base, 4×base… capped at Queues' maximum delay. */
 export function retryDelaySeconds(env: Env, attempts: number): number {
-  return backoffSeconds(Number(env.CERT_RETRY_BASE_SECONDS), attempts);
+  return backoffSeconds(settingsOf(env).certRetryBaseSeconds, attempts);
 }
 
 /**
@@ -117,7 +118,7 @@ export async function runCertificateJob(
 async function attemptFailed(env: Env, domain: string, message: JobMessage, reason: string): Promise<JobDisposition> {
   const now = Date.now();
   console.warn(JSON.stringify({ certificateJob: message.id, domain, attempt: message.attempts, reason }));
-  if (message.attempts > Number(env.CERT_JOB_MAX_RETRIES)) {
+  if (message.attempts > settingsOf(env).certJobMaxRetries) {
     const failed = await recordJobFailed(env.DB, domain, message.id, reason, now);
     if (!failed) return ack;
     await env.NOTIFICATIONS.send({ type: 'certificate-fail', domain, reason }, { contentType: 'json' });

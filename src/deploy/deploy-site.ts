@@ -1,14 +1,15 @@
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
+import { authorize } from '../site/access';
+import { siteCoordinator, uploadRecord } from '../site/client';
+import type { DeployCommit } from '../site/changes';
 import { type FileIndex, keys, writeFileIndex } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
-import type { DeployResult } from './deploy-result';
+import type { DeployResult } from '../shared/api-types';
 import { deployLimits } from './limits';
-import { ownedByAnotherUser } from './ownership';
 import { isMultipartFormData, receiveDeploy } from './receive';
-import { type DeployCommit, siteCoordinator, unwrap, uploadRecord } from './site-coordinator';
 
 /**
  * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has
@@ -21,8 +22,7 @@ export async function deploySite(env: Env, request: Request, domain: string, use
     throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
   // Checked again by the coordinator; refusing here spares the upload.
-  const owner = await getSiteOwner(env.DB, domain);
-  if (owner !== null && owner !== userId) throw ownedByAnotherUser(domain);
+  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'deploy');
 
   const deploymentId = crypto.randomUUID();
   const now = Date.now();
@@ -53,7 +53,10 @@ export async function deploySite(env: Env, request: Request, domain: string, use
   // Only a refusal is known to leave the site as it was. When the call throws, the switch may
   // have happened before the failure (a notification that could not be sent, say): the objects
   // are kept, since they may be the live site's, and are deleted with the site at worst.
-  const outcome = await siteCoordinator(env, domain).deploy(commit);
-  if (!outcome.ok) await deleteObjects(env.FILES, written);
-  return unwrap(outcome);
+  try {
+    return await siteCoordinator(env, domain).deploy(commit);
+  } catch (error) {
+    if (error instanceof Problem) await deleteObjects(env.FILES, written);
+    throw error;
+  }
 }

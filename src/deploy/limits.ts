@@ -1,5 +1,6 @@
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
+import { settingsOf } from '../settings';
 
 /** The deploy limits, from wrangler.toml's vars. */
 export interface DeployLimits {
@@ -12,11 +13,8 @@ export interface DeployLimits {
 const limitNames = { maxFiles: 'MAX_FILES', maxTotalBytes: 'MAX_TOTAL_BYTES', maxFileBytes: 'MAX_FILE_BYTES' } as const;
 
 export function deployLimits(env: Env): DeployLimits {
-  return {
-    maxFiles: Number(env.MAX_FILES),
-    maxTotalBytes: Number(env.MAX_TOTAL_BYTES),
-    maxFileBytes: Number(env.MAX_FILE_BYTES),
-  };
+  const { maxFiles, maxTotalBytes, maxFileBytes } = settingsOf(env);
+  return { maxFiles, maxTotalBytes, maxFileBytes };
 }
 
 /** The 413 for an exceeded limit: `what` happened, and which limit with which value forbids it. */

@@ -2,12 +2,13 @@ import { base64url } from 'jose';
 import { type HostConfiguration, parseHostConfiguration } from '../configuration/parse';
 import { jsonTooLarge, maxJsonBytes } from '../http/json-body';
 import { Problem } from '../http/problem';
+import { checkFileSize, checkFilesAndFolders, checkSiteSize } from '../site/file-rules';
 import { type FileEntry, byPath } from '../storage/file-index';
 import type { PackWriter } from '../storage/pack-writer';
 import { contentTypeOf } from './content-type';
 import { type DeployLimits, limitExceeded } from './limits';
 import { type PartHeader, type PartReceiver, maxFramingBytes, readMultipartFormData } from './multipart-reader';
-import { checkFilePath, commonFolderPrefixLength, fileAndFolder, foldersOf } from './paths';
+import { checkFilePath, commonFolderPrefixLength } from './paths';
 
 export interface ReceivedFiles {
   /** Sorted by path; every entry is in pack 0 (the pack the files were written to). */
@@ -76,9 +77,7 @@ async function readParts(
   let configurationSeen = false;
 
   const receiveFile = (part: PartHeader): PartReceiver => {
-    if (entries.length === limits.maxFiles) {
-      throw limitExceeded(limits, 'maxFiles', `A deploy may contain at most ${limits.maxFiles} files`);
-    }
+    checkSiteSize(limits, entries.length + 1, totalBytes);
     const path = checkFilePath(part.filename ?? '');
     if (seen.has(path)) throw new Problem('invalid-path', `The file ${JSON.stringify(path)} is sent twice.`);
     seen.add(path);
@@ -89,13 +88,9 @@ async function readParts(
     return {
       async write(bytes) {
         size += bytes.byteLength;
-        if (size > limits.maxFileBytes) {
-          throw limitExceeded(limits, 'maxFileBytes', `A file is larger than ${limits.maxFileBytes} bytes`);
-        }
+        checkFileSize(limits, size);
         totalBytes += bytes.byteLength;
-        if (totalBytes > limits.maxTotalBytes) {
-          throw limitExceeded(limits, 'maxTotalBytes', `The files add up to more than ${limits.maxTotalBytes} bytes`);
-        }
+        checkSiteSize(limits, entries.length + 1, totalBytes);
         await Promise.all([hasher.write(bytes), pack.append(bytes)]);
       },
       async end() {
@@ -122,9 +117,7 @@ async function readParts(
 
   const strip = commonFolderPrefixLength(entries.map((entry) => entry.path));
   for (const entry of entries) entry.path = entry.path.slice(strip);
-  const paths = new Set(entries.map((entry) => entry.path));
-  const clash = [...paths].flatMap(foldersOf).find((folder) => paths.has(folder));
-  if (clash !== undefined) throw fileAndFolder(clash);
+  checkFilesAndFolders(new Set(entries.map((entry) => entry.path)));
   entries.sort(byPath);
   return { configuration, files: { entries, totalBytes, packWritten: false } };
 }

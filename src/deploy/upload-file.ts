@@ -1,14 +1,16 @@
 import { base64url } from 'jose';
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
+import { authorize } from '../site/access';
+import { siteCoordinator, uploadRecord } from '../site/client';
+import type { FileUpload } from '../site/changes';
+import { checkFileSize } from '../site/file-rules';
 import { type FileEntry, keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
 import { contentTypeOf } from './content-type';
-import { deployLimits, limitExceeded } from './limits';
-import { ownedByAnotherUser, siteNotFound } from './ownership';
-import { type FileUpload, siteCoordinator, unwrap, uploadRecord } from './site-coordinator';
+import { deployLimits } from './limits';
 
 /**
  * `PUT /v2/sites/<domain>/files/<path>`: streams the raw body into its own pack, hashing it on
@@ -26,14 +28,10 @@ export async function uploadFile(
     throw new Problem('unsupported-media-type', 'The body of a file upload is the file itself; deploy forms go to PUT /v2/sites/<domain>.');
   }
   // Checked again by the coordinator; refusing here spares the upload.
-  const owner = await getSiteOwner(env.DB, domain);
-  if (owner === null) throw siteNotFound(domain);
-  if (owner !== userId) throw ownedByAnotherUser(domain);
+  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'change');
 
   const limits = deployLimits(env);
-  const { maxFileBytes } = limits;
-  const fileTooLarge = () => limitExceeded(limits, 'maxFileBytes', `A file may be at most ${maxFileBytes} bytes`);
-  if (Number(request.headers.get('content-length') ?? 0) > maxFileBytes) throw fileTooLarge();
+  checkFileSize(limits, Number(request.headers.get('content-length') ?? 0));
 
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
   const digest = new crypto.DigestStream('SHA-256');
@@ -43,7 +41,7 @@ export async function uploadFile(
   try {
     for await (const chunk of request.body ?? []) {
       size += chunk.byteLength;
-      if (size > maxFileBytes) throw fileTooLarge();
+      checkFileSize(limits, size);
       await Promise.all([pack.append(chunk), hasher.write(chunk)]);
     }
     await hasher.close();
@@ -65,7 +63,10 @@ export async function uploadFile(
     packKey: written ? pack.key : null,
   };
   // As in deploySite: only a refusal is known to leave the pack unused.
-  const outcome = await siteCoordinator(env, domain).putFile(domain, userId, upload);
-  if (!outcome.ok && written) await deleteObjects(env.FILES, [pack.key]);
-  return unwrap(outcome);
+  try {
+    return await siteCoordinator(env, domain).putFile(domain, userId, upload);
+  } catch (error) {
+    if (error instanceof Problem && written) await deleteObjects(env.FILES, [pack.key]);
+    throw error;
+  }
 }

@@ -1,13 +1,13 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
+import { settingsOf } from '../settings';
 import type { IncomingEvent, LoggedEvent } from './event';
 import { type AppendedEvent, LogTable } from './log-table';
 import { sseStream } from './sse-stream';
 import { webSocketMessage } from './wire';
 
 const keepAliveMs = 15_000;
-const defaultRetentionDays = 7;
 const dayMs = 86_400_000;
 /** Events per WebSocket replay query. */
 const replayPage = 500;
@@ -25,8 +25,7 @@ export function subscription(cursor: number | undefined, upgrade: string | null)
 }
 
 function retentionMs(env: Env): number {
-  const days = Number(env.EVENTS_RETENTION_DAYS);
-  return (Number.isFinite(days) && days > 0 ? days : defaultRetentionDays) * dayMs;
+  return settingsOf(env).eventsRetentionDays * dayMs;
 }
 
 /** A promise to resolve later, from outside. */

@@ -1,13 +1,11 @@
-import { siteCoordinator } from '../deploy/site-coordinator';
-import { parseDomain } from '../domain-name';
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
+import { liveSite } from '../site/freshness';
 import type { FileEntry } from '../storage/file-index';
-import type { Deployment, SiteRecord } from '../storage/sites';
+import type { Deployment } from '../storage/sites';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
 import { type HostOptions, hostOptionsOf } from './host-options';
-import { WeightedLru } from './lru';
 import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError } from './pages';
 import { type RequestPath, parseRequestPath } from './request-path';
@@ -65,74 +63,6 @@ function problemResponse(error: unknown): Response {
 /** Reserved on every site for HTTP-01 certificate validation (src/certificates/challenge.ts answers it first). */
 function isReserved(path: RequestPath): boolean {
   return path.segments[0] === '.well-known' && path.segments[1] === 'acme-challenge';
-}
-
-/** The live record of a site this isolate served lately, under its coordinator's version of it. */
-interface KeptSite {
-  version: string;
-  site: SiteRecord | null;
-  /** Until when (this isolate's clock) the coordinator's lease lets this copy be served without asking. */
-  leasedUntil: number;
-  /** From when a request renews the lease in the background, so that a busy site never waits for its coordinator. */
-  renewFrom: number;
-}
-
-const keptSites = new WeightedLru<string, KeptSite>(10_000);
-/** Domains whose lease a request is renewing in the background. */
-const renewing = new Set<string>();
-/** The share of a lease after which a request renews it in the background. */
-export const renewAfterShare = 2 / 3;
-
-/**
- * The site's live record: the copy kept here while its lease lasts, else its coordinator's
- * answer, which renews the lease and carries the record only when it changed. A lease two
- * thirds gone is renewed after the response (`waitUntil`), so requests to a busy site do not
- * wait for the coordinator; one at a time per domain. None for a Host that cannot be a site
- * (no object is created for it); a kept domain was checked when it was first kept.
- */
-async function liveSite(env: Env, ctx: ExecutionContext, domain: string): Promise<SiteRecord | null> {
-  const kept = keptSites.get(domain);
-  const now = Date.now();
-  if (kept && now < kept.leasedUntil) {
-    if (now >= kept.renewFrom && !renewing.has(domain)) {
-      renewing.add(domain);
-      const renewal = askCoordinator(env, domain, kept)
-        // A failed renewal leaves the lease to run out: the first request after it asks, and answers the error.
-        .catch((error: unknown) => console.warn(`Renewing the lease on ${domain} failed`, error))
-        .finally(() => renewing.delete(domain));
-      ctx.waitUntil(renewal);
-    }
-    return kept.site;
-  }
-  if (!kept && !isSiteDomain(domain)) return null;
-  return askCoordinator(env, domain, kept);
-}
-
-/**
- * Asks the domain's coordinator for its live record and keeps the answer under its lease.
- * Any answer may be kept, even one overtaken by a newer: the coordinator lets no change go
- * live before every lease it granted has run out.
- */
-async function askCoordinator(env: Env, domain: string, kept: KeptSite | undefined): Promise<SiteRecord | null> {
-  // Read before asking: the lease counts from when the question left, which is no later than this.
-  const asked = Date.now();
-  const live = await siteCoordinator(env, domain).current(domain, { version: kept?.version });
-  const site = live.site === undefined && kept ? kept.site : (live.site ?? null);
-  keptSites.set(domain, {
-    version: live.version,
-    site,
-    leasedUntil: asked + live.leaseMs,
-    renewFrom: asked + live.leaseMs * renewAfterShare,
-  });
-  return site;
-}
-
-function isSiteDomain(domain: string): boolean {
-  try {
-    return parseDomain(domain, []) === domain;
-  } catch {
-    return false;
-  }
 }
 
 async function answer(request: Request, url: URL, path: RequestPath, env: Env, host: HostOptions, files: SiteFiles): Promise<Response> {

@@ -1,7 +1,6 @@
 /** D1 access to certificates, their jobs' leases, ACME challenges and ACME accounts. Times are epoch ms. */
 import { timestamp } from '../http/time';
-
-export type CertificateStatus = 'off' | 'pending' | 'issued' | 'failed';
+import type { CertificateStatus, CertificateSummary } from '../shared/api-types';
 
 export interface CertificateRecord {
   domain: string;
@@ -49,14 +48,6 @@ function toRecord(row: CertificateRow): CertificateRecord {
 export async function getCertificate(db: D1Database, domain: string): Promise<CertificateRecord | null> {
   const row = await db.prepare('SELECT * FROM certificates WHERE domain = ?').bind(domain).first<CertificateRow>();
   return row ? toRecord(row) : null;
-}
-
-/** What `GET /v2/sites/<domain>/info` shows as `certificate`. */
-export interface CertificateSummary {
-  status: CertificateStatus;
-  issued: string | null;
-  expires: string | null;
-  reason?: string;
 }
 
 /**

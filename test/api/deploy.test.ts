@@ -154,18 +154,18 @@ describe('PUT /v2/sites/<domain>', () => {
   it('answers 409 when the site was unpublished while the deploy uploaded', async () => {
     const domain = 'unpublished-midway.example';
     await deploy(domain, { 'index.html': 'v1' });
-    const { siteCoordinator } = await import('../../src/deploy/site-coordinator');
+    const { siteCoordinator } = await import('../../src/site/client');
     const { keys } = await import('../../src/storage/file-index');
     // What a deploy has uploaded when the unpublish deletes every object of the site:
     const indexKey = keys.index(domain, 'in-flight');
     await env.FILES.put(indexKey, '{}');
     await authorized(`/v2/sites/${domain}`, { method: 'DELETE' });
-    const outcome = await siteCoordinator(env, domain).deploy({
+    const deploying = siteCoordinator(env, domain).deploy({
       domain,
       userId: 'github|1',
       files: { id: 'in-flight', indexKey, packs: [], fileCount: 0, totalBytes: 0 },
     });
-    expect(outcome).toMatchObject({ ok: false, problem: { kind: 'conflict' } });
+    await expect(deploying).rejects.toMatchObject({ kind: 'conflict', status: 409 });
     expect(await getSite(env.DB, domain)).toBeNull();
   });
 

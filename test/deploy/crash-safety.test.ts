@@ -1,7 +1,8 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type SiteCoordinator, abandonedUploadMs } from '../../src/deploy/site-coordinator';
+import type { SiteCoordinator } from '../../src/site/coordinator';
+import { abandonedUploadMs } from '../../src/site/uploads';
 import worker from '../../src/index';
 import { getSite } from '../../src/storage/sites';
 import { authorized, deploy, token } from '../support/client';

@@ -1,9 +1,10 @@
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type SiteCoordinator, siteCoordinator, siteLeaseMs } from '../../src/deploy/site-coordinator';
+import { siteCoordinator } from '../../src/site/client';
+import type { SiteCoordinator } from '../../src/site/coordinator';
+import { renewAfterShare, siteLeaseMs } from '../../src/site/freshness';
 import worker from '../../src/index';
-import { renewAfterShare } from '../../src/sites/serve';
 import { authorized } from '../support/client';
 import { CallCounter, metered } from '../support/metered';
 import { deployed, site } from './support';

@@ -1,4 +1,7 @@
-import { ApiError, type ConfigurationRecord, request, sitePath } from '../api';
+import type { ConfigurationRecord } from '../../../src/shared/api-types';
+import { ApiError } from '../../../src/shared/problem';
+import { sitePath } from '../../../src/shared/site-paths';
+import { request } from '../api';
 import { announce, fill, h } from '../dom';
 import { timeElement } from '../format';
 import { jsonEditor } from '../json-editor';

@@ -1,12 +1,14 @@
-import { ApiError, type DeployResult, sitePath } from '../api';
+import type { DeployResult } from '../../../src/shared/api-types';
+import { formatBytes } from '../../../src/shared/format-bytes';
+import { ApiError } from '../../../src/shared/problem';
+import { sitePath } from '../../../src/shared/site-paths';
 import { domainField } from '../domain-field';
 import { announce, fill, h } from '../dom';
 import { type SelectedFile, filesFromDrop, filesFromInput } from '../folder';
-import { formatBytes } from '../format';
 import { jsonEditor } from '../json-editor';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { siteUrl } from '../../../src/site-url';
+import { siteUrl } from '../../../src/shared/site-url';
 import { sendWithProgress } from '../upload';
 
 const LISTED_PATHS = 20;

@@ -1,10 +1,14 @@
-import { ApiError, encodePath, type Listing, request, sitePath } from '../api';
+import type { DirectoryEntry, FileEntry, FileListing } from '../../../src/shared/api-types';
+import { formatBytes } from '../../../src/shared/format-bytes';
+import { ApiError } from '../../../src/shared/problem';
+import { encodePath, filesPath } from '../../../src/shared/site-paths';
+import { request } from '../api';
 import { confirmAction } from '../dialog';
 import { announce, fill, h } from '../dom';
-import { formatBytes, timeElement } from '../format';
+import { timeElement } from '../format';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { siteUrl } from '../../../src/site-url';
+import { siteUrl } from '../../../src/shared/site-url';
 import { sendWithProgress } from '../upload';
 
 /** Files: browse a site's folders, upload (add or replace) one file, delete one file. */
@@ -28,7 +32,7 @@ export function filesScreen(context: ScreenContext, domain: string, directory: s
     const confirmed = await confirmAction({ title: `Delete ${path}?`, message: `The file is removed from the live site ${domain} at once.`, confirmLabel: 'Delete file' });
     if (!confirmed) return;
     try {
-      await request('DELETE', sitePath(domain, `/files${encodePath(path)}`));
+      await request('DELETE', filesPath(domain, path));
       announce(`${path} was deleted.`);
       fill(feedback, h('div', { class: 'notice success', role: 'status' }, `${path} was deleted.`));
       await load();
@@ -38,7 +42,7 @@ export function filesScreen(context: ScreenContext, domain: string, directory: s
     }
   }
 
-  function entryRow(entry: Listing): HTMLTableRowElement {
+  function entryRow(entry: FileEntry | DirectoryEntry): HTMLTableRowElement {
     if (entry.type === 'directory') {
       return h(
         'tr',
@@ -65,7 +69,7 @@ export function filesScreen(context: ScreenContext, domain: string, directory: s
   async function load(): Promise<void> {
     listing.setAttribute('aria-busy', 'true');
     try {
-      const entries = await request<Listing[]>('GET', sitePath(domain, `/files${encodePath(folder)}`));
+      const entries = await request<FileListing>('GET', filesPath(domain, folder, 'directory'));
       fill(
         listing,
         entries.length === 0
@@ -103,7 +107,7 @@ export function filesScreen(context: ScreenContext, domain: string, directory: s
     if (!file) return fileInput.focus();
     uploadButton.disabled = true;
     progress.hidden = false;
-    const sending = sendWithProgress<Listing>('PUT', sitePath(domain, `/files${encodePath(path)}`), file, (sent, total) => {
+    const sending = sendWithProgress<FileEntry>('PUT', filesPath(domain, path), file, (sent, total) => {
       progress.max = total;
       progress.value = sent;
     });

@@ -1,4 +1,5 @@
-import { ApiError, request } from '../api';
+import { ApiError } from '../../../src/shared/problem';
+import { request } from '../api';
 import { fill, h } from '../dom';
 import { startSignIn } from '../openid';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';

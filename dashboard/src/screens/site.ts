@@ -1,10 +1,13 @@
-import { request, type SiteInfo, sitePath } from '../api';
+import type { SiteInfo } from '../../../src/shared/api-types';
+import { formatBytes } from '../../../src/shared/format-bytes';
+import { sitePath } from '../../../src/shared/site-paths';
+import { request } from '../api';
 import { fill, h } from '../dom';
 import { followEvents, type ServiceEvent } from '../events';
-import { formatBytes, timeElement } from '../format';
+import { timeElement } from '../format';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { siteUrl } from '../../../src/site-url';
+import { siteUrl } from '../../../src/shared/site-url';
 import { unpublish } from './sites';
 
 const SHOWN_EVENTS = 50;
@@ -40,19 +43,17 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     const cert = info.certificate;
     fill(
       certificate,
-      cert
-        ? h(
-            'dl',
-            { class: 'facts' },
-            h('dt', {}, 'Status'),
-            h('dd', {}, h('span', { class: `badge ${cert.status}` }, cert.status)),
-            cert.reason && [h('dt', {}, 'Reason'), h('dd', {}, cert.reason)],
-            h('dt', {}, 'Issued'),
-            h('dd', {}, timeElement(cert.issued)),
-            h('dt', {}, 'Expires'),
-            h('dd', {}, timeElement(cert.expires)),
-          )
-        : h('p', {}, 'This server does not report certificates.'),
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'Status'),
+        h('dd', {}, h('span', { class: `badge ${cert.status}` }, cert.status)),
+        cert.reason && [h('dt', {}, 'Reason'), h('dd', {}, cert.reason)],
+        h('dt', {}, 'Issued'),
+        h('dd', {}, timeElement(cert.issued)),
+        h('dt', {}, 'Expires'),
+        h('dd', {}, timeElement(cert.expires)),
+      ),
     );
   }
 

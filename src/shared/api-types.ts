@@ -1,0 +1,98 @@
+// The API's response bodies, declared once for the Worker that sends them and the CLI and the
+// dashboard that read them. Each is a component schema of schema/openapi.json under the same
+// name; test/shared/api-types.test.ts checks that the two agree.
+
+/** UTC, `YYYY-MM-DDTHH:mm:ss.SSS`, no zone designator. */
+export type Timestamp = string;
+
+/** One of the caller's sites (`GET /v2/sites`). */
+export interface Site {
+  domain: string;
+  userId: string;
+  modified: Timestamp;
+}
+
+/** A site's host options with when they last changed (`GET`, `PUT`, `PATCH .../configuration`). */
+export interface ConfigurationRecord {
+  domain: string;
+  modified: Timestamp;
+  configuration: Record<string, unknown>;
+}
+
+/** The answer of `PUT /v2/sites/<domain>`, and the data of its `site-deploy` event. */
+export interface DeployResult {
+  type: 'site-deploy';
+  domain: string;
+  isNewDomain: boolean;
+  hasNewFiles: boolean;
+  hasNewConfiguration: boolean;
+}
+
+/** A file of a listing, and the answer of a file upload. */
+export interface FileEntry {
+  name: string;
+  /** From the site root, with a leading slash: `/css/a.css`. */
+  path: string;
+  type: 'file';
+  size: number;
+  contentType: string;
+  etag: string;
+  modified: Timestamp;
+}
+
+/** A folder of a listing. */
+export interface DirectoryEntry {
+  name: string;
+  /** With a leading and a trailing slash: `/css/`. */
+  path: string;
+  type: 'directory';
+}
+
+/** `GET .../files/<dir>/`. */
+export type FileListing = (FileEntry | DirectoryEntry)[];
+
+/** The live deployment of a site. */
+export interface Deployment {
+  id: string;
+  created: Timestamp;
+  fileCount: number;
+  totalBytes: number;
+}
+
+export type CertificateStatus = 'off' | 'pending' | 'issued' | 'failed';
+
+/** A site's certificate, as its info shows it. */
+export interface CertificateSummary {
+  status: CertificateStatus;
+  issued: Timestamp | null;
+  expires: Timestamp | null;
+  /** Why the last attempt failed. */
+  reason?: string;
+}
+
+/** `GET .../info`. */
+export interface SiteInfo {
+  domain: string;
+  userId: string;
+  created: Timestamp;
+  modified: Timestamp;
+  deployment: Deployment | null;
+  certificate: CertificateSummary;
+  metadata: Record<string, string>;
+}
+
+/** A JSON Pointer into the request body and what is wrong there. */
+export interface PointerError {
+  pointer: string;
+  message: string;
+}
+
+/** An RFC 9457 problem, the body of every error answer. */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  /** The violations of a schema. */
+  errors?: PointerError[];
+}

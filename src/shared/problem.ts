@@ -1,0 +1,59 @@
+import type { PointerError, ProblemDetails } from './api-types.ts';
+
+/** What an error answer said: its problem's members, or what HTTP alone tells. */
+export type ReceivedProblem = Pick<ProblemDetails, 'title' | 'status'> & Partial<Pick<ProblemDetails, 'type' | 'detail' | 'errors'>>;
+
+/** An error answer of the API (any status outside 2xx). */
+export class ApiError extends Error {
+  readonly problem: ReceivedProblem;
+  /** The answer's headers: `WWW-Authenticate` tells a missing scope from a bad token. */
+  readonly headers: Headers;
+
+  constructor(problem: ReceivedProblem, headers: Headers = new Headers()) {
+    super(problem.detail ?? problem.title);
+    this.name = 'ApiError';
+    this.problem = problem;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return this.problem.status;
+  }
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+function pointerErrors(value: unknown): PointerError[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value
+    .filter((error): error is Record<string, unknown> => typeof error === 'object' && error !== null && typeof error.message === 'string')
+    .map((error) => ({ pointer: text(error.pointer) ?? '', message: error.message as string }));
+}
+
+function jsonObject(body: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The error an answer carries: its problem+json members when it has them; otherwise its status
+ * text, and a plain-text body as the detail (a proxy's HTML error page would say nothing
+ * readable, so other bodies are discarded unread).
+ */
+export async function apiErrorOf(response: Response): Promise<ApiError> {
+  const { status, headers } = response;
+  const title = response.statusText || `HTTP ${status}`;
+  const contentType = headers.get('content-type') ?? '';
+  if (/json/i.test(contentType)) {
+    const body = jsonObject(await response.text()) ?? {};
+    const problem = { title: text(body.title) ?? title, status, type: text(body.type), detail: text(body.detail), errors: pointerErrors(body.errors) };
+    return new ApiError(problem, headers);
+  }
+  if (/^text\/plain/i.test(contentType)) return new ApiError({ title, status, detail: (await response.text()).trim() || undefined }, headers);
+  await response.body?.cancel();
+  return new ApiError({ title, status }, headers);
+}

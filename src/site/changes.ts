@@ -1,0 +1,21 @@
+/** What the Worker hands a domain's coordinator to commit: ./coordinator.ts's changes take these. */
+import type { HostConfiguration } from '../configuration/parse';
+import type { FileEntry } from '../storage/file-index';
+import type { Deployment } from '../storage/sites';
+
+/** A deploy whose files (if any) are already stored, waiting to become the live site. */
+export interface DeployCommit {
+  domain: string;
+  userId: string;
+  files?: Omit<Deployment, 'created'>;
+  configuration?: HostConfiguration;
+}
+
+/** A replacement of the whole value, or an RFC 7396 merge patch applied to the current one. */
+export type Edit<T> = { replace: T } | { patch: unknown };
+
+/** One file already stored in `packKey` (null when it is empty), waiting to join the live deployment. */
+export interface FileUpload {
+  entry: Omit<FileEntry, 'pack'>;
+  packKey: string | null;
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import document from '../../schema/openapi.json';
+import type {
+  CertificateSummary,
+  ConfigurationRecord,
+  Deployment,
+  DeployResult,
+  DirectoryEntry,
+  FileEntry,
+  PointerError,
+  ProblemDetails,
+  Site,
+  SiteInfo,
+} from '../../src/shared/api-types';
+
+/**
+ * Each property of T, marked as TypeScript declares it. A shape below `satisfies` it only when it
+ * names exactly T's properties with T's required-ness, so changing a shared type without its
+ * shape here fails to compile, and the test compares each shape with schema/openapi.json.
+ */
+type Shape<T> = { [K in keyof T]-?: object extends Pick<T, K> ? 'optional' : 'required' };
+
+interface JsonSchema {
+  required?: string[];
+  properties?: Record<string, JsonSchema>;
+  oneOf?: JsonSchema[];
+  items?: JsonSchema;
+}
+
+const schemas = document.components.schemas as Record<string, JsonSchema>;
+
+function shapeOf(schema: JsonSchema | undefined): Record<string, 'optional' | 'required'> {
+  expect(schema?.properties, 'an object schema').toBeDefined();
+  const required = new Set(schema?.required ?? []);
+  return Object.fromEntries(Object.keys(schema?.properties ?? {}).map((name) => [name, required.has(name) ? 'required' : 'optional']));
+}
+
+const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
+  ['Site', schemas.Site, { domain: 'required', userId: 'required', modified: 'required' } satisfies Shape<Site>],
+  ['ConfigurationRecord', schemas.ConfigurationRecord, { domain: 'required', modified: 'required', configuration: 'required' } satisfies Shape<ConfigurationRecord>],
+  [
+    'DeployResult',
+    schemas.DeployResult,
+    { type: 'required', domain: 'required', isNewDomain: 'required', hasNewFiles: 'required', hasNewConfiguration: 'required' } satisfies Shape<DeployResult>,
+  ],
+  [
+    'FileEntry',
+    schemas.FileEntry,
+    { name: 'required', path: 'required', type: 'required', size: 'required', contentType: 'required', etag: 'required', modified: 'required' } satisfies Shape<FileEntry>,
+  ],
+  ['DirectoryEntry', schemas.DirectoryEntry, { name: 'required', path: 'required', type: 'required' } satisfies Shape<DirectoryEntry>],
+  [
+    'SiteInfo',
+    schemas.SiteInfo,
+    {
+      domain: 'required',
+      userId: 'required',
+      created: 'required',
+      modified: 'required',
+      deployment: 'required',
+      certificate: 'required',
+      metadata: 'required',
+    } satisfies Shape<SiteInfo>,
+  ],
+  [
+    'SiteInfo.deployment',
+    schemas.SiteInfo?.properties?.deployment?.oneOf?.[0],
+    { id: 'required', created: 'required', fileCount: 'required', totalBytes: 'required' } satisfies Shape<Deployment>,
+  ],
+  [
+    'SiteInfo.certificate',
+    schemas.SiteInfo?.properties?.certificate,
+    { status: 'required', issued: 'required', expires: 'required', reason: 'optional' } satisfies Shape<CertificateSummary>,
+  ],
+  ['Problem', schemas.Problem, { type: 'required', title: 'required', status: 'required', detail: 'required', errors: 'optional' } satisfies Shape<ProblemDetails>],
+  ['Problem.errors', schemas.Problem?.properties?.errors?.items, { pointer: 'required', message: 'required' } satisfies Shape<PointerError>],
+];
+
+describe('the shared API types and schema/openapi.json', () => {
+  it.each(shapes)('%s has the same properties, equally required', (_name, schema, shape) => {
+    expect(shapeOf(schema)).toEqual(shape);
+  });
+
+  it('lists a file listing as file and directory entries', () => {
+    expect(schemas.FileListing?.items?.oneOf).toEqual([{ $ref: '#/components/schemas/FileEntry' }, { $ref: '#/components/schemas/DirectoryEntry' }]);
+  });
+});
