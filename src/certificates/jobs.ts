@@ -1,5 +1,6 @@
 import type { Env } from '../env';
 import { timestamp } from '../http/time';
+import { log } from '../log';
 import { backoffSeconds } from '../queue-limits';
 import { settingsOf } from '../settings';
 import {
@@ -64,7 +65,7 @@ export async function runCertificateJob(
 ): Promise<JobDisposition> {
   const job = parseCertificateJob(message.body);
   if (!job) {
-    console.error(JSON.stringify({ certificateJob: message.body, error: 'not a certificate job; dropped' }));
+    log.error('Dropped a message that is not a certificate job', { body: message.body });
     return ack;
   }
   if ('removeCustomHostname' in job) {
@@ -117,7 +118,7 @@ export async function runCertificateJob(
  */
 async function attemptFailed(env: Env, domain: string, message: JobMessage, reason: string): Promise<JobDisposition> {
   const now = Date.now();
-  console.warn(JSON.stringify({ certificateJob: message.id, domain, attempt: message.attempts, reason }));
+  log.warn('Certificate job attempt failed', { certificateJob: message.id, domain, attempt: message.attempts, reason });
   if (message.attempts > settingsOf(env).certJobMaxRetries) {
     const failed = await recordJobFailed(env.DB, domain, message.id, reason, now);
     if (!failed) return ack;
@@ -143,7 +144,7 @@ async function removeCustomHostname(
     await cloudflare().remove(domain, externalId);
     return ack;
   } catch (error) {
-    console.warn(JSON.stringify({ removeCustomHostname: externalId, domain, error: String(error) }));
+    log.warn('Removing a custom hostname failed', { removeCustomHostname: externalId, domain, error });
     return { kind: 'retry', delaySeconds: retryDelaySeconds(env, attempts) };
   }
 }
@@ -154,7 +155,7 @@ export async function consumeCertificateJobs(batch: MessageBatch<unknown>, env: 
     batch.messages.map(async (message) => {
       const disposition = await runCertificateJob(env, message).catch((error: unknown): JobDisposition => {
         // D1 or the queue failed underneath the job: try the message again later.
-        console.error(JSON.stringify({ certificateJob: message.id, error: String(error) }));
+        log.error('Certificate job failed', { certificateJob: message.id, error });
         return { kind: 'retry', delaySeconds: retryDelaySeconds(env, message.attempts) };
       });
       if (disposition.kind === 'ack') message.ack();

@@ -1,3 +1,4 @@
+// One file over 250 lines: wording the validator's output needs the schema's own layout (keyword locations, titles), so validating and wording stay together.
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import schema from '../../schema/host.schema.json';
 

@@ -1,3 +1,5 @@
+import { log } from '../log';
+
 /** How long a provider's discovery document is trusted before it is read again. */
 const ttlMs = 10 * 60 * 1000;
 const byIssuer = new Map<string, { origins: string[]; expires: number }>();
@@ -22,7 +24,7 @@ export async function providerOrigins(issuer: string): Promise<string[]> {
       }
     }
   } catch (error) {
-    console.error(`The discovery document of ${issuer} could not be read`, error);
+    log.error('The discovery document could not be read', { issuer, error });
   }
   const result = [...origins];
   byIssuer.set(issuer, { origins: result, expires: Date.now() + ttlMs });

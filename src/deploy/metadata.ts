@@ -4,7 +4,7 @@ import { Problem } from '../http/problem';
 const maxKeys = 64;
 const maxBytes = 8 * 1024;
 
-/** A site's metadata (DESIGN: an object of string values, at most 64 keys and 8 KiB). */
+/** A site's metadata (docs/design.md, "Files and info": an object of string values, at most 64 keys and 8 KiB). */
 export type SiteMetadata = Record<string, string>;
 
 export function checkMetadata(value: unknown): SiteMetadata {

@@ -1,3 +1,4 @@
+// One file over 250 lines: one streaming parser (a state machine over one reused buffer) and the byte helpers only it uses.
 /**
  * A streaming reader of multipart/form-data bodies (RFC 7578; framing as RFC 2046 §5.1.1 says).
  *

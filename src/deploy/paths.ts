@@ -1,6 +1,6 @@
 import { Problem } from '../http/problem';
 
-const maxPathBytes = 1024;
+export const maxPathBytes = 1024;
 const encoder = new TextEncoder();
 /**
  * Unicode's explicit embeddings, overrides and isolates: invisible, they reorder what is shown,
@@ -10,7 +10,7 @@ const encoder = new TextEncoder();
 const bidiControl = /[\u202A-\u202E\u2066-\u2069]/;
 
 /**
- * Checks one uploaded file name as DESIGN ("Deploy") says and returns it in Unicode NFC.
+ * Checks one uploaded file name as docs/design.md ("Deploy") says and returns it in Unicode NFC.
  * Names are relative paths as a browser's directory upload sends them: `dist/css/a.css`.
  */
 export function checkFilePath(name: string): string {

@@ -1,4 +1,5 @@
 import type { Env } from '../env';
+import { log } from '../log';
 import { type IncomingEvent, type NotificationEvent, incomingEvent, isNotificationEvent } from './event';
 import { eventLog } from './event-log';
 import { enqueueWebhooks } from './webhooks';
@@ -36,7 +37,7 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: En
   for (const message of batch.messages) {
     const event = incomingOf(message);
     if (event) events.push(event);
-    else console.error(JSON.stringify({ notification: 'dropped a message that is not a {type, domain} event', body: message.body }));
+    else log.error('Dropped a notification that is not a {type, domain} event', { body: message.body });
   }
   const logged = events.length > 0 ? await eventLog(env).append(events) : [];
   await enqueueWebhooks(env, logged);

@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
+import { log } from '../log';
 import { backoffSeconds } from '../queue-limits';
 import { deliveryTimeoutMs, postWebhook } from './webhook-post';
 
@@ -82,12 +83,12 @@ export class WebhookReceiver extends DurableObject<Env> {
     // The origin only: a receiver's path or query may hold its secret.
     const report = { webhook: new URL(delivery.url).origin, id: delivery.id, attempt: attempts, failure };
     if (attempts >= maxAttempts) {
-      console.error(JSON.stringify({ ...report, gaveUp: true }));
+      log.error('Webhook delivery given up', { ...report, gaveUp: true });
       return;
     }
     const retryInSeconds = retryDelaySeconds(attempts);
     sql.exec('UPDATE deliveries SET attempts = ?, due = ? WHERE id = ?', attempts, Date.now() + retryInSeconds * 1000, delivery.id);
-    console.warn(JSON.stringify({ ...report, retryInSeconds }));
+    log.warn('Webhook delivery failed; retrying', { ...report, retryInSeconds });
   }
 
   /** One attempt; the reason it failed, or undefined when the receiver took the event. */

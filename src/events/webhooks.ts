@@ -1,4 +1,5 @@
 import type { Env } from '../env';
+import { log } from '../log';
 import { maxBatchMessages } from '../queue-limits';
 import type { LoggedEvent } from './event';
 import { retryDelaySeconds, webhookReceiver } from './webhook-receiver';
@@ -22,7 +23,7 @@ export function webhookTargets(env: Env): string[] {
       targets.push(url.href);
     } else {
       // Its position, not its text: receivers such as chat webhooks carry their secret in the URL.
-      console.error(JSON.stringify({ webhooks: 'ignored a WEBHOOK_URLS entry that is not an http(s) URL', entry: position + 1 }));
+      log.error('Ignored a WEBHOOK_URLS entry that is not an http(s) URL', { entry: position + 1 });
     }
   }
   return targets;
@@ -33,7 +34,7 @@ export async function enqueueWebhooks(env: Env, events: readonly LoggedEvent[]):
   const targets = webhookTargets(env);
   if (targets.length === 0 || events.length === 0) return;
   if (!env.WEBHOOK_SECRET) {
-    console.error(JSON.stringify({ webhooks: 'WEBHOOK_URLS is set but WEBHOOK_SECRET is not: no webhook is sent unsigned' }));
+    log.error('WEBHOOK_URLS is set but WEBHOOK_SECRET is not: no webhook is sent unsigned');
     return;
   }
   const deliveries = events.flatMap((event) =>
@@ -60,7 +61,7 @@ export async function deliverWebhooks(batch: MessageBatch<WebhookDelivery>, env:
       } catch (error) {
         const failure = error instanceof Error ? error.message : String(error);
         // The origin only: a receiver's path or query may hold its secret.
-        console.warn(JSON.stringify({ webhook: new URL(url).origin, handover: 'failed', failure }));
+        log.warn('Webhook handover failed', { webhook: new URL(url).origin, failure });
         for (const message of messages) message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
       }
     }),

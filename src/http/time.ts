@@ -1,9 +1,9 @@
-/** The spec's timestamp form: UTC `YYYY-MM-DDTHH:mm:ss.SSS`, no zone designator. */
+/** The API's timestamp form (docs/api.md, "Timestamps"): UTC `YYYY-MM-DDTHH:mm:ss.SSS`, no zone designator. */
 export function timestamp(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 23);
 }
 
-/** Parses the spec's timestamp form (read as UTC); undefined when it is not one. */
+/** Parses the API's timestamp form (read as UTC); undefined when it is not one. */
 export function parseTimestamp(value: string): number | undefined {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?$/.test(value)) return undefined;
   const ms = Date.parse(`${value}Z`);

@@ -1,3 +1,4 @@
+import { log } from '../log';
 import { revalidate } from './cache-control';
 
 function page(status: number, title: string, message: string, cacheControl: string): Response {
@@ -28,6 +29,6 @@ export function fileNotFound(): Response {
 
 /** An unexpected failure while serving a site: a page of ours (the error is logged), never the runtime's. */
 export function serverError(error: unknown): Response {
-  console.error('Serving a site failed', error);
+  log.error('Serving a site failed', { error });
   return page(500, 'Server error', 'This page could not be served just now. Please try again.', 'no-store');
 }

@@ -1,9 +1,10 @@
 import { configurationLimits } from '../configuration/limits';
 import { maxJsonBytes } from '../http/json-body';
+import { log } from '../log';
 import type { HostOptions } from './host-options';
 import { type ManifestFiles, PreloadManifest } from './preload-manifest';
 import { joinSitePath } from './request-path';
-import { type SiteFiles, readFile } from './site-files';
+import { type FileStores, type SiteFiles, readFile } from './site-files';
 
 const views = new WeakMap<SiteFiles, Map<string, ManifestFiles>>();
 const fromFiles = new WeakMap<SiteFiles, WeakMap<HostOptions, Promise<PreloadManifest>>>();
@@ -26,14 +27,14 @@ export function manifestFilesOf(files: SiteFiles, root: string): ManifestFiles {
  * The host's push manifest. One given as a file path is read from the deployment once per
  * deployment and configuration; a missing or unreadable file means no manifest.
  */
-export function manifestOf(bucket: R2Bucket, files: SiteFiles, host: HostOptions): PreloadManifest | Promise<PreloadManifest> {
+export function manifestOf(stores: FileStores, files: SiteFiles, host: HostOptions): PreloadManifest | Promise<PreloadManifest> {
   const path = host.manifestFile;
   if (path === undefined) return host.manifest;
   let byHost = fromFiles.get(files);
   if (!byHost) fromFiles.set(files, (byHost = new WeakMap()));
   let manifest = byHost.get(host);
   if (!manifest) {
-    manifest = readManifest(bucket, files, joinSitePath(host.root, path));
+    manifest = readManifest(stores, files, joinSitePath(host.root, path));
     byHost.set(host, manifest);
   }
   return manifest;
@@ -43,18 +44,18 @@ export function manifestOf(bucket: R2Bucket, files: SiteFiles, host: HostOptions
  * A manifest file is bounded like a configuration's: one over the limits is not used (the
  * page is served without its Link header, which only ever speeds it up) and is logged.
  */
-async function readManifest(bucket: R2Bucket, files: SiteFiles, path: string): Promise<PreloadManifest> {
+async function readManifest(stores: FileStores, files: SiteFiles, path: string): Promise<PreloadManifest> {
   const entry = files.byPath.get(path);
   if (!entry || entry.size === 0) return new PreloadManifest([]);
   if (entry.size > maxJsonBytes) {
-    console.warn(`Manifest file ${path} ignored: larger than MAX_JSON_BYTES (${maxJsonBytes})`);
+    log.warn('Manifest file ignored: larger than MAX_JSON_BYTES', { path, size: entry.size, limit: maxJsonBytes });
     return new PreloadManifest([]);
   }
   try {
-    const rules: unknown = JSON.parse(await new Response(await readFile(bucket, files, entry)).text());
+    const rules: unknown = JSON.parse(await new Response(await readFile(stores, files, entry)).text());
     if (!Array.isArray(rules)) return new PreloadManifest([]);
     if (rules.length > configurationLimits.MAX_MANIFEST_RULES) {
-      console.warn(`Manifest file ${path} ignored: over MAX_MANIFEST_RULES (${configurationLimits.MAX_MANIFEST_RULES})`);
+      log.warn('Manifest file ignored: over MAX_MANIFEST_RULES', { path, rules: rules.length, limit: configurationLimits.MAX_MANIFEST_RULES });
       return new PreloadManifest([]);
     }
     return new PreloadManifest(rules);

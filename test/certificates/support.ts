@@ -22,6 +22,7 @@ export async function hostedSite(domain: string, userId = 'github|1'): Promise<v
     configuration: {},
     configurationModified: now,
     metadata: {},
+    liveDeploymentId: null,
     deployment: null,
   }).run();
 }

@@ -1,7 +1,7 @@
 /**
  * Compatibility of schema/host.schema.json (through src/configuration/host-schema.ts and
  * @cfworker/json-schema) with the host schema of @commonshost/configuration, the format the
- * interface was born with (DESIGN.md, "Configurations").
+ * interface was born with (docs/design.md, "Configurations").
  *
  * Every document below goes through both validators. `agreed` documents must get the same
  * verdict from both, and that verdict must be the one written next to the document.
@@ -70,6 +70,8 @@ const valid: Case[] = [
   { name: 'domain: IPv4-mapped IPv6', host: { domain: '::ffff:192.0.2.1' } },
   // root
   { name: 'root: empty', host: { root: '' } },
+  { name: 'root: 1024 characters', host: { root: 'a'.repeat(1024) } },
+  { name: 'root: Unicode and spaces', host: { root: 'sites/café du monde' } },
   { name: 'root: relative path', host: { root: 'dist/site' } },
   { name: 'root: absolute path', host: { root: '/srv/www' } },
   // fallback
@@ -268,6 +270,13 @@ const exceptions: Exception[] = [
     host: { domain: '\u{20000}.com' },
     reason: 'approximation: label lengths are counted in UTF-16 units by the package, which a pattern cannot do for astral code points, so those are refused',
   },
+  // paths: root, fallback files, the manifest file
+  { name: 'root: NUL characters', host: { root: '\u0000\u0000' }, reason: 'no file name holds a control character, so such a root names nothing; refused like an uploaded file name' },
+  { name: 'root: over 1024 characters', host: { root: 'a'.repeat(1025) }, reason: 'longer than any file path (1024 bytes); unbounded, it was a way to store a megabyte of junk per site' },
+  { name: 'fallback: newline in the file', host: { fallback: '/index\n.html' }, reason: 'no file name holds a control character' },
+  { name: 'fallback: control character in a status file', host: { fallback: { 404: '/404\u007F.html' } }, reason: 'no file name holds a control character (DEL included)' },
+  { name: 'fallback: status file over 1024 characters', host: { fallback: { 404: `/${'a'.repeat(1024)}` } }, reason: 'longer than any file path' },
+  { name: 'manifest: C1 control in the file path', host: { manifest: 'push\u0085manifest.json' }, reason: 'no file name holds a control character (C1 included)' },
   // fallback
   { name: 'fallback: letters around a status', host: { fallback: { x404: '/404.html' } }, reason: 'the package\'s status-key pattern "[245]\\d\\d" is unanchored; "x404" is no status code' },
   { name: 'fallback: four digits', host: { fallback: { 2000: '/a.html' } }, reason: '"2000" is no status code (unanchored pattern)' },
@@ -391,6 +400,10 @@ describe('validateHostConfiguration reports', () => {
     { host: { manifest: [{ push: '/a' }] }, errors: [{ pointer: '/manifest/0', message: 'must have the property "get", "uri" or "glob"' }] },
     { host: { manifest: [{ get: '/a', uri: '/b', push: '/c' }] }, errors: [{ pointer: '/manifest/0', message: /matches more than one alternative/ }] },
     { host: { manifest: [{ get: '/a', push: 5 }] }, errors: [{ pointer: '/manifest/0/push', message: /^must be .* \(got an integer\)$/ }] },
+    { host: { root: 'a\u0000' }, errors: [{ pointer: '/root', message: 'must be a path without control characters' }] },
+    { host: { root: 'a'.repeat(1025) }, errors: [{ pointer: '/root', message: 'must be at most 1024 characters long' }] },
+    { host: { fallback: { 404: '\u0007' } }, errors: [{ pointer: '/fallback/404', message: 'must be a path without control characters' }] },
+    { host: { manifest: 'm\u0000.json' }, errors: [{ pointer: '/manifest', message: 'must be an array or a path without control characters' }] },
     {
       host: { domain: 5, root: 6 },
       errors: [

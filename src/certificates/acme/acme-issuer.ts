@@ -5,6 +5,7 @@ import { deleteChallenge, getAcmeAccount, putAcmeAccount, putChallenge } from '.
 import { exportAccountKey, generateAccountKey, importAccountKey } from './account-key';
 import { AcmeClient, type AcmeAuthorization, type AcmeClientOptions, type AcmeOrder } from './client';
 import { AcmeError } from './problem';
+import { log } from '../../log';
 
 export interface AcmeIssuerOptions extends AcmeClientOptions {
   db: D1Database;
@@ -26,7 +27,7 @@ export class AcmeIssuer implements Issuer {
       return await this.#issue(await this.#client(), domain);
     } catch (error) {
       if (!(error instanceof AcmeError && error.isAccountMissing)) throw error;
-      console.warn(JSON.stringify({ acmeAccount: 'unknown to the CA (accountDoesNotExist); registering a new one', domain }));
+      log.warn('ACME account unknown to the CA (accountDoesNotExist); registering a new one', { domain });
       return this.#issue(await this.#register(), domain);
     }
   }
