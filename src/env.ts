@@ -46,12 +46,23 @@ export interface Env {
   /** Cloudflare for SaaS zone, and the secret API token with SSL and Certificates: Edit on it. */
   CLOUDFLARE_ZONE_ID?: string;
   CLOUDFLARE_API_TOKEN?: string;
-  /** Seconds a replaced deployment's objects are kept for reads in flight. */
+  /** Seconds a collected deployment's objects are kept for reads in flight. */
   RETIRED_DEPLOYMENT_GRACE_SECONDS: string;
+  /** A site keeps its newest DEPLOYMENTS_KEPT deployments and any younger than DEPLOYMENTS_KEPT_DAYS. */
+  DEPLOYMENTS_KEPT: string;
+  DEPLOYMENTS_KEPT_DAYS: string;
+  /** Kept deployments are served at `<id>.<PREVIEW_HOSTNAME>`. */
+  PREVIEW_HOSTNAME: string;
   /** Days of event history kept for replay (default 7). */
   EVENTS_RETENTION_DAYS: string;
   /** Comma-separated receivers of signed event POSTs; empty turns webhooks off. */
   WEBHOOK_URLS: string;
+  /** `local` or `cloudflare`: how a change is purged from every location's cache (docs/serving.md). */
+  EDGE_PURGE: string;
+  /** The host of location-cache keys; a hostname of `CLOUDFLARE_ZONE_ID`'s zone with `EDGE_PURGE=cloudflare`. */
+  EDGE_CACHE_HOST: string;
+  /** Comma-separated named caches a local purge clears besides the default one. */
+  EDGE_LOCAL_CACHES: string;
   /** Standard Webhooks signing secret (`whsec_<base64>` or any text); a secret, not a var. */
   WEBHOOK_SECRET?: string;
 }

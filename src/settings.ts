@@ -17,6 +17,13 @@ export interface SettingVars {
   CERT_JOB_MAX_RETRIES?: unknown;
   RETIRED_DEPLOYMENT_GRACE_SECONDS?: unknown;
   EVENTS_RETENTION_DAYS?: unknown;
+  EDGE_PURGE?: unknown;
+  EDGE_CACHE_HOST?: unknown;
+  EDGE_LOCAL_CACHES?: unknown;
+  CLOUDFLARE_ZONE_ID?: unknown;
+  DEPLOYMENTS_KEPT?: unknown;
+  DEPLOYMENTS_KEPT_DAYS?: unknown;
+  PREVIEW_HOSTNAME?: unknown;
 }
 
 export interface Settings {
@@ -34,6 +41,23 @@ export interface Settings {
   retiredDeploymentGraceSeconds: number;
   /** Days of event history kept for replay. */
   eventsRetentionDays: number;
+  /** How a change reaches every location's cache (docs/serving.md). */
+  edge: EdgeSettings;
+  /** A site keeps its newest this many deployments, */
+  deploymentsKept: number;
+  /** and any younger than this many days (the live one always). */
+  deploymentsKeptDays: number;
+  /** Every kept deployment is served at `<id>.<previewHostname>`. Lower case. */
+  previewHostname: string;
+}
+
+export interface EdgeSettings {
+  /** `cloudflare`: the zone's purge-by-URL API; `local`: deletes from this service's own caches. */
+  purge: 'local' | 'cloudflare';
+  /** The host of every location-cache key; with `cloudflare` a hostname of `CLOUDFLARE_ZONE_ID`'s zone. */
+  cacheHost: string;
+  /** Named caches a `local` purge clears besides the default one: locations emulated by tests and benches. */
+  localCaches: readonly string[];
 }
 
 /** A setting whose value cannot be used; the message names it and says what it must be. */
@@ -59,6 +83,19 @@ function wholeNumber(vars: SettingVars, setting: keyof SettingVars, min: number)
   return parsed;
 }
 
+function edgeSettings(vars: SettingVars): EdgeSettings {
+  const purge = vars.EDGE_PURGE;
+  if (purge !== 'local' && purge !== 'cloudflare') throw new InvalidSetting('EDGE_PURGE', purge, '"local" or "cloudflare"');
+  const [cacheHost, ...more] = hostnameList(vars, 'EDGE_CACHE_HOST');
+  if (more.length > 0) throw new InvalidSetting('EDGE_CACHE_HOST', vars.EDGE_CACHE_HOST, 'one hostname');
+  if (purge === 'cloudflare' && (typeof vars.CLOUDFLARE_ZONE_ID !== 'string' || vars.CLOUDFLARE_ZONE_ID.trim() === '')) {
+    throw new InvalidSetting('CLOUDFLARE_ZONE_ID', vars.CLOUDFLARE_ZONE_ID, 'the zone id of EDGE_CACHE_HOST when EDGE_PURGE is "cloudflare"');
+  }
+  const names = vars.EDGE_LOCAL_CACHES ?? '';
+  if (typeof names !== 'string') throw new InvalidSetting('EDGE_LOCAL_CACHES', names, 'comma-separated cache names');
+  return { purge, cacheHost: cacheHost!, localCaches: names.split(',').map((name) => name.trim()).filter(Boolean) };
+}
+
 function hostnameList(vars: SettingVars, setting: keyof SettingVars): string[] {
   const value = vars[setting];
   if (typeof value !== 'string') throw new InvalidSetting(setting, value, 'comma-separated hostnames');
@@ -67,6 +104,15 @@ function hostnameList(vars: SettingVars, setting: keyof SettingVars): string[] {
     throw new InvalidSetting(setting, value, 'comma-separated hostnames, at least one');
   }
   return names;
+}
+
+function hostname(vars: SettingVars, setting: keyof SettingVars): string {
+  const value = vars[setting];
+  const name = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  if (!name || name.includes(',') || !URL.canParse(`http://x.${name}/`) || new URL(`http://x.${name}/`).hostname !== `x.${name}`) {
+    throw new InvalidSetting(setting, value, 'one hostname');
+  }
+  return name;
 }
 
 export function parseSettings(vars: SettingVars): Settings {
@@ -79,6 +125,10 @@ export function parseSettings(vars: SettingVars): Settings {
     certJobMaxRetries: wholeNumber(vars, 'CERT_JOB_MAX_RETRIES', 0),
     retiredDeploymentGraceSeconds: wholeNumber(vars, 'RETIRED_DEPLOYMENT_GRACE_SECONDS', 0),
     eventsRetentionDays: wholeNumber(vars, 'EVENTS_RETENTION_DAYS', 1),
+    edge: edgeSettings(vars),
+    deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),
+    deploymentsKeptDays: wholeNumber(vars, 'DEPLOYMENTS_KEPT_DAYS', 0),
+    previewHostname: hostname(vars, 'PREVIEW_HOSTNAME'),
   };
 }
 

@@ -10,6 +10,12 @@ const valid = {
   CERT_JOB_MAX_RETRIES: '5',
   RETIRED_DEPLOYMENT_GRACE_SECONDS: '0',
   EVENTS_RETENTION_DAYS: '7',
+  DEPLOYMENTS_KEPT: '20',
+  DEPLOYMENTS_KEPT_DAYS: '30',
+  PREVIEW_HOSTNAME: 'Preview.localhost',
+  EDGE_PURGE: 'local',
+  EDGE_CACHE_HOST: 'sitehost.cache',
+  EDGE_LOCAL_CACHES: 'a, b',
 };
 
 describe('settings', () => {
@@ -23,6 +29,10 @@ describe('settings', () => {
       certJobMaxRetries: 5,
       retiredDeploymentGraceSeconds: 0,
       eventsRetentionDays: 7,
+      deploymentsKept: 20,
+      deploymentsKeptDays: 30,
+      previewHostname: 'preview.localhost',
+      edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'] },
     });
   });
 
@@ -37,6 +47,12 @@ describe('settings', () => {
     ['EVENTS_RETENTION_DAYS', undefined],
     ['API_HOSTNAMES', ' , '],
     ['API_HOSTNAMES', 'local host'],
+    ['DEPLOYMENTS_KEPT', '0'],
+    ['EDGE_PURGE', 'zone'],
+    ['EDGE_CACHE_HOST', 'a.example, b.example'],
+    ['DEPLOYMENTS_KEPT_DAYS', 'a month'],
+    ['PREVIEW_HOSTNAME', 'preview.localhost:8787'],
+    ['PREVIEW_HOSTNAME', 'a.example, b.example'],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);

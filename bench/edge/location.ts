@@ -10,6 +10,9 @@
  */
 import service from '../../src/index';
 import type { Env } from '../../src/env';
+import { settingsOf } from '../../src/settings';
+import { siteDomainOf } from '../../src/shared/site-url';
+import { serveSite } from '../../src/sites/serve';
 
 export { EventLog, SiteCoordinator } from '../../src/index';
 
@@ -120,7 +123,11 @@ export default {
       return Response.json({ location: env.BENCH_LOCATION, coordinatorCalls: Object.fromEntries(totals.coordinatorCalls), remoteCalls: totals.remoteCalls });
     }
     const meter = new Meter(Number(env.BENCH_RTT_MS));
-    const response = await service.fetch!(request as Request<unknown, IncomingRequestCfProperties>, withRemoteCalls(env, meter), ctx);
+    const url = new URL(request.url);
+    const remoteEnv = withRemoteCalls(env, meter);
+    const response = settingsOf(env).apiHostnames.includes(url.hostname)
+      ? await service.fetch!(request as Request<unknown, IncomingRequestCfProperties>, remoteEnv, ctx)
+      : await serveSite(request, url, remoteEnv, ctx, siteDomainOf(url.hostname), await caches.open(`loc${env.BENCH_LOCATION}`));
     meter.close();
     const headers = new Headers(response.headers);
     headers.set('x-bench-remote-calls', String(meter.calls));

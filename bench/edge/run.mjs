@@ -71,7 +71,14 @@ function locationWorker(index, scriptPath) {
     scriptPath,
     modulesRoot: workDir,
     compatibilityDate: config.compatibility_date,
-    bindings: { ...config.vars, AUTH_SECRET: secret, BENCH_RTT_MS: String(rttMs), BENCH_LOCATION: String(index) },
+    bindings: {
+      ...config.vars,
+      AUTH_SECRET: secret,
+      BENCH_RTT_MS: String(rttMs),
+      BENCH_LOCATION: String(index),
+      // Each location serves through its own named cache (bench/edge/location.ts); a change purges them all.
+      EDGE_LOCAL_CACHES: Array.from({ length: locations }, (_, location) => `loc${location}`).join(','),
+    },
     d1Databases: { DB: 'sitehost' },
     r2Buckets: { FILES: 'sitehost-files' },
     durableObjects: { SITES: durable('SiteCoordinator'), EVENTS: durable('EventLog') },

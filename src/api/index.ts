@@ -2,8 +2,10 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { dashboard } from '../dashboard';
 import { Problem } from '../http/problem';
+import { log } from '../log';
 import { certificate } from './certificate';
 import { configurations } from './configurations';
+import { deployments } from './deployments';
 import { events } from './events';
 import { files } from './files';
 import { info } from './info';
@@ -15,6 +17,7 @@ import { v1 } from './v1';
 export const api = new Hono<AppEnv>();
 
 api.route('/', sites);
+api.route('/', deployments);
 api.route('/', configurations);
 api.route('/', events);
 api.route('/', files);
@@ -31,7 +34,7 @@ api.notFound((c) => {
 api.onError((error, c) => {
   discardUnreadBody(c.req.raw);
   if (error instanceof Problem) return error.toResponse();
-  console.error('Unhandled error', error);
+  log.error('Unhandled error', { method: c.req.method, path: new URL(c.req.url).pathname, error });
   return new Problem('internal', 'Something went wrong on our side; the error was logged.').toResponse();
 });
 

@@ -6,10 +6,19 @@ import { deployLimits } from '../deploy/limits';
 import { checkDeployLength } from '../deploy/receive';
 import { siteCoordinator } from '../site/client';
 import { nextPageLink, pageQuery } from '../http/page';
+import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { listSitesOf } from '../storage/sites';
+import { deploymentView } from './deployments';
 import { domainParam } from './domain-param';
+
+/** `?preview=true` stores the deploy as a deployment that is not live. */
+function previewQuery(value: string | undefined): boolean {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new Problem('invalid-request', '`preview` is true or false.');
+}
 
 export const sites = new Hono<AppEnv>();
 
@@ -34,7 +43,9 @@ resource(sites, '/v2/sites/:domain', {
     async (c) => {
       const domain = domainParam(c);
       checkDeployLength(c.req.raw, deployLimits(c.env));
-      return c.json(await deploySite(c.env, c.req.raw, domain, c.get('principal').userId));
+      const preview = previewQuery(c.req.query('preview'));
+      const deployed = await deploySite(c.env, c.req.raw, domain, c.get('principal').userId, preview);
+      return c.json('type' in deployed ? deployed : deploymentView(c, deployed, null));
     },
   ],
   DELETE: [

@@ -2,10 +2,12 @@ import type { Env } from '../env';
 import { Problem } from '../http/problem';
 import { authorize } from '../site/access';
 import { siteCoordinator, uploadRecord } from '../site/client';
+import { newDeploymentId } from '../site/deployment-id';
 import type { DeployCommit } from '../site/changes';
 import { type FileIndex, keys, writeFileIndex } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
+import type { DeploymentRecord } from '../storage/deployments';
 import { getSiteOwner } from '../storage/sites';
 import type { DeployResult } from '../shared/api-types';
 import { deployLimits } from './limits';
@@ -15,16 +17,16 @@ import { isMultipartFormData, receiveDeploy } from './receive';
  * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has
  * the domain's coordinator switch the site to it in one step. Until that switch nothing a
  * reader sees has changed; when the upload fails or the coordinator refuses, the new objects
- * are deleted.
+ * are deleted. A `preview` is stored as a deployment and answered with it, nothing live changed.
  */
-export async function deploySite(env: Env, request: Request, domain: string, userId: string): Promise<DeployResult> {
+export async function deploySite(env: Env, request: Request, domain: string, userId: string, preview = false): Promise<DeployResult | DeploymentRecord> {
   if (!isMultipartFormData(request)) {
     throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
-  // Checked again by the coordinator; refusing here spares the upload.
-  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'deploy');
+  // Checked again by the coordinator; refusing here spares the upload. A preview needs a site to preview.
+  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), preview ? 'change' : 'deploy');
 
-  const deploymentId = crypto.randomUUID();
+  const deploymentId = newDeploymentId();
   const now = Date.now();
   const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId), packPartSize, uploadRecord(env, domain));
   const received = await receiveDeploy(request, deployLimits(env), pack, now);
@@ -44,6 +46,7 @@ export async function deploySite(env: Env, request: Request, domain: string, use
         packs,
         fileCount: received.files.entries.length,
         totalBytes: received.files.totalBytes,
+        blobs: received.files.entries.filter((entry) => entry.size > 0).map(({ hash, offset, size }) => ({ hash, pack: pack.key, offset, size })),
       };
     }
   } catch (error) {
@@ -54,7 +57,8 @@ export async function deploySite(env: Env, request: Request, domain: string, use
   // have happened before the failure (a notification that could not be sent, say): the objects
   // are kept, since they may be the live site's, and are deleted with the site at worst.
   try {
-    return await siteCoordinator(env, domain).deploy(commit);
+    const coordinator = siteCoordinator(env, domain);
+    return await (preview ? coordinator.preview(commit) : coordinator.deploy(commit));
   } catch (error) {
     if (error instanceof Problem) await deleteObjects(env.FILES, written);
     throw error;

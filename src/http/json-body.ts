@@ -11,11 +11,19 @@ export function jsonTooLarge(what: string): Problem {
   });
 }
 
+/** How large a body may be, and the 413 past it. */
+export interface JsonBodyLimit {
+  maxBytes: number;
+  tooLarge: () => Problem;
+}
+
+const documentLimit: JsonBodyLimit = { maxBytes: maxJsonBytes, tooLarge: () => jsonTooLarge('The body') };
+
 /**
- * Reads a JSON request body of the given media type: 415 for another type, 413 past 1 MiB
- * (counted while reading), 400 when it is not JSON or nests too deep.
+ * Reads a JSON request body of the given media type: 415 for another type, 413 past `limit`
+ * (1 MiB unless told; counted while reading), 400 when it is not JSON or nests too deep.
  */
-export async function readJsonBody(request: Request, mediaType: string): Promise<unknown> {
+export async function readJsonBody(request: Request, mediaType: string, limit = documentLimit): Promise<unknown> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== mediaType) {
     throw new Problem('unsupported-media-type', `Send this as ${mediaType}${type ? `, not ${type}` : ''}.`, {
@@ -26,7 +34,7 @@ export async function readJsonBody(request: Request, mediaType: string): Promise
   let size = 0;
   for await (const chunk of request.body ?? []) {
     size += chunk.byteLength;
-    if (size > maxJsonBytes) throw jsonTooLarge('The body');
+    if (size > limit.maxBytes) throw limit.tooLarge();
     chunks.push(chunk);
   }
   const text = await new Blob(chunks).text();

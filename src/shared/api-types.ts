@@ -19,13 +19,42 @@ export interface ConfigurationRecord {
   configuration: Record<string, unknown>;
 }
 
-/** The answer of `PUT /v2/sites/<domain>`, and the data of its `site-deploy` event. */
+/** The answer of `PUT /v2/sites/<domain>` (and of an activation or a live finalize), and the data of its `site-deploy` event. */
 export interface DeployResult {
   type: 'site-deploy';
   domain: string;
   isNewDomain: boolean;
   hasNewFiles: boolean;
   hasNewConfiguration: boolean;
+  /** The deployment now live. */
+  deploymentId: string;
+  /** When it went live: of concurrent deploys, the latest commit is the one left live. */
+  committedAt: Timestamp;
+}
+
+export type DeploymentSource = 'deploy' | 'incremental' | 'file-put' | 'file-delete' | 'configuration';
+
+/** A kept deployment of a site (`GET .../deployments/<id>`): its files and host options, immutable. */
+export interface Deployment {
+  /** Lowercase base32, a valid DNS label: the preview host is `<id>.<PREVIEW_HOSTNAME>`. */
+  id: string;
+  live: boolean;
+  createdAt: Timestamp;
+  createdBy: string;
+  fileCount: number;
+  totalBytes: number;
+  source: DeploymentSource;
+  previewUrl: string;
+  /** `uploading` while an incremental deploy still lacks bytes; listed deployments are `ready`. */
+  state: 'uploading' | 'ready';
+  /** While uploading: the SHA-256 (hex) of the bytes still to send. */
+  missing?: string[];
+}
+
+/** `GET .../deployments`: newest first; `next` is the `cursor` of the following page. */
+export interface DeploymentPage {
+  deployments: Deployment[];
+  next: string | null;
 }
 
 /** A file of a listing, and the answer of a file upload. */
@@ -51,8 +80,8 @@ export interface DirectoryEntry {
 /** `GET .../files/<dir>/`. */
 export type FileListing = (FileEntry | DirectoryEntry)[];
 
-/** The live deployment of a site. */
-export interface Deployment {
+/** The live deployment of a site, as its info shows it. */
+export interface LiveDeployment {
   id: string;
   created: Timestamp;
   fileCount: number;
@@ -76,7 +105,7 @@ export interface SiteInfo {
   userId: string;
   created: Timestamp;
   modified: Timestamp;
-  deployment: Deployment | null;
+  deployment: LiveDeployment | null;
   certificate: CertificateSummary;
   metadata: Record<string, string>;
 }

@@ -28,6 +28,11 @@ export function siteNotFound(domain: string): Problem {
   return new Problem('site-not-found', `No site is hosted at ${domain}.`);
 }
 
+/** 404: no kept deployment `id` of `domain` (never made, still uploading, or collected). */
+export function deploymentNotFound(domain: string, id: string): Problem {
+  return new Problem('not-found', `${domain} keeps no deployment ${JSON.stringify(id)}.`);
+}
+
 /** 403: the first deploy claimed the domain for someone else. */
 export function ownedByAnotherUser(domain: string): Problem {
   return new Problem('forbidden', `The site ${domain} is owned by another user.`);

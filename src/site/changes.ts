@@ -1,13 +1,15 @@
 /** What the Worker hands a domain's coordinator to commit: ./coordinator.ts's changes take these. */
 import type { HostConfiguration } from '../configuration/parse';
+import type { BlobLocation } from '../storage/deployments';
 import type { FileEntry } from '../storage/file-index';
 import type { Deployment } from '../storage/sites';
 
-/** A deploy whose files (if any) are already stored, waiting to become the live site. */
+/** A deploy whose files (if any) are already stored, waiting to become a deployment. */
 export interface DeployCommit {
   domain: string;
   userId: string;
-  files?: Omit<Deployment, 'created'>;
+  /** `blobs`: where the stored bytes lie, by content hash, for later incremental deploys. */
+  files?: Omit<Deployment, 'created'> & { blobs: BlobLocation[] };
   configuration?: HostConfiguration;
 }
 
@@ -18,4 +20,13 @@ export type Edit<T> = { replace: T } | { patch: unknown };
 export interface FileUpload {
   entry: Omit<FileEntry, 'pack'>;
   packKey: string | null;
+}
+
+/** Blobs of an incremental deploy, verified and stored in `pack`, waiting to be recorded. */
+export interface BlobUpload {
+  domain: string;
+  userId: string;
+  deploymentId: string;
+  pack: string;
+  blobs: BlobLocation[];
 }

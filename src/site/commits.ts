@@ -29,9 +29,9 @@ export class Commits {
   /**
    * Commits a change and what follows it: the follow-ups are stored pending on the change (with
    * an alarm, should the object stop), the D1 batch records the change's id, and only then are
-   * they settled. Then `live` goes live and the follow-ups run.
+   * they settled. Then `live` goes live (undefined: the live site is unchanged) and the follow-ups run.
    */
-  async commit(domain: string, statements: D1PreparedStatement[], live: SiteRecord | null, followUps: Omit<PendingChange, 'id' | 'domain'>): Promise<void> {
+  async commit(domain: string, statements: D1PreparedStatement[], live: SiteRecord | null | undefined, followUps: Omit<PendingChange, 'id' | 'domain'>): Promise<void> {
     const { DB } = this.envOf();
     const change: PendingChange = { id: crypto.randomUUID(), domain, ...followUps };
     this.#followUps.pend(change);
@@ -43,7 +43,7 @@ export class Commits {
       if (!(await this.#followUps.committed(change))) throw error;
     }
     this.#settle(change);
-    await this.live.replace(live);
+    if (live !== undefined) await this.live.replace(domain, live);
     await this.catchUp();
   }
 
@@ -57,10 +57,12 @@ export class Commits {
   /** Settles a change the object began but did not see through (it stopped between its commit and its follow-ups, say). */
   async recover(): Promise<void> {
     const change = this.#followUps.pending();
-    if (!change || !(await this.#followUps.committed(change))) return;
-    this.#settle(change);
-    // An object that kept running still holds the record from before the change.
-    if (this.live.site !== undefined) await this.live.replace(await getSite(this.envOf().DB, change.domain));
+    if (change && (await this.#followUps.committed(change))) {
+      this.#settle(change);
+      // Locations may still hold the record from before the change, and an object that kept running holds it too.
+      await this.live.replace(change.domain, await getSite(this.envOf().DB, change.domain));
+    }
+    await this.live.resumePurge();
   }
 
   /** Runs what is due, then sets the alarm for what remains. */

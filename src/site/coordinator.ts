@@ -2,25 +2,36 @@ import { DurableObject } from 'cloudflare:workers';
 import { checkHostConfiguration } from '../configuration/parse';
 import type { DeployResult } from '../shared/api-types';
 import { deployLimits } from '../deploy/limits';
+import { readManifest } from '../deploy/manifest';
 import { checkMetadata, type SiteMetadata } from '../deploy/metadata';
 import type { Env } from '../env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
-import { type FileEntry, type FileIndex, keys, readFileIndex, withFile, withoutFile, writeFileIndex } from '../storage/file-index';
 import {
-  type Deployment,
-  type SiteRecord,
-  deleteSite,
-  getSite,
-  tickConfigurationsClock,
-  upsertSite,
-} from '../storage/sites';
-import { authorize } from './access';
-import type { DeployCommit, Edit, FileUpload } from './changes';
+  type BlobLocation,
+  type DeploymentRecord,
+  addUploadedPack,
+  deleteDeployments,
+  deleteDeploymentsOf,
+  deploymentsOf,
+  forgetBlobsIn,
+  forgetBlobsOf,
+  getDeployment,
+  knownBlobs,
+  putDeployment,
+  recordBlobs,
+} from '../storage/deployments';
+import { type FileEntry, type FileIndex, keys, readFileIndex, withFile, withoutFile, writeFileIndex } from '../storage/file-index';
+import { type SiteRecord, deleteSite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
+import { authorize, deploymentNotFound } from './access';
+import type { BlobUpload, DeployCommit, Edit, FileUpload } from './changes';
 import { checkFilesAndFolders, checkSiteSize } from './file-rules';
 import { Commits } from './commits';
-import { type SiteEvent, retirement } from './follow-ups';
+import { newDeploymentId } from './deployment-id';
+import { deployResult, indexOfManifest, keptWindowOf, missingHashes, newestFirst, readyDeployment, sameConfiguration, siteWith } from './deployments';
+import type { FollowUp, PendingChange, SiteEvent } from './follow-ups';
 import { LiveRecord, type LiveSite } from './freshness';
+import { collection } from './kept-window';
 import { type Outcome, outcomeOf } from './outcome';
 
 /**
@@ -28,12 +39,12 @@ import { type Outcome, outcomeOf } from './outcome';
  * a time, so access checks, the switch to a new deployment and its events cannot interleave.
  * Uploads happen before, in the Worker, under fresh keys; only the commit is serialised.
  * How a change is committed and recovered is in ./commits.ts (what follows it: ./follow-ups.ts),
- * the live record and its leases in ./freshness.ts,
+ * the live record and its purges in ./freshness.ts,
  * recorded uploads in ./uploads.ts; the Worker calls this object through ./client.ts.
  */
 export class SiteCoordinator extends DurableObject<Env> {
   #queue: Promise<unknown> = Promise.resolve();
-  readonly #live = new LiveRecord(this.ctx.storage);
+  readonly #live = new LiveRecord(this.ctx.storage, () => this.env);
   readonly #commits = new Commits(this.ctx.storage, () => this.env, this.#live);
 
   /** Runs changes one after another. A DO's input gate alone would let them interleave at every await on D1 or R2. */
@@ -81,63 +92,151 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   /**
    * The live site, from memory in the steady state: what serving a request needs to know. Not
-   * queued behind changes: the live record only ever holds a committed record. Asked with the
-   * version an isolate keeps, it answers as ./freshness.ts says.
+   * queued behind changes: the live record only ever holds a committed record. Asked `versioned`
+   * by a location that missed it in its cache, it answers as ./freshness.ts says.
    */
   current(domain: string): Promise<SiteRecord | null>;
-  current(domain: string, kept: { version?: string }): Promise<LiveSite>;
-  async current(domain: string, kept?: { version?: string }): Promise<SiteRecord | null | LiveSite> {
+  current(domain: string, versioned: true): Promise<LiveSite>;
+  async current(domain: string, versioned?: true): Promise<SiteRecord | null | LiveSite> {
     if (this.#live.site === undefined) await this.#exclusive(() => this.#load(domain));
-    return kept ? this.#live.answer(kept.version) : (this.#live.site ?? null);
+    return versioned ? this.#live.answer() : (this.#live.site ?? null);
   }
 
+  /** Deploys `commit` live: a new deployment of its files (or the live ones) and its host options (or the live ones). */
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
-      const { domain } = commit;
-      const site = await this.#load(domain);
-      authorize({ userId: commit.userId }, domain, site?.userId ?? null, 'deploy');
-      // An unpublish while this deploy uploaded deleted everything under the site, its new files too.
-      if (commit.files && !(await this.env.FILES.head(commit.files.indexKey))) {
-        throw new Problem('conflict', `The site ${domain} was unpublished while this deploy uploaded; deploy again.`);
-      }
-      // Its packs are complete: no unfinished upload is left to abort.
-      for (const pack of commit.files?.packs ?? []) this.#commits.uploads.forget(pack);
-      const now = Date.now();
-      const next: SiteRecord = {
-        domain,
-        userId: commit.userId,
-        created: site?.created ?? now,
-        modified: now,
-        configuration: commit.configuration ?? site?.configuration ?? {},
-        configurationModified: commit.configuration || !site ? now : site.configurationModified,
-        metadata: site?.metadata ?? {},
-        deployment: commit.files ? { ...commit.files, created: now } : (site?.deployment ?? null),
-      };
+      const { site, record } = await this.#deployment(commit, 'deploy');
+      const next = siteWith(site, record, commit.userId, record.created);
       const { DB } = this.env;
       const statements = [upsertSite(DB, next)];
       // A new site adds a configuration record ({} when none was sent): the set changed.
-      if (commit.configuration !== undefined || !site) statements.push(tickConfigurationsClock(DB, now));
-      const result: DeployResult = {
-        type: 'site-deploy',
-        domain,
-        isNewDomain: !site,
-        hasNewFiles: commit.files !== undefined,
-        hasNewConfiguration: commit.configuration !== undefined,
-      };
-      await this.#commits.commit(domain, statements, next, {
-        now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const])],
-        later: commit.files && site?.deployment ? [retirement(site.deployment, commit.files.packs)] : [],
+      if (commit.configuration !== undefined || !site) statements.push(tickConfigurationsClock(DB, next.modified));
+      const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined);
+      await this.#commitDeployment(record, [...statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])], next, {
+        now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
         orphans: commit.files ? [commit.files.indexKey, ...commit.files.packs] : [],
       });
       return result;
     });
   }
 
+  /** Stores `commit` as a deployment that is not live, to be previewed and activated later. */
+  preview(commit: DeployCommit): Promise<Outcome<DeploymentRecord>> {
+    return this.#change(async () => {
+      const { record } = await this.#deployment(commit, 'change');
+      await this.#commitDeployment(record, recordBlobs(this.env.DB, commit.domain, commit.files?.blobs ?? []), undefined, {
+        now: [],
+        orphans: commit.files ? [commit.files.indexKey, ...commit.files.packs] : [],
+      });
+      return record;
+    });
+  }
+
+  /** The deployment `commit` makes, its files or configuration defaulting to the live ones; `action` is checked first. */
+  async #deployment(commit: DeployCommit, action: 'deploy' | 'change'): Promise<{ site: SiteRecord | null; record: DeploymentRecord }> {
+    const { domain } = commit;
+    const site = await this.#load(domain);
+    authorize({ userId: commit.userId }, domain, site?.userId ?? null, action);
+    // An unpublish while this deploy uploaded deleted everything under the site, its new files too.
+    if (commit.files && !(await this.env.FILES.head(commit.files.indexKey))) {
+      throw new Problem('conflict', `The site ${domain} was unpublished while this deploy uploaded; deploy again.`);
+    }
+    // Its packs are complete: no unfinished upload is left to abort.
+    for (const pack of commit.files?.packs ?? []) this.#commits.uploads.forget(pack);
+    const id = commit.files?.id ?? newDeploymentId();
+    const configuration = commit.configuration ?? site?.configuration ?? {};
+    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), commit.files ?? site?.deployment ?? null, configuration);
+    return { site, record };
+  }
+
+  /** Makes the kept deployment `id` live again (a rollback, or a roll forward): its files and its host options. */
+  activate(domain: string, userId: string, id: string): Promise<Outcome<DeployResult>> {
+    return this.#change(async () => {
+      const site = await this.#changeable(domain, userId);
+      const record = await getDeployment(this.env.DB, domain, id);
+      if (record?.state !== 'ready') throw deploymentNotFound(domain, id);
+      const next = siteWith(site, record, userId, Date.now());
+      const hasNewConfiguration = !sameConfiguration(site.configuration, record.configuration);
+      const { DB } = this.env;
+      const statements = [upsertSite(DB, next), ...(hasNewConfiguration ? [tickConfigurationsClock(DB, next.modified)] : [])];
+      const result = deployResult(site, next, next.deployment?.indexKey !== site.deployment?.indexKey, hasNewConfiguration);
+      await this.#commitDeployment(record, statements, next, { now: [{ kind: 'notify', event: result }] });
+      return result;
+    });
+  }
+
+  /** Records blobs an incremental deploy uploaded into `upload.pack`: the deployment keeps the pack, and later manifests find them. */
+  addBlobs(upload: BlobUpload): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      const { domain, pack } = upload;
+      // Its pack is complete: no unfinished upload is left to abort.
+      this.#commits.uploads.forget(pack);
+      await this.#uploading(domain, upload.userId, upload.deploymentId);
+      if (!(await this.env.FILES.head(pack))) {
+        throw new Problem('conflict', `The site ${domain} was unpublished while these bytes uploaded; deploy again.`);
+      }
+      const { DB } = this.env;
+      await DB.batch([...recordBlobs(DB, domain, upload.blobs), addUploadedPack(DB, upload.deploymentId, pack)]);
+      return null;
+    });
+  }
+
+  /** Turns the incremental deploy `id` into a ready deployment, live unless `preview`; 409 while bytes are missing. */
+  finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
+    return this.#change(async () => {
+      const site = await this.#load(domain);
+      authorize({ userId }, domain, site?.userId ?? null, preview ? 'change' : 'deploy');
+      const uploading = await this.#uploading(domain, userId, id);
+      const { DB, FILES } = this.env;
+      const manifest = await readManifest(FILES, uploading.manifestKey!);
+      const known = await knownBlobs(DB, domain, manifest.files.map((file) => file.hash));
+      const missing = missingHashes(manifest, known);
+      if (missing.length > 0) {
+        throw new Problem('conflict', `The deployment ${id} still lacks the bytes of ${missing.length} files; upload them first.`, {
+          extensions: { missing },
+        });
+      }
+      const now = Date.now();
+      const index = indexOfManifest(manifest, known, id, now);
+      const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
+      checkSiteSize(deployLimits(this.env), index.files.length, totalBytes);
+      const indexKey = keys.index(domain, id);
+      await writeFileIndex(FILES, indexKey, index);
+      const files = { indexKey, packs: index.packs, fileCount: index.files.length, totalBytes };
+      const configuration = manifest.configuration ?? site?.configuration ?? {};
+      const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration);
+      const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
+      if (preview) {
+        await this.#commitDeployment(record, [], undefined, { now: [dropManifest], orphans: [indexKey] });
+        return record;
+      }
+      const next = siteWith(site, record, userId, now);
+      const statements = [upsertSite(DB, next)];
+      if (manifest.configuration !== undefined || !site) statements.push(tickConfigurationsClock(DB, now));
+      const result = deployResult(site, next, true, manifest.configuration !== undefined);
+      await this.#commitDeployment(record, statements, next, {
+        now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), dropManifest],
+        orphans: [indexKey],
+      });
+      return result;
+    });
+  }
+
+  /** The incremental deploy `id` of `domain`, still uploading and begun by `userId`; else 404. */
+  async #uploading(domain: string, userId: string, id: string): Promise<DeploymentRecord> {
+    const record = await getDeployment(this.env.DB, domain, id);
+    if (record?.state !== 'uploading' || record.createdBy !== userId) {
+      throw new Problem('not-found', `${domain} has no incremental deploy ${id} of yours still receiving bytes.`);
+    }
+    return record;
+  }
+
   unpublish(domain: string, userId: string): Promise<Outcome<null>> {
     return this.#change(async () => {
       await this.#changeable(domain, userId);
       const { DB } = this.env;
-      await this.#commits.commit(domain, [deleteSite(DB, domain), tickConfigurationsClock(DB, Date.now())], null, {
+      const statements = [deleteSite(DB, domain), deleteDeploymentsOf(DB, domain), forgetBlobsOf(DB, domain), tickConfigurationsClock(DB, Date.now())];
+      await this.#commits.commit(domain, statements, null, {
         now: [
           { kind: 'delete-site-objects', domain },
           { kind: 'forget-certificate', domain },
@@ -149,16 +248,17 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** Replaces or merge-patches the host options; validated after merging. */
+  /** Replaces or merge-patches the host options, validated after merging: a new deployment of the live files with them. */
   editConfiguration(domain: string, userId: string, edit: Edit<unknown>): Promise<Outcome<SiteRecord>> {
     return this.#change(async () => {
       const site = await this.#changeable(domain, userId);
       const configuration = checkHostConfiguration('replace' in edit ? edit.replace : applyMergePatch(site.configuration, edit.patch));
       const now = Date.now();
-      const next = { ...site, configuration, configurationModified: now, modified: now };
+      const record = readyDeployment(domain, newDeploymentId(), userId, 'configuration', now, site.deployment, configuration);
+      const next = siteWith(site, record, userId, now);
       const { DB } = this.env;
-      await this.#commits.commit(domain, [upsertSite(DB, next), tickConfigurationsClock(DB, now)], next, {
-        now: [{ kind: 'notify', event: { type: 'configuration-update', domain } }],
+      await this.#commitDeployment(record, [upsertSite(DB, next), tickConfigurationsClock(DB, now)], next, {
+        now: [{ kind: 'notify', event: { type: 'configuration-update', domain, deploymentId: record.id } }],
       });
       return next;
     });
@@ -187,8 +287,16 @@ export class SiteCoordinator extends DurableObject<Env> {
       const totalBytes = (site.deployment?.totalBytes ?? 0) - (previous?.size ?? 0) + upload.entry.size;
       checkSiteSize(deployLimits(this.env), index.files.length + (previous ? 0 : 1), totalBytes);
       const now = Date.now();
-      const next = withFile(index, upload.entry, upload.packKey, crypto.randomUUID(), now);
-      await this.#switchFiles(site, next, now, upload.packKey, { type: 'files-update', domain, path, change: previous ? 'replaced' : 'added' });
+      const next = withFile(index, upload.entry, upload.packKey, newDeploymentId(), now);
+      const { hash, offset, size } = upload.entry;
+      const blobs = upload.packKey ? [{ hash, pack: upload.packKey, offset, size }] : [];
+      await this.#switchFiles(site, userId, 'file-put', next, now, upload.packKey, blobs, {
+        type: 'files-update',
+        domain,
+        path,
+        change: previous ? 'replaced' : 'added',
+        deploymentId: next.deploymentId,
+      });
       return { created: !previous, entry: next.files.find((file) => file.path === path)! };
     });
   }
@@ -201,7 +309,14 @@ export class SiteCoordinator extends DurableObject<Env> {
         throw new Problem('not-found', `There is no file ${JSON.stringify(path)} on ${domain}.`);
       }
       const now = Date.now();
-      await this.#switchFiles(site, withoutFile(index, path, crypto.randomUUID(), now), now, null, { type: 'files-update', domain, path, change: 'deleted' });
+      const next = withoutFile(index, path, newDeploymentId(), now);
+      await this.#switchFiles(site, userId, 'file-delete', next, now, null, [], {
+        type: 'files-update',
+        domain,
+        path,
+        change: 'deleted',
+        deploymentId: next.deploymentId,
+      });
       return null;
     });
   }
@@ -211,23 +326,54 @@ export class SiteCoordinator extends DurableObject<Env> {
     return readFileIndex(this.env.FILES, site.deployment.indexKey);
   }
 
-  /** Stores `index` as the site's new deployment, announces `event` and retires the deployment it replaces; `newPack` holds the bytes this change added. */
-  async #switchFiles(site: SiteRecord, index: FileIndex, now: number, newPack: string | null, event: SiteEvent): Promise<void> {
+  /** Makes `index` the site's new live deployment and announces `event`; `newPack` holds the bytes this change added, at `blobs`. */
+  async #switchFiles(
+    site: SiteRecord,
+    userId: string,
+    source: 'file-put' | 'file-delete',
+    index: FileIndex,
+    now: number,
+    newPack: string | null,
+    blobs: BlobLocation[],
+    event: SiteEvent,
+  ): Promise<void> {
     const indexKey = keys.index(site.domain, index.deploymentId);
     await writeFileIndex(this.env.FILES, indexKey, index);
-    const deployment: Deployment = {
-      id: index.deploymentId,
-      created: now,
+    const files = {
       indexKey,
       packs: index.packs,
       fileCount: index.files.length,
       totalBytes: index.files.reduce((sum, file) => sum + file.size, 0),
     };
-    const next = { ...site, modified: now, deployment };
-    await this.#commits.commit(site.domain, [upsertSite(this.env.DB, next)], next, {
+    const record = readyDeployment(site.domain, index.deploymentId, userId, source, now, files, site.configuration);
+    const next = siteWith(site, record, userId, now);
+    const { DB } = this.env;
+    await this.#commitDeployment(record, [upsertSite(DB, next), ...recordBlobs(DB, site.domain, blobs)], next, {
       now: [{ kind: 'notify', event }],
-      later: site.deployment ? [retirement(site.deployment, index.packs)] : [],
       orphans: newPack ? [indexKey, newPack] : [indexKey],
+    });
+  }
+
+  /**
+   * Commits a change that stores `record` (new, or activated) and makes `live` the live site
+   * (undefined: unchanged). Deployments that fall out of the kept window go in the same batch;
+   * the objects no kept deployment holds are deleted after the grace period, for reads in flight.
+   */
+  async #commitDeployment(
+    record: DeploymentRecord,
+    statements: D1PreparedStatement[],
+    live: SiteRecord | undefined,
+    followUps: Omit<PendingChange, 'id' | 'domain' | 'later'>,
+  ): Promise<void> {
+    const { DB } = this.env;
+    const { domain } = record;
+    const liveId = live ? live.liveDeploymentId : (this.#live.site?.liveDeploymentId ?? null);
+    const others = (await deploymentsOf(DB, domain)).filter((kept) => kept.id !== record.id);
+    const freed = collection([record, ...others].sort(newestFirst), liveId, keptWindowOf(this.env), Date.now());
+    const collecting = freed.deployments.length > 0 ? [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs)] : [];
+    await this.#commits.commit(domain, [putDeployment(DB, record), ...statements, ...collecting], live, {
+      ...followUps,
+      later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     });
   }
 

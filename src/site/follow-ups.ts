@@ -15,13 +15,14 @@ import type { KeyedNotification } from '../events/notifications';
 import { log } from '../log';
 import { settingsOf } from '../settings';
 import { deleteObjects, deleteSiteObjects } from '../storage/objects';
-import { type Deployment, lastSiteChange } from '../storage/sites';
+import { lastSiteChange } from '../storage/sites';
 
 /** The events a change announces on the notifications queue. */
 export type SiteEvent =
   | DeployResult
-  | { type: 'site-delete' | 'configuration-update'; domain: string }
-  | { type: 'files-update'; domain: string; path: string; change: 'added' | 'replaced' | 'deleted' };
+  | { type: 'site-delete'; domain: string }
+  | { type: 'configuration-update'; domain: string; deploymentId: string }
+  | { type: 'files-update'; domain: string; path: string; change: 'added' | 'replaced' | 'deleted'; deploymentId: string };
 
 /** One piece of work. A notification carries the id of its change, so that one sent again is still logged once. */
 export type FollowUp =
@@ -36,17 +37,12 @@ export interface PendingChange {
   id: string;
   domain: string;
   now: FollowUp[];
-  /** Due after the grace period: deletions that reads in flight may still need. */
+  /** Due after the grace period: deletions of collected deployments' objects, which reads in flight may still need. */
   later?: FollowUp[];
   /** An unpublish: every object goes, so queued deletions of single objects are moot. */
   unpublish?: boolean;
   /** Objects written for this change alone: deleted when it did not commit. */
   orphans?: string[];
-}
-
-/** Deleting a replaced deployment's objects, sparing the packs the new one still uses. */
-export function retirement(old: Deployment, packsInUse: readonly string[]): FollowUp {
-  return { kind: 'delete-objects', objects: [old.indexKey, ...old.packs.filter((pack) => !packsInUse.includes(pack))] };
 }
 
 const followUpPrefix = 'follow-up/';

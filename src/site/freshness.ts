@@ -1,64 +1,61 @@
 /**
- * Serving freshness, both halves: how a site's live record reaches the isolates that serve it,
- * and why a change is visible on the very next request from any of them.
+ * Serving freshness, both halves: how a site's live record reaches the locations that serve it,
+ * and why a change is visible on the very next request in every one of them (docs/serving.md).
  *
- * The coordinator (`LiveRecord`) holds the record in memory and answers with a lease: the
- * isolate may serve its kept copy for `siteLeaseMs`, counted from when it asked, without asking
- * again. A change stops granting leases, waits until the granted ones have run out, and only
- * then goes live and answers its request. The isolate (`liveSite`) serves its kept copy while
- * the lease lasts and renews a lease two thirds gone in the background, so a busy site's
- * requests never wait for the coordinator.
+ * Each location keeps the record in its own cache (./edge-cache.ts), read on every request; a
+ * miss asks the domain's coordinator. A change purges the record from every location once no
+ * answer sent before the change can still be stored (`storeWindowMs`), and only then answers
+ * its request.
  */
 import { parseDomain } from '../domain-name';
 import type { Env } from '../env';
 import { log } from '../log';
-import { WeightedLru } from '../sites/lru';
+import { settingsOf } from '../settings';
 import type { SiteRecord } from '../storage/sites';
 import { siteCoordinator } from './client';
+import { edgeKeys, liveRecordMaxAgeSeconds, purgeEverywhere } from './edge-cache';
 
-/** The live record's version, and the record itself unless the caller already holds that version. */
+/** The coordinator's answer: the live record under a version, new with every change. */
 export interface LiveSite {
   version: string;
-  site?: SiteRecord | null;
-  /**
-   * The lease: how long, counted from when the caller sent its question, it may serve this
-   * version without asking again. No change goes live, nor is its request answered, before
-   * every lease granted on the version it replaces has run out. 0 while a change waits.
-   */
-  leaseMs: number;
+  site: SiteRecord | null;
 }
 
-/** A lease: how long an isolate may serve the record it was sent without asking again. */
-export const siteLeaseMs = 450;
 /**
- * Counted on top of each lease by the coordinator, in case its clock lags (Workers' clocks
- * advance with I/O only): the caller's lease surely ends before the one counted there.
- * A change waits at most `siteLeaseMs + clockLagAllowanceMs` for the leases out.
+ * A location stores the coordinator's answer only if it arrived within this long, counted by
+ * its own clock from before it asked. So no answer sent before a change is stored later than
+ * this after the change went live in the coordinator.
  */
-const clockLagAllowanceMs = 50;
-/** Stored: a time no lease granted runs past, for a coordinator that restarts. */
-const leaseHorizonKey = 'lease-horizon';
-/** How far past a lease the stored horizon is pushed: one storage write per this long while a site is served. */
-const leaseHorizonStepMs = 5_000;
-/** The share of a lease after which a request renews it in the background. */
-export const renewAfterShare = 2 / 3;
+export const storeWindowMs = 500;
+/**
+ * Added by the coordinator before its purge: clocks that run at slightly different
+ * rates (Workers' clocks advance with I/O only, which makes a location's window end earlier,
+ * never later) and the local cache write that follows a location's check.
+ */
+export const clockAllowanceMs = 100;
+/** Stored while a change's purge is unfinished, so that a restarted coordinator makes it. */
+const purgePendingKey = 'purge-pending';
+/** Stored: no answer was sent after this time, for a restarted coordinator (which cannot know when its predecessor answered). */
+const answerHorizonKey = 'answer-horizon';
+/** How far past an answer the stored horizon is pushed: one storage write per this long while a site is served. */
+const answerHorizonStepMs = 5_000;
 
-/** The coordinator's half: its domain's live record, under a version, and the leases granted on it. */
+/** The coordinator's half: its domain's live record, and the purges that make a change live everywhere. */
 export class LiveRecord {
   /** Undefined until loaded. Every change passes through the coordinator, so it never goes stale. */
   #site: SiteRecord | null | undefined;
   /** Renewed with every change, and random so that a restarted coordinator never reuses one. */
   #version = crypto.randomUUID();
-  /** No lease granted runs past this time; stored, so that it holds for a restarted coordinator too. */
-  #leaseHorizon: number;
-  /** When the last lease granted on `#version` runs out, as far as the coordinator knows. */
-  #leasedUntil: number;
-  /** False while a change waits for the leases on the record it replaces to run out. */
-  #leasing = true;
+  /** When this object last answered a location; undefined before its first answer. */
+  #lastAnswer: number | undefined;
+  /** No answer was sent after this time: stored, so that it holds for a restarted coordinator too. */
+  #answerHorizon: number;
 
-  constructor(private readonly storage: DurableObjectStorage) {
-    this.#leaseHorizon = storage.kv.get<number>(leaseHorizonKey) ?? 0;
-    this.#leasedUntil = this.#leaseHorizon;
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly envOf: () => Env,
+  ) {
+    this.#answerHorizon = storage.kv.get<number>(answerHorizonKey) ?? 0;
   }
 
   /** The record, or undefined before it was loaded. */
@@ -71,98 +68,121 @@ export class LiveRecord {
     this.#site ??= site;
   }
 
-  /**
-   * Answers an isolate that keeps `keptVersion`: the live version, the record only when that
-   * version differs (the steady state clones no record), and a lease (none while a change waits).
-   */
-  answer(keptVersion: string | undefined): LiveSite {
-    const leaseMs = this.#leasing ? this.#grantLease() : 0;
-    return keptVersion === this.#version ? { version: this.#version, leaseMs } : { version: this.#version, site: this.#site ?? null, leaseMs };
-  }
-
-  /** Counts a lease from now, which is after the caller sent its question, and answers its length. */
-  #grantLease(): number {
-    const until = Date.now() + siteLeaseMs + clockLagAllowanceMs;
-    this.#leasedUntil = Math.max(this.#leasedUntil, until);
-    if (until > this.#leaseHorizon) {
-      this.#leaseHorizon = until + leaseHorizonStepMs;
+  /** What a location asks on a miss: the loaded record and its version. */
+  answer(): LiveSite {
+    const now = Date.now();
+    this.#lastAnswer = now;
+    if (now > this.#answerHorizon) {
+      this.#answerHorizon = now + answerHorizonStepMs;
       // The output gate holds the answer until this is stored.
-      this.storage.kv.put(leaseHorizonKey, this.#leaseHorizon);
+      this.storage.kv.put(answerHorizonKey, this.#answerHorizon);
     }
-    return siteLeaseMs;
+    return { version: this.#version, site: this.#site ?? null };
   }
 
   /**
-   * Makes `site` the live record, under a new version, once no isolate may still serve the old
-   * one: leases stop, the granted ones run out, and only then does it go live.
+   * Makes `site` the live record of `domain` and waits until it is live in every location: the
+   * old one is purged once every answer sent before this moment is past its store window. One
+   * purge, not one at once and one after the window: a location that refilled in between would
+   * be purged twice and ask twice per change.
    */
-  async replace(site: SiteRecord | null): Promise<void> {
-    this.#leasing = false;
-    // Workers' clocks advance with I/O only, so Date.now() may lag and make this wait longer, never shorter.
-    const wait = this.#leasedUntil - Date.now();
-    if (wait > 0) await scheduler.wait(wait);
+  async replace(domain: string, site: SiteRecord | null): Promise<void> {
+    this.storage.kv.put(purgePendingKey, domain);
+    const lastAnswer = this.#lastAnswer ?? this.#answerHorizon;
     this.#site = site;
     this.#version = crypto.randomUUID();
-    this.#leasing = true;
+    await this.#purgeAfterWindow(domain, lastAnswer);
+  }
+
+  /** Makes the purge of a change a stopped coordinator left unfinished. */
+  async resumePurge(): Promise<void> {
+    const domain = this.storage.kv.get<string>(purgePendingKey);
+    if (domain !== undefined) await this.#purgeAfterWindow(domain, this.#lastAnswer ?? this.#answerHorizon);
+  }
+
+  /**
+   * Purges once every answer sent up to `lastAnswer` (the last one that can carry the replaced
+   * record) is past its store window. A site no location asked about lately is purged at once.
+   */
+  async #purgeAfterWindow(domain: string, lastAnswer: number): Promise<void> {
+    // Workers' clocks advance with I/O only, so Date.now() may lag and make this wait longer, never shorter.
+    const wait = lastAnswer + storeWindowMs + clockAllowanceMs - Date.now();
+    if (wait > 0) await scheduler.wait(wait);
+    const env = this.envOf();
+    await purge(env, edgeKeys.live(settingsOf(env).edge, domain));
+    this.storage.kv.delete(purgePendingKey);
   }
 }
 
-/** The isolate's half: the live record of a site this isolate served lately, under its coordinator's version. */
-interface KeptSite {
-  version: string;
-  site: SiteRecord | null;
-  /** Until when (this isolate's clock) the coordinator's lease lets this copy be served without asking. */
-  leasedUntil: number;
-  /** From when a request renews the lease in the background. */
-  renewFrom: number;
-}
-
-const keptSites = new WeightedLru<string, KeptSite>(10_000);
-/** Domains whose lease a request is renewing in the background. */
-const renewing = new Set<string>();
-
-/**
- * The site's live record: the copy kept here while its lease lasts, else its coordinator's
- * answer, which renews the lease and carries the record only when it changed. A lease two
- * thirds gone is renewed after the response (`waitUntil`), one renewal at a time per domain.
- * None for a Host that cannot be a site (no object is created for it); a kept domain was
- * checked when it was first kept.
- */
-export async function liveSite(env: Env, ctx: ExecutionContext, domain: string): Promise<SiteRecord | null> {
-  const kept = keptSites.get(domain);
-  const now = Date.now();
-  if (kept && now < kept.leasedUntil) {
-    if (now >= kept.renewFrom && !renewing.has(domain)) {
-      renewing.add(domain);
-      const renewal = askCoordinator(env, domain, kept)
-        // A failed renewal leaves the lease to run out: the first request after it asks, and answers the error.
-        .catch((error: unknown) => log.warn('Renewing a serving lease failed', { domain, error }))
-        .finally(() => renewing.delete(domain));
-      ctx.waitUntil(renewal);
-    }
-    return kept.site;
+/** A failed purge is logged, not thrown: the change is committed, and the record's max-age bounds how long a location serves the one it replaced. */
+async function purge(env: Env, url: string): Promise<void> {
+  try {
+    await purgeEverywhere(env, url);
+  } catch (error) {
+    log.error('A live record could not be purged; locations may serve the replaced one until it expires', { url, error });
   }
-  if (!kept && !isSiteDomain(domain)) return null;
-  return askCoordinator(env, domain, kept);
 }
 
+/** The isolate's half: parsed records by version, so a cache hit on an unchanged record costs no parsing or compiling. */
+const parsed = new Map<string, LiveSite>();
+const maxParsed = 10_000;
+/** Coordinator questions in flight in this isolate, by domain: concurrent misses share one. */
+const asking = new Map<string, { asked: number; answer: Promise<LiveSite> }>();
+const versionHeader = 'x-live-version';
+
 /**
- * Asks the domain's coordinator for its live record and keeps the answer under its lease.
- * Any answer may be kept, even one overtaken by a newer: the coordinator lets no change go
- * live before every lease it granted has run out.
+ * The site's live record, from the location's cache; on a miss, from its coordinator, stored
+ * in the cache when the answer came within the store window. None for a Host that cannot be a
+ * site (no object is created for it).
  */
-async function askCoordinator(env: Env, domain: string, kept: KeptSite | undefined): Promise<SiteRecord | null> {
-  // Read before asking: the lease counts from when the question left, which is no later than this.
+export async function liveSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<SiteRecord | null> {
+  const key = edgeKeys.live(settingsOf(env).edge, domain);
+  const cached = await location.match(key);
+  if (cached) return (await recordOf(cached)).site;
+  if (!isSiteDomain(domain)) return null;
+  const missed = Date.now();
+  const inFlight = asking.get(domain);
+  // Joined only when asked within a store window of this miss: an older question may have been answered before a change this request follows.
+  if (inFlight && missed - inFlight.asked <= storeWindowMs) return (await inFlight.answer).site;
+  const answer = askAndStore(env, domain, key, location);
+  const question = { asked: missed, answer };
+  asking.set(domain, question);
+  // Kept alive for the requests that joined it, should this one end first.
+  ctx.waitUntil(answer.catch(() => undefined).finally(() => asking.get(domain) === question && asking.delete(domain)));
+  return (await answer).site;
+}
+
+async function askAndStore(env: Env, domain: string, key: string, location: Cache): Promise<LiveSite> {
+  // Read before asking: the store window counts from when the question left, which is no earlier than this.
   const asked = Date.now();
-  const live = await siteCoordinator(env, domain).current(domain, { version: kept?.version });
-  const site = live.site === undefined && kept ? kept.site : (live.site ?? null);
-  keptSites.set(domain, {
-    version: live.version,
-    site,
-    leasedUntil: asked + live.leaseMs,
-    renewFrom: asked + live.leaseMs * renewAfterShare,
-  });
-  return site;
+  const live = await siteCoordinator(env, domain).current(domain, true);
+  if (Date.now() - asked <= storeWindowMs) {
+    remember(live);
+    const response = new Response(JSON.stringify(live), {
+      headers: { 'content-type': 'application/json', 'cache-control': `max-age=${liveRecordMaxAgeSeconds}`, [versionHeader]: live.version },
+    });
+    await location.put(key, response);
+    // A write that ended past the window may have landed after the change's purge: taken back.
+    if (Date.now() - asked > storeWindowMs) await location.delete(key);
+  }
+  return live;
+}
+
+async function recordOf(cached: Response): Promise<LiveSite> {
+  const known = parsed.get(cached.headers.get(versionHeader) ?? '');
+  if (known) {
+    await cached.body?.cancel();
+    return known;
+  }
+  const live = await cached.json<LiveSite>();
+  remember(live);
+  return live;
+}
+
+function remember(live: LiveSite): void {
+  parsed.delete(live.version);
+  parsed.set(live.version, live);
+  if (parsed.size > maxParsed) parsed.delete(parsed.keys().next().value!);
 }
 
 function isSiteDomain(domain: string): boolean {

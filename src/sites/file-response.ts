@@ -3,12 +3,12 @@ import { httpDate, parseHttpDate } from '../http/time';
 import type { FileEntry } from '../storage/file-index';
 import { cacheControlFor } from './cache-control';
 import { acceptedCoding, isCompressedByPlatform } from './content-coding';
-import { type ByteRange, type SiteFiles, readFile } from './site-files';
+import { type ByteRange, type FileStores, type SiteFiles, readFile } from './site-files';
 
 /**
  * The response serving a file: validators, caching, conditional requests (304) and byte
- * ranges (206, 416), for HEAD as for GET. At most one R2 read, and none for HEAD, 304, 416 or
- * an empty file. A fallback served with a status other than 200 is sent whole, without
+ * ranges (206, 416), for HEAD as for GET. At most one read of the bytes (from the isolate, the
+ * location's cache or R2), and none for HEAD, 304, 416 or an empty file. A fallback served with a status other than 200 is sent whole, without
  * conditionals.
  *
  * A type the platform would compress is compressed here, by naming the coding: every header
@@ -19,7 +19,7 @@ import { type ByteRange, type SiteFiles, readFile } from './site-files';
  */
 export async function fileResponse(
   request: Request,
-  bucket: R2Bucket,
+  stores: FileStores,
   files: SiteFiles,
   entry: FileEntry,
   status: number,
@@ -45,7 +45,7 @@ export async function fileResponse(
     if (range) {
       headers.set('content-range', `bytes ${range.start}-${range.end}/${entry.size}`);
       headers.set('content-length', String(range.end - range.start + 1));
-      const body = request.method === 'HEAD' ? null : await readFile(bucket, files, entry, range);
+      const body = request.method === 'HEAD' ? null : await readFile(stores, files, entry, range);
       return new Response(body, { status: 206, headers });
     }
   }
@@ -56,7 +56,7 @@ export async function fileResponse(
   } else {
     headers.set('content-length', String(entry.size));
   }
-  const body = request.method === 'HEAD' || entry.size === 0 ? null : await readFile(bucket, files, entry);
+  const body = request.method === 'HEAD' || entry.size === 0 ? null : await readFile(stores, files, entry);
   return new Response(body, { status, headers });
 }
 

@@ -1,6 +1,8 @@
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
+import { defaultLocation } from '../site/edge-cache';
 import { liveSite } from '../site/freshness';
+import { settingsOf } from '../settings';
 import type { FileEntry } from '../storage/file-index';
 import type { Deployment } from '../storage/sites';
 import { revalidate } from './cache-control';
@@ -10,47 +12,47 @@ import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError } from './pages';
 import { type RequestPath, parseRequestPath } from './request-path';
 import { resolve } from './resolve';
-import { type SiteFiles, siteFilesOf } from './site-files';
+import { type FileStores, type SiteFiles, siteFilesOf } from './site-files';
 import { manifestFilesOf, manifestOf } from './site-manifest';
 
 const allow = 'GET, HEAD, OPTIONS';
 
 /**
  * Answers a request whose Host is not an API host: the hosted site's face of the Worker.
- * The domain's coordinator holds the live site record in memory and leases it: the copy kept
- * here is served without asking again until its lease runs out, and no change goes live
- * before every lease on the record it replaces has run out, so a new deploy is visible on
- * the next request, without a D1 query and without a call per request. The coordinator sends
- * the record only when it changed since the copy kept here. The deployment's file index is
- * cached in the isolate by deployment id, the compiled host options with the kept record.
- * Serving a file is then one ranged R2 read, or none for a small file read lately (kept by
- * content hash).
+ * Everything it needs comes from the location's cache (docs/serving.md): the site's live
+ * record (purged from every location by each change before the change answers), the
+ * deployment's file index by deployment id and files by content hash, with the isolate's
+ * memory as a small first level in front. A miss asks the site's coordinator, or R2.
+ *
+ * `location` is the cache of the location serving the request; tests and the edge bench pass
+ * a named cache to emulate another location. Nothing a visitor sends chooses it.
  */
-export function serveSite(request: Request, url: URL, env: Env, ctx: ExecutionContext, domain: string): Promise<Response> {
-  return answerSite(request, url, env, ctx, domain).catch(serverError);
+export function serveSite(request: Request, url: URL, env: Env, ctx: ExecutionContext, domain: string, location: Cache = defaultLocation()): Promise<Response> {
+  return answerSite(request, url, env, ctx, domain, location).catch(serverError);
 }
 
-async function answerSite(request: Request, url: URL, env: Env, ctx: ExecutionContext, domain: string): Promise<Response> {
+async function answerSite(request: Request, url: URL, env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<Response> {
   let path: RequestPath;
   try {
     path = parseRequestPath(url.pathname);
   } catch (error) {
     // Refused with the site's CORS headers, so that a script on another origin can read why.
     const refusal = problemResponse(error);
-    const site = await servedSite(env, ctx, domain);
+    const site = await servedSite(env, ctx, domain, location);
     return site ? withCors(refusal, site.host) : refusal;
   }
   if (isReserved(path)) return fileNotFound();
-  const site = await servedSite(env, ctx, domain);
+  const site = await servedSite(env, ctx, domain, location);
   if (!site) return noSiteHosted(domain);
-  const files = await siteFilesOf(env.FILES, site.deployment);
-  const response = await answer(request, url, path, env, site.host, files).catch(problemResponse);
+  const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
+  const files = await siteFilesOf(stores, site.deployment);
+  const response = await answer(request, url, path, stores, site.host, files).catch(problemResponse);
   return withSiteHeaders(response, path, site.host);
 }
 
 /** The domain's live deployment and compiled host options, when it has files to serve. */
-async function servedSite(env: Env, ctx: ExecutionContext, domain: string): Promise<{ deployment: Deployment; host: HostOptions } | undefined> {
-  const site = await liveSite(env, ctx, domain);
+async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<{ deployment: Deployment; host: HostOptions } | undefined> {
+  const site = await liveSite(env, ctx, domain, location);
   if (!site?.deployment || site.deployment.fileCount === 0) return undefined;
   return { deployment: site.deployment, host: hostOptionsOf(site.configuration) };
 }
@@ -65,7 +67,7 @@ function isReserved(path: RequestPath): boolean {
   return path.segments[0] === '.well-known' && path.segments[1] === 'acme-challenge';
 }
 
-async function answer(request: Request, url: URL, path: RequestPath, env: Env, host: HostOptions, files: SiteFiles): Promise<Response> {
+async function answer(request: Request, url: URL, path: RequestPath, stores: FileStores, host: HostOptions, files: SiteFiles): Promise<Response> {
   if (request.method === 'OPTIONS') return preflight(request);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     throw new Problem('method-not-allowed', `${request.method} is not allowed on a hosted site; use ${allow}.`, {
@@ -80,9 +82,9 @@ async function answer(request: Request, url: URL, path: RequestPath, env: Env, h
       headers: { location: resolution.location, 'cache-control': revalidate },
     });
   }
-  const response = await fileResponse(request, env.FILES, files, resolution.entry, resolution.status);
+  const response = await fileResponse(request, stores, files, resolution.entry, resolution.status);
   if (response.status === 200 || response.status === 206) {
-    const link = await preloadLinkFor(env.FILES, files, host, resolution.entry);
+    const link = await preloadLinkFor(stores, files, host, resolution.entry);
     if (link) response.headers.append('link', link);
   }
   return response;
@@ -101,9 +103,9 @@ function preflight(request: Request): Response {
   return new Response(null, { status: 204, headers });
 }
 
-async function preloadLinkFor(bucket: R2Bucket, files: SiteFiles, host: HostOptions, entry: FileEntry): Promise<string | undefined> {
+async function preloadLinkFor(stores: FileStores, files: SiteFiles, host: HostOptions, entry: FileEntry): Promise<string | undefined> {
   if (host.manifest.empty && host.manifestFile === undefined) return undefined;
-  const manifest = await manifestOf(bucket, files, host);
+  const manifest = await manifestOf(stores, files, host);
   const path = host.root === '' ? entry.path : entry.path.slice(host.root.length + 1);
   return manifest.linkFor(manifestFilesOf(files, host.root), `/${path}`);
 }

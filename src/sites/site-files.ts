@@ -1,6 +1,20 @@
+import { edgeKeys, immutable } from '../site/edge-cache';
+import type { EdgeSettings } from '../settings';
 import { type FileEntry, type FileIndex, readFileIndex } from '../storage/file-index';
 import type { Deployment } from '../storage/sites';
 import { WeightedLru } from './lru';
+
+/**
+ * Where a deployment's immutable things come from, nearest first: this isolate's memory, the
+ * location's cache, then R2 (regional). What R2 answers is stored in the location after the
+ * response (`waitUntil`).
+ */
+export interface FileStores {
+  bucket: R2Bucket;
+  location: Cache;
+  edge: EdgeSettings;
+  waitUntil(promise: Promise<unknown>): void;
+}
 
 /** A deployment's files, arranged for lookups: built once per deployment and isolate. */
 export interface SiteFiles {
@@ -17,16 +31,25 @@ const maxCachedEntries = 100_000;
 const cache = new WeightedLru<string, SiteFiles>(maxCachedEntries);
 
 /**
- * The files of a deployment, from the isolate's cache. A deployment never changes once
- * written, so its id is the cache key: the next deployment is a new id, and the site's
- * current deployment id comes from its coordinator, under a lease. The caches here hold
- * values, never promises: a promise settled by another request's I/O must not be awaited
- * (Workers tie I/O to its request), so concurrent misses each read for themselves.
+ * The files of a deployment, from the isolate's memory or the location's cache. A deployment
+ * never changes once written, so its id is the key: the next deployment is a new id, and the
+ * site's current deployment id comes from its live record. The memory holds values, never
+ * promises: a promise settled by another request's I/O must not be awaited (Workers tie I/O to
+ * its request), so concurrent misses each read for themselves.
  */
-export async function siteFilesOf(bucket: R2Bucket, deployment: Deployment): Promise<SiteFiles> {
+export async function siteFilesOf(stores: FileStores, deployment: Deployment): Promise<SiteFiles> {
   const cached = cache.get(deployment.id);
   if (cached) return cached;
-  const files = arrange(await readFileIndex(bucket, deployment.indexKey));
+  const key = edgeKeys.index(stores.edge, deployment.id);
+  const located = await stores.location.match(key);
+  let index: FileIndex;
+  if (located) {
+    index = await located.json<FileIndex>();
+  } else {
+    index = await readFileIndex(stores.bucket, deployment.indexKey);
+    stores.waitUntil(stores.location.put(key, new Response(JSON.stringify(index), { headers: { 'cache-control': immutable } })));
+  }
+  const files = arrange(index);
   cache.set(deployment.id, files, deployment.fileCount + 1);
   return files;
 }
@@ -62,16 +85,38 @@ const kept = new WeightedLru<string, Blob>(maxKeptBytes);
 
 /**
  * The file's bytes, or a range of them: from the isolate when the file is small and was read
- * lately, else with one ranged read of its pack.
+ * lately, else from the location's cache, else with one read of its pack.
  */
-export async function readFile(bucket: R2Bucket, files: SiteFiles, entry: FileEntry, range?: ByteRange): Promise<BodyInit> {
-  if (entry.size > maxKeptFileBytes) return (await readPack(bucket, files, entry, range)).body;
+export async function readFile(stores: FileStores, files: SiteFiles, entry: FileEntry, range?: ByteRange): Promise<BodyInit> {
+  const key = edgeKeys.file(stores.edge, entry.hash);
+  if (entry.size > maxKeptFileBytes) return readLargeFile(stores, key, files, entry, range);
   let blob = kept.get(entry.hash);
   if (!blob) {
-    blob = await (await readPack(bucket, files, entry)).blob();
+    const located = await stores.location.match(key);
+    blob = located ? await located.blob() : await (await readPack(stores.bucket, files, entry)).blob();
+    if (!located) stores.waitUntil(stores.location.put(key, new Response(blob, { headers: { 'cache-control': immutable } })));
     kept.set(entry.hash, blob, entry.size);
   }
   return range ? blob.slice(range.start, range.end + 1) : blob;
+}
+
+/** A file too large for the isolate's memory: streamed from the location's cache (which answers ranges itself), or from R2 and then stored whole. */
+async function readLargeFile(stores: FileStores, key: string, files: SiteFiles, entry: FileEntry, range?: ByteRange): Promise<BodyInit> {
+  const located = await stores.location.match(range ? new Request(key, { headers: { range: `bytes=${range.start}-${range.end}` } }) : key);
+  if (located?.body && (range ? located.status === 206 : located.status === 200)) return located.body;
+  await located?.body?.cancel();
+  if (range) {
+    stores.waitUntil(storeWhole(stores, key, files, entry));
+    return (await readPack(stores.bucket, files, entry, range)).body;
+  }
+  const [sent, stored] = (await readPack(stores.bucket, files, entry)).body.tee();
+  stores.waitUntil(stores.location.put(key, new Response(stored, { headers: { 'cache-control': immutable, 'content-length': String(entry.size) } })));
+  return sent;
+}
+
+async function storeWhole(stores: FileStores, key: string, files: SiteFiles, entry: FileEntry): Promise<void> {
+  const whole = await readPack(stores.bucket, files, entry);
+  await stores.location.put(key, new Response(whole.body, { headers: { 'cache-control': immutable, 'content-length': String(entry.size) } }));
 }
 
 async function readPack(bucket: R2Bucket, files: SiteFiles, entry: FileEntry, range?: ByteRange): Promise<R2ObjectBody> {

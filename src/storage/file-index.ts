@@ -32,6 +32,8 @@ export const keys = {
   sitePrefix: (domain: string) => `sites/${domain}/`,
   pack: (domain: string, id: string) => `sites/${domain}/packs/${id}`,
   index: (domain: string, deploymentId: string) => `sites/${domain}/deployments/${deploymentId}.json`,
+  /** An incremental deploy's manifest, until it is finalized. */
+  manifest: (domain: string, deploymentId: string) => `sites/${domain}/deployments/${deploymentId}.manifest.json`,
 };
 
 /** The order of `FileIndex.files`: by path, code unit by code unit (not locale-aware). */

@@ -18,7 +18,9 @@ export interface SiteRecord {
   configuration: Record<string, unknown>;
   configurationModified: number;
   metadata: Record<string, string>;
-  /** Null until files are deployed. */
+  /** The live deployment (storage/deployments.ts), null before the first. */
+  liveDeploymentId: string | null;
+  /** The live deployment's files; null while it has none. */
   deployment: Deployment | null;
 }
 
@@ -47,11 +49,12 @@ function toRecord(row: SiteRow): SiteRecord {
     configuration: JSON.parse(row.configuration),
     configurationModified: row.configuration_modified,
     metadata: JSON.parse(row.metadata),
+    liveDeploymentId: row.deployment_id,
     deployment:
-      row.deployment_id === null
+      row.deployment_index_key === null
         ? null
         : {
-            id: row.deployment_id,
+            id: row.deployment_id!,
             created: row.deployment_created!,
             indexKey: row.deployment_index_key!,
             packs: JSON.parse(row.deployment_packs),
@@ -158,7 +161,7 @@ export function upsertSite(db: D1Database, site: SiteRecord): D1PreparedStatemen
       JSON.stringify(site.configuration),
       site.configurationModified,
       JSON.stringify(site.metadata),
-      d?.id ?? null,
+      site.liveDeploymentId,
       d?.created ?? null,
       d?.indexKey ?? null,
       JSON.stringify(d?.packs ?? []),

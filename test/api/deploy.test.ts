@@ -34,6 +34,8 @@ describe('PUT /v2/sites/<domain>', () => {
       isNewDomain: true,
       hasNewFiles: true,
       hasNewConfiguration: true,
+      deploymentId: expect.stringMatching(/^[a-z2-7]{20}$/),
+      committedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/),
     });
     expect(await liveFiles('example.com')).toEqual({ 'index.html': '<h1>Hello</h1>', 'css/a.css': 'body{}' });
   });
@@ -163,7 +165,7 @@ describe('PUT /v2/sites/<domain>', () => {
     const deploying = siteCoordinator(env, domain).deploy({
       domain,
       userId: 'github|1',
-      files: { id: 'in-flight', indexKey, packs: [], fileCount: 0, totalBytes: 0 },
+      files: { id: 'in-flight', indexKey, packs: [], fileCount: 0, totalBytes: 0, blobs: [] },
     });
     await expect(deploying).rejects.toMatchObject({ kind: 'conflict', status: 409 });
     expect(await getSite(env.DB, domain)).toBeNull();

@@ -44,9 +44,9 @@ describe('JSON nesting depth (MAX_JSON_DEPTH)', () => {
   it('does not count brackets inside strings', async () => {
     const domain = 'deep-strings.example';
     await deployed(domain, { 'index.html': '<p>home</p>' });
-    const root = '['.repeat(5_000);
-    const response = await jsonRequest('configuration', 'PUT', 'application/json')(domain, JSON.stringify({ root }));
+    const headers = [{ fields: { 'X-Brackets': '['.repeat(5_000) } }];
+    const response = await jsonRequest('configuration', 'PUT', 'application/json')(domain, JSON.stringify({ headers }));
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { configuration: unknown }).configuration).toEqual({ root });
+    expect(((await response.json()) as { configuration: unknown }).configuration).toEqual({ headers });
   });
 });

@@ -141,7 +141,7 @@ async function request(method: string, path: string, init: RequestInit = {}, opt
   await expectConforms(method, path, response, status);
 }
 
-/** The endpoints of the interface specification (section 4), word for word, as path templates. */
+/** The endpoints of the interface the service was born with, as path templates. */
 const specEndpoints = [
   'GET /v2/configurations',
   'GET /v2/sites/{domain}/configuration',
@@ -159,12 +159,18 @@ const specEndpoints = [
   'POST /v1/deploy',
   'POST /v1/sites',
 ];
-/** Documented beyond the spec: the document itself, the root folder's listing (DESIGN) and one file's entry. */
+/** Documented beyond that interface: the document itself, the root folder's listing (docs/design.md, "Files and info") and one file's entry. */
 const serviceEndpoints = ['GET /v2/openapi.json', 'GET /v2/sites/{domain}/files/', 'GET /v2/sites/{domain}/files/{file}'];
-/** Endpoints beyond the spec, with the section of DESIGN.md that declares each. */
+/** Endpoints beyond that interface, with the section of docs/design.md that declares each. */
 const endpointsBeyondSpec: Record<string, string> = {
-  'GET /v2/events': 'DESIGN.md § Events',
-  'GET /v2/sites/{domain}/certificate': 'DESIGN.md § Certificates',
+  'GET /v2/events': 'docs/design.md § Events',
+  'GET /v2/sites/{domain}/certificate': 'docs/design.md § Certificates',
+  'GET /v2/sites/{domain}/deployments': 'docs/design.md § Deployments',
+  'POST /v2/sites/{domain}/deployments': 'docs/design.md § Deployments',
+  'GET /v2/sites/{domain}/deployments/{id}': 'docs/design.md § Deployments',
+  'POST /v2/sites/{domain}/deployments/{id}/activate': 'docs/design.md § Deployments',
+  'PUT /v2/sites/{domain}/deployments/{id}/blobs': 'docs/design.md § Deployments',
+  'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
 };
 
 function documentedEndpoints(): string[] {
@@ -174,7 +180,7 @@ function documentedEndpoints(): string[] {
 }
 
 describe('the OpenAPI document', () => {
-  it('documents every endpoint of the interface, plus the ones the service and DESIGN.md add', () => {
+  it('documents every endpoint of the interface, plus the ones the service and docs/design.md add', () => {
     expect(documentedEndpoints().sort()).toEqual([...specEndpoints, ...serviceEndpoints, ...Object.keys(endpointsBeyondSpec)].sort());
   });
 
@@ -298,7 +304,7 @@ describe('live responses match the document', () => {
     await request('DELETE', '/v2/sites/oa-delete.example', {}, owner, 404);
   });
 
-  describe('the endpoints the spec declares without payloads', () => {
+  describe('the endpoints the interface declares without payloads', () => {
     const site = '/v2/sites/oa-site.example';
     const json = (body: unknown, type = 'application/json'): RequestInit => ({ body: JSON.stringify(body), headers: { 'content-type': type } });
     const mergePatch = (body: unknown) => json(body, 'application/merge-patch+json');
@@ -389,7 +395,7 @@ describe('live responses match the document', () => {
     });
   });
 
-  describe('GET /v2/events (DESIGN.md § Events)', () => {
+  describe('GET /v2/events (docs/design.md § Events)', () => {
     const reader: TokenOptions = { scope: 'global_read' };
 
     it('200: a text/event-stream whose events carry documented payloads, for every event type', async () => {
@@ -440,7 +446,7 @@ describe('live responses match the document', () => {
     });
   });
 
-  it('GET /v2/sites/<domain>/certificate (DESIGN.md § Certificates): 200, 400, 401, 403, 404', async () => {
+  it('GET /v2/sites/<domain>/certificate (docs/design.md § Certificates): 200, 400, 401, 403, 404', async () => {
     const reader: TokenOptions = { scope: 'global_read' };
     await issueCertificate('oa-certificate.example');
     await request('GET', '/v2/sites/oa-certificate.example/certificate', {}, reader, 200);
@@ -450,6 +456,33 @@ describe('live responses match the document', () => {
     await request('GET', '/v2/sites/a..b/certificate', {}, reader, 400);
     await request('GET', '/v2/sites/oa-site.example/certificate', {}, owner, 403);
     await expectConforms('GET', '/v2/sites/oa-site.example/certificate', await call('/v2/sites/oa-site.example/certificate'), 401);
+  });
+
+  it('deployments (docs/design.md § Deployments): list, get, activate, preview, incremental', async () => {
+    const site = '/v2/sites/oa-deployments.example';
+    const first = (await (await deploy('oa-deployments.example', { 'index.html': 'one' }, undefined, owner)).json()) as { deploymentId: string };
+    await request('GET', `${site}/deployments`, {}, owner, 200);
+    await request('GET', `${site}/deployments`, {}, { scope: 'global_read' }, 200);
+    await request('GET', `${site}/deployments?cursor=nonsense`, {}, owner, 400);
+    await request('GET', `${site}/deployments/${first.deploymentId}`, {}, owner, 200);
+    await request('GET', `${site}/deployments/aaaaaaaaaaaaaaaaaaaa`, {}, owner, 404);
+    await request('GET', `${site}/deployments`, {}, other, 403);
+    await request('PUT', `${site}?preview=true`, { body: deployForm({ 'index.html': 'two' }) }, owner, 200);
+    await request('POST', `${site}/deployments/${first.deploymentId}/activate`, {}, owner, 200);
+    await request('POST', `${site}/deployments/${first.deploymentId}/activate`, {}, other, 403);
+    const hex = (text: string) => crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)).then((digest) => [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join(''));
+    const manifest = { body: JSON.stringify({ files: { 'index.html': await hex('three') } }), headers: { 'content-type': 'application/json' } };
+    const begun = await authorized(`${site}/deployments`, { method: 'POST', ...manifest }, owner);
+    const { id } = (await begun.clone().json()) as { id: string };
+    await expectConforms('POST', `${site}/deployments`, begun, 201);
+    await request('POST', `${site}/deployments`, { ...manifest, body: '{"files": 1}' }, owner, 400);
+    await request('POST', `${site}/deployments`, { ...manifest, headers: { 'content-type': 'text/plain' } }, owner, 415);
+    await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 409);
+    const blobs = new FormData();
+    blobs.append('blob', new File(['three'], await hex('three')));
+    await request('PUT', `${site}/deployments/${id}/blobs`, { body: blobs }, owner, 200);
+    await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 200);
+    await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 404);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {

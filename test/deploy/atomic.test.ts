@@ -116,11 +116,11 @@ describe('atomic deploys', () => {
     await useQueue(async (event) => void sent.push(event));
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(sent).toEqual([
-      { key: expect.any(String), event: { type: 'site-deploy', domain, isNewDomain: false, hasNewFiles: true, hasNewConfiguration: false } },
+      { key: expect.any(String), event: { ...(await response.json<object>()), type: 'site-deploy', domain, isNewDomain: false, hasNewFiles: true, hasNewConfiguration: false } },
     ]);
   });
 
-  it('deletes the replaced deployment once its grace period is over', async () => {
+  it('deletes a replaced deployment that falls out of the kept window (DEPLOYMENTS_KEPT=1 in tests) once its grace period is over', async () => {
     const domain = 'cleanup.example';
     await deploy(domain, { 'index.html': 'one' });
     const old = await liveKeys(domain);

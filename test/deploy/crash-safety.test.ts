@@ -1,5 +1,6 @@
 import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { timestamp } from '../../src/http/time';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SiteCoordinator } from '../../src/site/coordinator';
 import { abandonedUploadMs } from '../../src/site/uploads';
@@ -76,16 +77,25 @@ describe('a coordinator that stops between its D1 commit and what follows', () =
     expect(await liveFiles(domain)).toEqual({ 'index.html': 'two' });
 
     await recover(domain);
-    const deployEvent = JSON.stringify({ type: 'site-deploy', domain, isNewDomain: false, hasNewFiles: true, hasNewConfiguration: false });
+    const live = (await getSite(env.DB, domain))!;
+    const deployEvent = JSON.stringify({
+      type: 'site-deploy',
+      domain,
+      isNewDomain: false,
+      hasNewFiles: true,
+      hasNewConfiguration: false,
+      deploymentId: live.liveDeploymentId,
+      committedAt: timestamp(live.modified),
+    });
     await subscriber.until(() => subscriber.of([domain]).some((event) => event.data === deployEvent), 10_000);
     expect((await eventsAfterSettling(subscriber, domain, 'site-deploy')).filter((data) => data === deployEvent)).toHaveLength(1);
 
-    // The replaced deployment's objects go after the grace period (1 s in tests).
+    // The replaced deployment falls out of the kept window (DEPLOYMENTS_KEPT=1 in tests): its objects go after the grace period (1 s).
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await runDurableObjectAlarm(coordinatorOf(domain));
-    const live = await liveKeys(domain);
-    expect(live.some((key) => replaced.includes(key))).toBe(false);
-    expect(await storedKeys(domain)).toEqual(live);
+    const kept = await liveKeys(domain);
+    expect(kept.some((key) => replaced.includes(key))).toBe(false);
+    expect(await storedKeys(domain)).toEqual(kept);
     await subscriber.close();
   });
 

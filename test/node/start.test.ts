@@ -83,6 +83,8 @@ describe('the local service (npm start)', () => {
       isNewDomain: true,
       hasNewFiles: true,
       hasNewConfiguration: true,
+      deploymentId: expect.stringMatching(/^[a-z2-7]{20}$/),
+      committedAt: expect.any(String),
     });
   });
 
@@ -103,14 +105,17 @@ describe('the local service (npm start)', () => {
     expect(unknown.body).toContain('No site is hosted');
   });
 
-  it('serves each redeploy on the very next request, however quickly they follow', async () => {
-    for (let version = 1; version <= 4; version++) {
-      expect((await site('example.com', '/css/a.css')).status).toBe(200); // keeps the site leased in this isolate
+  it('serves each of twenty redeploys on the very next request, every file of it, however quickly they follow', async () => {
+    for (let version = 1; version <= 20; version++) {
+      // Every file served before the change: the location's cache holds the site's record and files.
+      expect((await site('example.com', '/')).status).toBe(200);
+      expect((await site('example.com', '/css/a.css')).status).toBe(200);
       const form = new FormData();
       form.append('directory', new File([`<h1>Version ${version}</h1>`], 'index.html', { type: 'text/html' }));
-      form.append('directory', new File(['body { color: teal }'], 'css/a.css', { type: 'text/css' }));
+      form.append('directory', new File([`body { --version: ${version} }`], 'css/a.css', { type: 'text/css' }));
       expect((await api('/v2/sites/example.com', { method: 'PUT', body: form })).status).toBe(200);
       expect((await site('example.com', '/')).body).toBe(`<h1>Version ${version}</h1>`);
+      expect((await site('example.com', '/css/a.css')).body).toBe(`body { --version: ${version} }`);
     }
   });
 

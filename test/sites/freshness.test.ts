@@ -1,10 +1,13 @@
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { Env } from '../../src/env';
+import { settingsOf } from '../../src/settings';
 import { siteCoordinator } from '../../src/site/client';
 import type { SiteCoordinator } from '../../src/site/coordinator';
-import { renewAfterShare, siteLeaseMs } from '../../src/site/freshness';
-import worker from '../../src/index';
+import { edgeKeys } from '../../src/site/edge-cache';
+import { storeWindowMs } from '../../src/site/freshness';
+import { serveSite } from '../../src/sites/serve';
 import { authorized } from '../support/client';
 import { CallCounter, metered } from '../support/metered';
 import { deployed, site } from './support';
@@ -78,143 +81,174 @@ describe('deployments', () => {
 });
 
 describe('the coordinator', () => {
-  it('sends the site record only when it changed since the version the caller keeps', async () => {
+  it('answers the live record under a version that every change renews', async () => {
     const domain = 'versioned.example';
     await deployed(domain, { 'index.html': 'v1' });
     const coordinator = siteCoordinator(env, domain);
-    const first = await coordinator.current(domain, {});
+    const first = await coordinator.current(domain, true);
     expect(first.site?.deployment?.fileCount).toBe(1);
-    expect(await coordinator.current(domain, { version: first.version })).toEqual({ version: first.version, leaseMs: siteLeaseMs });
-    expect(await coordinator.current(domain, { version: 'another' })).toEqual(first);
+    expect(await coordinator.current(domain, true)).toEqual(first);
 
     await deployed(domain, { 'index.html': 'v2', 'about.html': 'about' });
-    const deployed2 = await coordinator.current(domain, { version: first.version });
+    const deployed2 = await coordinator.current(domain, true);
     expect(deployed2.version).not.toBe(first.version);
     expect(deployed2.site?.deployment?.fileCount).toBe(2);
 
-    await deployed(domain, {}, { fallback: '/index.html' });
-    const configured = await coordinator.current(domain, { version: deployed2.version });
-    expect(configured.version).not.toBe(deployed2.version);
-    expect(configured.site?.configuration).toEqual({ fallback: '/index.html' });
-
     expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' })).status).toBe(200);
-    const unpublished = await coordinator.current(domain, { version: configured.version });
-    expect(unpublished.version).not.toBe(configured.version);
+    const unpublished = await coordinator.current(domain, true);
+    expect(unpublished.version).not.toBe(deployed2.version);
     expect(unpublished.site).toBeNull();
   });
 });
 
-describe('leases', () => {
-  it('a change made right after the site was served waits out the lease, then is served at once', async () => {
-    const domain = 'leased.example';
-    await deployed(domain, { 'index.html': 'v1' });
-    expect(await (await site(domain, '/')).text()).toBe('v1'); // this isolate now holds a lease on v1
-    const started = Date.now();
-    await deployed(domain, { 'index.html': 'v2' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(siteLeaseMs / 2);
-    expect(await (await site(domain, '/')).text()).toBe('v2');
-  });
+/** The emulated locations: named caches that vitest.config.ts lists in EDGE_LOCAL_CACHES, so a local purge clears them. */
+const locationNames = ['location-a', 'location-b', 'location-c'];
+const locations = () => Promise.all(locationNames.map((name) => caches.open(name)));
 
-  it('holds for a coordinator that restarted while its leases were out', async () => {
-    const domain = 'leased-restart.example';
-    await deployed(domain, { 'index.html': 'v1' });
-    expect(await (await site(domain, '/')).text()).toBe('v1');
-    const stub = env.SITES.get(env.SITES.idFromName(domain));
-    await expect(runInDurableObject(stub, (_instance, state) => state.abort('restart'))).rejects.toThrow('restart');
-    await deployed(domain, { 'index.html': 'v2' });
-    expect(await (await site(domain, '/')).text()).toBe('v2');
-  });
+/** Serves `path` of `domain` at `location`, as the Worker does there, with what ran after the response. */
+async function servedAt(location: Cache, domain: string, path: string, servingEnv: Env = env, init: RequestInit = {}): Promise<Response> {
+  const ctx = createExecutionContext();
+  const url = new URL(`http://${domain}${path}`);
+  const response = await serveSite(new Request(url, init), url, servingEnv, ctx, domain, location);
+  const answered = new Response(await response.arrayBuffer(), response);
+  await waitOnExecutionContext(ctx);
+  return answered;
+}
 
-  it('grants no lease while a change waits, so that no isolate keeps the replaced record', async () => {
-    const domain = 'leased-wait.example';
-    await deployed(domain, { 'index.html': 'v1' });
-    const coordinator = siteCoordinator(env, domain);
-    const first = await coordinator.current(domain, {});
-    expect(first.leaseMs).toBe(siteLeaseMs);
-    const deploying = deployed(domain, { 'index.html': 'v2' });
-    await expect.poll(async () => (await coordinator.current(domain, { version: first.version })).leaseMs, { interval: 20 }).toBe(0);
-    await deploying;
-    const after = await coordinator.current(domain, { version: first.version });
-    expect(after.version).not.toBe(first.version);
-    expect(after.leaseMs).toBe(siteLeaseMs);
-  });
-});
+/** `env` whose coordinators' answers to `current` reach the caller only once `held` settles: an answer slow on the way back. */
+function withHeldAnswers(held: Promise<unknown>): Env {
+  return {
+    ...env,
+    SITES: new Proxy(env.SITES, {
+      get(namespace, name) {
+        if (name !== 'get') return Reflect.get(namespace, name).bind(namespace);
+        return (id: DurableObjectId) => {
+          const stub = namespace.get(id);
+          return {
+            current: async (...args: Parameters<SiteCoordinator['current']>) => {
+              const answer = await stub.current(...args);
+              await held;
+              return answer;
+            },
+          };
+        };
+      },
+    }),
+  } as Env;
+}
 
-describe('lease renewal', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  it('renews a lease in the background before it runs out, so that a busy site never waits for its coordinator', async () => {
-    const domain = 'renewed.example';
-    await deployed(domain, { 'index.html': 'home' });
-    const counter = new CallCounter();
-    const countedEnv = metered(env, counter);
-    /** Requests the page and answers how often that asked the coordinator, counting what ran after the response. */
-    const coordinatorCallsOfRequest = async () => {
-      counter.calls.length = 0;
-      const ctx = createExecutionContext();
-      const response = await worker.fetch(new Request(`http://${domain}.localhost/`) as Request<unknown, IncomingRequestCfProperties>, countedEnv, ctx);
-      expect(await response.text()).toBe('home');
-      await waitOnExecutionContext(ctx);
-      return counter.calls.filter((call) => call === 'DO.current').length;
-    };
-
-    // Date alone is faked: the isolate's clock, which leases are counted with, moves only when told.
-    vi.useFakeTimers({ toFake: ['Date'] });
-    const start = Date.now();
-    expect(await coordinatorCallsOfRequest()).toBe(1); // no lease yet
-    vi.setSystemTime(start + siteLeaseMs / 2);
-    expect(await coordinatorCallsOfRequest()).toBe(0); // within the lease
-    vi.setSystemTime(start + siteLeaseMs * renewAfterShare + 10);
-    expect(await coordinatorCallsOfRequest()).toBe(1); // still within it, but two thirds gone: renewed after the response
-    vi.setSystemTime(start + siteLeaseMs + 10);
-    expect(await coordinatorCallsOfRequest()).toBe(0); // past the first lease, within the renewed one
-    vi.setSystemTime(start + 10 * siteLeaseMs);
-    expect(await coordinatorCallsOfRequest()).toBe(1); // an idle site's lease ran out: the request asks
-  });
-});
-
-describe('platform calls', () => {
-  it('serves a file in the steady state with no coordinator call within a lease, at most one R2 read and no D1 query', async () => {
-    const domain = 'steady.example';
+describe('locations', () => {
+  it('serves a warm request in every location with no coordinator, R2 or D1 call', async () => {
+    const domain = 'warm-everywhere.example';
     await deployed(domain, { 'index.html': 'home', 'app.js': 'script', 'empty.txt': '' });
     const counter = new CallCounter();
-    const stub = env.SITES.get(env.SITES.idFromName(domain));
-    await runInDurableObject(stub, (instance: SiteCoordinator) => {
-      (instance as unknown as { env: typeof env }).env = metered(env, counter);
-    });
     const countedEnv = metered(env, counter);
-    const get = async (path: string, init: RequestInit = {}) => {
-      const ctx = createExecutionContext();
-      const request = new Request(`http://${domain}.localhost${path}`, init);
-      const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, countedEnv, ctx);
-      await response.arrayBuffer();
-      await waitOnExecutionContext(ctx);
-      return response;
-    };
-
-    const leased = Date.now();
-    await get('/'); // the first request of an isolate takes a lease and reads the deployment's index
-    counter.calls.length = 0;
-
+    const all = await locations();
+    const etag = (await servedAt(all[0]!, domain, '/')).headers.get('etag')!;
     const requests: [string, RequestInit?][] = [
       ['/'],
       ['/app.js'],
       ['/app.js', { headers: { range: 'bytes=1-2' } }],
       ['/app.js', { method: 'HEAD' }],
       ['/empty.txt'],
+      ['/', { headers: { 'if-none-match': etag } }],
     ];
-    for (const [path, init] of requests) expect((await get(path, init)).status).toBeLessThan(300);
-    const etag = (await get('/')).headers.get('etag')!;
-    expect((await get('/', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    // Each location serves each request once: then they are warm there.
+    for (const location of all) for (const [path, init] of requests) await servedAt(location, domain, path, countedEnv, init);
+    counter.calls.length = 0;
+    for (const location of all) {
+      for (const [path, init] of requests) expect((await servedAt(location, domain, path, countedEnv, init)).status).toBeLessThan(305);
+    }
+    expect(counter.calls).toEqual([]);
+  });
 
-    const elapsed = Date.now() - leased;
-    const calls = counter.byKind();
-    // A lease is renewed once two thirds of it are gone: no call when the requests took less than that.
-    expect(calls['DO.current'] ?? 0).toBeLessThanOrEqual(Math.floor(elapsed / (siteLeaseMs * renewAfterShare)));
-    // Responses with bytes to send: /, /app.js twice, / again. HEAD, 304 and the empty file read nothing.
-    expect(calls['R2.get'] ?? 0).toBeLessThanOrEqual(4);
-    expect(Object.keys(calls).filter((call) => !['DO.current', 'R2.get'].includes(call))).toEqual([]);
+  it('serves a change in every location on its next request', async () => {
+    const domain = 'change-everywhere.example';
+    await deployed(domain, { 'index.html': 'v1', 'app.js': 'v1 script' });
+    const all = await locations();
+    for (const location of all) expect(await (await servedAt(location, domain, '/')).text()).toBe('v1');
+
+    await deployed(domain, { 'index.html': 'v2', 'app.js': 'v2 script' });
+    for (const location of all) {
+      expect(await (await servedAt(location, domain, '/')).text()).toBe('v2');
+      expect(await (await servedAt(location, domain, '/app.js')).text()).toBe('v2 script');
+    }
+
+    const edited = await authorized(`/v2/sites/${domain}/configuration`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fallback: '/app.js' }),
+    });
+    expect(edited.status).toBe(200);
+    for (const location of all) expect(await (await servedAt(location, domain, '/route')).text()).toBe('v2 script');
+
+    expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' })).status).toBe(200);
+    for (const location of all) expect(await (await servedAt(location, domain, '/')).text()).toContain('No site is hosted');
+  });
+
+  it('never stores a record answered before a change that reaches the location after it', async () => {
+    const domain = 'purge-race.example';
+    await deployed(domain, { 'index.html': 'v1' });
+    const [location] = await locations();
+    let commit!: Promise<void>;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The coordinator answers v1 at once; the answer reaches the location only after v2 is committed, purged and answered.
+    const slow = servedAt(location!, domain, '/', withHeldAnswers(released));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    commit = deployed(domain, { 'index.html': 'v2' });
+    await commit;
+    release();
+    // That request began before the change answered, so v1 is a right answer for it…
+    expect(await (await slow).text()).toBe('v1');
+    // …but the location must not keep it.
+    expect(await (await servedAt(location!, domain, '/')).text()).toBe('v2');
+  });
+
+  it('stores an answer that arrives within the store window', async () => {
+    const domain = 'store-window.example';
+    await deployed(domain, { 'index.html': 'home' });
+    const [location] = await locations();
+    const counter = new CallCounter();
+    const countedEnv = metered(env, counter);
+    await servedAt(location!, domain, '/', countedEnv);
+    await servedAt(location!, domain, '/', countedEnv);
+    expect(counter.calls.filter((call) => call === 'DO.current')).toHaveLength(1);
+    expect(storeWindowMs).toBeGreaterThan(0);
+  });
+
+  it('asks the coordinator at most once per location per change, however many requests arrive at once', async () => {
+    const domain = 'hot.example';
+    await deployed(domain, { 'index.html': 'v1' });
+    const counter = new CallCounter();
+    const countedEnv = metered(env, counter);
+    const all = await locations();
+    const burst = async (body: string) => {
+      counter.calls.length = 0;
+      const responses = await Promise.all(all.flatMap((location) => Array.from({ length: 20 }, () => servedAt(location, domain, '/', countedEnv))));
+      for (const response of responses) expect(await response.text()).toBe(body);
+      for (let round = 0; round < 3; round++) for (const location of all) await servedAt(location, domain, '/', countedEnv);
+      return counter.calls.filter((call) => call === 'DO.current').length;
+    };
+    expect(await burst('v1')).toBeLessThanOrEqual(all.length);
+    await deployed(domain, { 'index.html': 'v2' });
+    expect(await burst('v2')).toBeLessThanOrEqual(all.length);
+  });
+
+  it('makes the purges a stopped coordinator left unfinished, at its next alarm', async () => {
+    const domain = 'purge-resumed.example';
+    await deployed(domain, { 'index.html': 'v1' });
+    const [location] = await locations();
+    const key = edgeKeys.live(settingsOf(env).edge, domain);
+    // As a coordinator that stopped after its commit and before its purges leaves things: the purge
+    // pending in its storage, and a location still holding the record the change replaced.
+    const stub = env.SITES.get(env.SITES.idFromName(domain));
+    await runInDurableObject(stub, (_instance, state) => state.storage.kv.put('purge-pending', domain));
+    const replaced = { version: 'replaced', site: null };
+    await location!.put(key, new Response(JSON.stringify(replaced), { headers: { 'cache-control': 'max-age=60', 'x-live-version': 'replaced' } }));
+    expect(await (await servedAt(location!, domain, '/')).text()).toContain('No site is hosted');
+
+    await runInDurableObject(stub, (instance: SiteCoordinator) => instance.alarm());
+    expect(await (await servedAt(location!, domain, '/')).text()).toBe('v1');
   });
 });

@@ -69,6 +69,30 @@ describe('configuration limits', () => {
   });
 });
 
+/** Host options that name files: bounded and free of control characters, like an uploaded file's name. */
+const badPaths: [string, unknown, string][] = [
+  ['a root of NUL characters', { root: '\u0000'.repeat(100_000) }, '/root'],
+  ['a root over 1024 characters', { root: 'a'.repeat(1025) }, '/root'],
+  ['a fallback file with a newline', { fallback: { 404: '/404\n.html' } }, '/fallback/404'],
+  ['a manifest file with a DEL', { manifest: 'push\u007F.json' }, '/manifest'],
+];
+
+describe('host options that are paths', () => {
+  describe.each(senders)('%s', (_, send) => {
+    it.each(badPaths)('refuses %s with 400 pointing at it, and the site stays', async (__, configuration, pointer) => {
+      const domain = unique('bad-path');
+      await deployed(domain, { 'index.html': 'kept home' }, { fallback: { 404: '/index.html' } });
+      const configurationBefore = await (await authorized(`/v2/sites/${domain}/configuration`)).text();
+      const response = await send(domain, configuration);
+      expect(response.status).toBe(400);
+      const { type, errors } = (await problemOf(response)) as { type: string; errors: { pointer: string }[] };
+      expect({ type, pointers: [...new Set(errors.map((error) => error.pointer))] }).toEqual({ type: '/problems/invalid-configuration', pointers: [pointer] });
+      expect(await (await site(domain, '/missing')).text()).toBe('kept home');
+      expect(await (await authorized(`/v2/sites/${domain}/configuration`)).text()).toBe(configurationBefore);
+    });
+  });
+});
+
 describe('redirect rules by exact path', () => {
   it('resolve the first, middle and last of 2,000 plain rules, in order with templated ones', async () => {
     const domain = unique('many-redirects');

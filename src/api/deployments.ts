@@ -1,0 +1,147 @@
+import { type Context, Hono } from 'hono';
+import type { AppEnv } from '../app-env';
+import { requireScope } from '../auth/middleware';
+import { beginIncremental, stillMissing, uploadBlobs } from '../deploy/incremental';
+import { readJsonBody } from '../http/json-body';
+import { Problem } from '../http/problem';
+import { resource } from '../http/resource';
+import { timestamp } from '../http/time';
+import { settingsOf } from '../settings';
+import type { Deployment, DeploymentPage } from '../shared/api-types';
+import { deploymentNotFound } from '../site/access';
+import { siteCoordinator } from '../site/client';
+import { isDeploymentId } from '../site/deployment-id';
+import { type DeploymentRecord, type DeploymentsCursor, getDeployment, listReadyDeployments } from '../storage/deployments';
+import { domainParam } from './domain-param';
+import { readableSite } from './site-access';
+
+export const deployments = new Hono<AppEnv>();
+
+const pageSize = 20;
+
+/** `record` as the API shows it; `missing` while it uploads. Its preview host keeps the request's scheme and port. */
+export function deploymentView(c: Context<AppEnv>, record: DeploymentRecord, liveId: string | null, missing?: string[]): Deployment {
+  const url = new URL(c.req.url);
+  const host = `${record.id}.${settingsOf(c.env).previewHostname}${url.port ? `:${url.port}` : ''}`;
+  return {
+    id: record.id,
+    live: record.id === liveId,
+    createdAt: timestamp(record.created),
+    createdBy: record.createdBy,
+    fileCount: record.fileCount,
+    totalBytes: record.totalBytes,
+    source: record.source,
+    previewUrl: `${url.protocol}//${host}/`,
+    state: record.state,
+    ...(record.state === 'uploading' ? { missing: missing ?? [] } : {}),
+  };
+}
+
+function deploymentIdParam(c: Context<AppEnv>, domain: string): string {
+  const id = c.req.param('id') ?? '';
+  if (!isDeploymentId(id)) throw deploymentNotFound(domain, id);
+  return id;
+}
+
+/** A cursor is the creation time and id of the last deployment of the previous page. */
+function cursorOf(record: DeploymentRecord): string {
+  return `${record.created}-${record.id}`;
+}
+
+function parseCursor(text: string | undefined): DeploymentsCursor | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(\d{1,15})-([a-z2-7]{20})$/.exec(text);
+  if (!match) throw new Problem('invalid-request', '`cursor` must be one a page of this list gave as `next`.');
+  return { created: Number(match[1]), id: match[2]! };
+}
+
+const readers = requireScope('global_read', 'deploy');
+
+resource(deployments, '/v2/sites/:domain/deployments', {
+  GET: [
+    readers,
+    async (c) => {
+      const domain = domainParam(c);
+      const site = await readableSite(c, domain);
+      // One more than a page tells whether another follows.
+      const records = await listReadyDeployments(c.env.DB, domain, pageSize + 1, parseCursor(c.req.query('cursor')));
+      const page = records.slice(0, pageSize);
+      const body: DeploymentPage = {
+        deployments: page.map((record) => deploymentView(c, record, site.liveDeploymentId)),
+        next: records.length > pageSize ? cursorOf(page.at(-1)!) : null,
+      };
+      return c.json(body);
+    },
+  ],
+  POST: [
+    requireScope('deploy'),
+    async (c) => {
+      const domain = domainParam(c);
+      const { record, missing } = await beginIncremental(c.env, c.req.raw, domain, c.get('principal').userId);
+      const location = `${new URL(c.req.url).pathname}/${record.id}`;
+      return c.json(deploymentView(c, record, null, missing), 201, { location });
+    },
+  ],
+});
+
+resource(deployments, '/v2/sites/:domain/deployments/:id', {
+  GET: [
+    readers,
+    async (c) => {
+      const domain = domainParam(c);
+      const id = deploymentIdParam(c, domain);
+      const site = await readableSite(c, domain);
+      const record = await getDeployment(c.env.DB, domain, id);
+      if (!record) throw deploymentNotFound(domain, id);
+      const missing = record.state === 'uploading' ? await stillMissing(c.env, record) : undefined;
+      return c.json(deploymentView(c, record, site.liveDeploymentId, missing));
+    },
+  ],
+});
+
+resource(deployments, '/v2/sites/:domain/deployments/:id/activate', {
+  POST: [
+    requireScope('deploy'),
+    async (c) => {
+      const domain = domainParam(c);
+      const id = deploymentIdParam(c, domain);
+      return c.json(await siteCoordinator(c.env, domain).activate(domain, c.get('principal').userId, id));
+    },
+  ],
+});
+
+resource(deployments, '/v2/sites/:domain/deployments/:id/blobs', {
+  PUT: [
+    requireScope('deploy'),
+    async (c) => {
+      const domain = domainParam(c);
+      const id = deploymentIdParam(c, domain);
+      const { record, missing } = await uploadBlobs(c.env, c.req.raw, domain, id, c.get('principal').userId);
+      return c.json(deploymentView(c, record, null, missing));
+    },
+  ],
+});
+
+/** The finalize body: none, or `{"preview": boolean}`. */
+async function previewAsked(request: Request): Promise<boolean> {
+  if (!request.headers.get('content-type') && Number(request.headers.get('content-length') ?? 0) === 0) return false;
+  const body = await readJsonBody(request, 'application/json');
+  const { preview, ...rest } = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : { rest: body }) as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || (preview !== undefined && typeof preview !== 'boolean')) {
+    throw new Problem('invalid-request', 'The body of a finalize is empty or {"preview": true|false}.');
+  }
+  return preview === true;
+}
+
+resource(deployments, '/v2/sites/:domain/deployments/:id/finalize', {
+  POST: [
+    requireScope('deploy'),
+    async (c) => {
+      const domain = domainParam(c);
+      const id = deploymentIdParam(c, domain);
+      const preview = await previewAsked(c.req.raw);
+      const done = await siteCoordinator(c.env, domain).finalize(domain, c.get('principal').userId, id, preview);
+      return c.json('type' in done ? done : deploymentView(c, done, null));
+    },
+  ],
+});

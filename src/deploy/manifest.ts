@@ -1,0 +1,100 @@
+/**
+ * An incremental deploy's manifest: every path of the new deployment with its content's SHA-256,
+ * and optionally its host options. Checked by the multipart deploy's rules (paths, the common top
+ * folder dropped, files and folders, MAX_FILES), and stored in R2 beside the deployment's index
+ * until the deployment is finalized.
+ */
+import { base64url } from 'jose';
+import { type HostConfiguration, checkHostConfiguration } from '../configuration/parse';
+import { maxJsonBytes } from '../http/json-body';
+import { Problem } from '../http/problem';
+import { checkFilesAndFolders, checkSiteSize } from '../site/file-rules';
+import { type DeployLimits, limitExceeded } from './limits';
+import { checkFilePath, commonFolderPrefixLength, maxPathBytes } from './paths';
+
+export interface ManifestFile {
+  path: string;
+  /** SHA-256, base64url, as the file index holds it. */
+  hash: string;
+}
+
+export interface Manifest {
+  /** Sorted by path. */
+  files: ManifestFile[];
+  configuration?: HostConfiguration;
+}
+
+/** SHA-256 of no bytes: an empty file needs no upload. */
+export const emptyHash = '47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU';
+
+export function hexToHash(hex: string): string {
+  return base64url.encode(Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16)));
+}
+
+export function hashToHex(hash: string): string {
+  return Array.from(base64url.decode(hash), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+const sha256Hex = /^[0-9a-f]{64}$/;
+
+/** Whether `name` is a SHA-256 in lowercase hex, as blob parts are named. */
+export function isSha256Hex(name: string): boolean {
+  return sha256Hex.test(name);
+}
+
+/**
+ * The largest manifest body within the limits: MAX_FILES entries of the longest path and a hash
+ * (JSON-escaped at most six bytes per byte of path), and host options. Checked while reading, so
+ * no body is held whole past it.
+ */
+export function maxManifestBytes(limits: DeployLimits): number {
+  return limits.maxFiles * (6 * maxPathBytes + 72) + maxJsonBytes;
+}
+
+/** 413 for a manifest body over `maxManifestBytes`. */
+export function manifestTooLarge(limits: DeployLimits): Problem {
+  return limitExceeded(limits, 'maxFiles', `The manifest is larger than the ${maxManifestBytes(limits)} bytes a manifest within the limits can be`);
+}
+
+function invalid(detail: string): Problem {
+  return new Problem('invalid-request', detail);
+}
+
+/** Checks a manifest body: 400 naming what is wrong, 413 past MAX_FILES. */
+export function checkManifest(body: unknown, limits: DeployLimits): Manifest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The body must be a JSON object with "files".');
+  const { files, configuration, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw invalid(`Unknown member ${JSON.stringify(unknown[0])}: a manifest has "files" and "configuration" only.`);
+  if (typeof files !== 'object' || files === null || Array.isArray(files)) {
+    throw invalid('"files" must be an object of paths to SHA-256 hashes (lowercase hex).');
+  }
+  const entries = Object.entries(files as Record<string, unknown>);
+  checkSiteSize(limits, entries.length, 0);
+  const seen = new Set<string>();
+  const checked = entries.map(([name, hex]): ManifestFile => {
+    if (typeof hex !== 'string' || !isSha256Hex(hex)) {
+      throw invalid(`The hash of ${JSON.stringify(name)} must be a SHA-256 in lowercase hex (64 characters).`);
+    }
+    const path = checkFilePath(name);
+    // Two names may differ before NFC and be one path after it.
+    if (seen.has(path)) throw new Problem('invalid-path', `The file ${JSON.stringify(path)} is listed twice.`);
+    seen.add(path);
+    return { path, hash: hexToHash(hex) };
+  });
+  const strip = commonFolderPrefixLength(checked.map((file) => file.path));
+  for (const file of checked) file.path = file.path.slice(strip);
+  checkFilesAndFolders(new Set(checked.map((file) => file.path)));
+  checked.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files: checked, ...(configuration === undefined ? {} : { configuration: checkHostConfiguration(configuration) }) };
+}
+
+export async function writeManifest(bucket: R2Bucket, key: string, manifest: Manifest): Promise<void> {
+  await bucket.put(key, JSON.stringify(manifest), { httpMetadata: { contentType: 'application/json' } });
+}
+
+export async function readManifest(bucket: R2Bucket, key: string): Promise<Manifest> {
+  const object = await bucket.get(key);
+  if (!object) throw new Error(`Manifest ${key} is missing`);
+  return object.json<Manifest>();
+}

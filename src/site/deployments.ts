@@ -1,0 +1,115 @@
+/**
+ * The coordinator's pure helpers for deployments: the record a change makes, the answer of a
+ * change that goes live, and the index an incremental deploy's manifest resolves to.
+ */
+import { contentTypeOf } from '../deploy/content-type';
+import { emptyHash, hashToHex, type Manifest } from '../deploy/manifest';
+import type { Env } from '../env';
+import { timestamp } from '../http/time';
+import type { DeployResult } from '../shared/api-types';
+import { settingsOf } from '../settings';
+import type { BlobLocation, DeploymentRecord, DeploymentSource } from '../storage/deployments';
+import { type FileEntry, type FileIndex } from '../storage/file-index';
+import type { Deployment, SiteRecord } from '../storage/sites';
+import type { KeptWindow } from './kept-window';
+
+export function keptWindowOf(env: Env): KeptWindow {
+  const { deploymentsKept, deploymentsKeptDays } = settingsOf(env);
+  return { kept: deploymentsKept, keptDays: deploymentsKeptDays };
+}
+
+/** A ready deployment of `files` (null: none) and `configuration`, made by `createdBy` at `created`. */
+export function readyDeployment(
+  domain: string,
+  id: string,
+  createdBy: string,
+  source: DeploymentSource,
+  created: number,
+  files: Pick<Deployment, 'indexKey' | 'packs' | 'fileCount' | 'totalBytes'> | null,
+  configuration: Record<string, unknown>,
+): DeploymentRecord {
+  return {
+    id,
+    domain,
+    created,
+    createdBy,
+    source,
+    state: 'ready',
+    fileCount: files?.fileCount ?? 0,
+    totalBytes: files?.totalBytes ?? 0,
+    indexKey: files?.indexKey ?? null,
+    packs: files?.packs ?? [],
+    configuration,
+    manifestKey: null,
+  };
+}
+
+/** The site's live files as the deployment `record` holds them. */
+export function liveFilesOf(record: DeploymentRecord): Deployment | null {
+  if (record.indexKey === null) return null;
+  const { id, created, indexKey, packs, fileCount, totalBytes } = record;
+  return { id, created, indexKey, packs, fileCount, totalBytes };
+}
+
+export function sameConfiguration(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The order deployments are listed and kept in: newest first, ties by id. */
+export function newestFirst(a: DeploymentRecord, b: DeploymentRecord): number {
+  return b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+/** The site `previous` (null: none yet) with `record` live, committed at `now`. */
+export function siteWith(previous: SiteRecord | null, record: DeploymentRecord, userId: string, now: number): SiteRecord {
+  const configurationChanged = !previous || !sameConfiguration(previous.configuration, record.configuration);
+  return {
+    domain: record.domain,
+    userId: previous?.userId ?? userId,
+    created: previous?.created ?? now,
+    modified: now,
+    configuration: record.configuration,
+    configurationModified: configurationChanged ? now : previous.configurationModified,
+    metadata: previous?.metadata ?? {},
+    liveDeploymentId: record.id,
+    deployment: liveFilesOf(record),
+  };
+}
+
+/** The answer of a change that made `next` live, replacing `previous`; also its `site-deploy` event. */
+export function deployResult(previous: SiteRecord | null, next: SiteRecord, hasNewFiles: boolean, hasNewConfiguration: boolean): DeployResult {
+  return {
+    type: 'site-deploy',
+    domain: next.domain,
+    isNewDomain: !previous,
+    hasNewFiles,
+    hasNewConfiguration,
+    deploymentId: next.liveDeploymentId!,
+    committedAt: timestamp(next.modified),
+  };
+}
+
+/** The hashes of `manifest` whose bytes are neither stored (`known`) nor empty, in hex, once each. */
+export function missingHashes(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>): string[] {
+  const missing = new Set<string>();
+  for (const file of manifest.files) if (file.hash !== emptyHash && !known.has(file.hash)) missing.add(hashToHex(file.hash));
+  return [...missing];
+}
+
+/** The index of `manifest`'s files at the `known` locations of their bytes; every hash must be known or empty. */
+export function indexOfManifest(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>, deploymentId: string, now: number): FileIndex {
+  const packs: string[] = [];
+  const packNumbers = new Map<string, number>();
+  const files = manifest.files.map((file): FileEntry => {
+    const blob = known.get(file.hash);
+    const base = { path: file.path, hash: file.hash, contentType: contentTypeOf(file.path), modified: now };
+    if (file.hash === emptyHash || !blob) return { ...base, pack: 0, offset: 0, size: 0 };
+    let pack = packNumbers.get(blob.pack);
+    if (pack === undefined) {
+      pack = packs.push(blob.pack) - 1;
+      packNumbers.set(blob.pack, pack);
+    }
+    return { ...base, pack, offset: blob.offset, size: blob.size };
+  });
+  return { version: 1, deploymentId, created: now, packs, files };
+}

@@ -1,0 +1,55 @@
+/**
+ * The location's cache (Workers Cache API): what serving keeps next to the visitor, and how a
+ * change clears the one thing in it that can go stale, a site's live record (docs/serving.md).
+ * Keys are URLs on `EDGE_CACHE_HOST`, a host the service fixes: never a visitor's Host.
+ */
+import type { Env } from '../env';
+import { log } from '../log';
+import { type EdgeSettings, settingsOf } from '../settings';
+
+export const edgeKeys = {
+  /** A site's live record: purged on every change, and dropped after `liveRecordMaxAgeSeconds` should a purge fail. */
+  live: (settings: EdgeSettings, domain: string) => `https://${settings.cacheHost}/live/${encodeURIComponent(domain)}`,
+  /** A deployment's file index: immutable, a new deployment is a new id. */
+  index: (settings: EdgeSettings, deploymentId: string) => `https://${settings.cacheHost}/index/${encodeURIComponent(deploymentId)}`,
+  /** A file's bytes: immutable, by content hash, whatever the site. */
+  file: (settings: EdgeSettings, hash: string) => `https://${settings.cacheHost}/file/${encodeURIComponent(hash)}`,
+};
+
+/** The safety net: a location whose purge was lost serves a replaced record this long at most. */
+export const liveRecordMaxAgeSeconds = 60;
+/** Immutable entries: kept as long as the location likes. */
+export const immutable = 'public, max-age=31536000, immutable';
+
+/** The cache of the location serving this request. Tests and benches pass a named cache instead, as another location. */
+export function defaultLocation(): Cache {
+  return caches.default;
+}
+
+/** A purge the zone API refused or could not be reached for. */
+export class PurgeFailed extends Error {
+  override name = 'PurgeFailed';
+}
+
+/**
+ * Removes `url` from every location: through the zone's purge API, or locally from the
+ * default cache and the named caches tests and benches emulate locations with.
+ */
+export async function purgeEverywhere(env: Env, url: string): Promise<void> {
+  const settings = settingsOf(env).edge;
+  if (settings.purge === 'local') {
+    const named = await Promise.all(settings.localCaches.map((name) => caches.open(name)));
+    await Promise.all([caches.default, ...named].map((cache) => cache.delete(url)));
+    return;
+  }
+  const response = await fetch(`https://api.cloudflare.com/client/v4/zones/${env.CLOUDFLARE_ZONE_ID}/purge_cache`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.CLOUDFLARE_API_TOKEN ?? ''}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ files: [url] }),
+  });
+  const body = (await response.json().catch(() => null)) as { success?: boolean; errors?: unknown } | null;
+  if (!response.ok || !body?.success) {
+    log.error('Purging a live record failed', { url, status: response.status, errors: body?.errors });
+    throw new PurgeFailed(`Cloudflare's purge of ${url} answered ${response.status}`);
+  }
+}

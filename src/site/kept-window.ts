@@ -1,0 +1,49 @@
+/**
+ * Which deployments a site keeps, and what collecting the others frees. Kept: the live one, the
+ * newest `DEPLOYMENTS_KEPT` ready ones, any ready one younger than `DEPLOYMENTS_KEPT_DAYS`, and an
+ * incremental deploy still uploading for up to a day. Bytes are shared by reference (packs, and
+ * an index a configuration change reuses), so an object is freed only when no kept deployment
+ * names it.
+ */
+import type { DeploymentRecord } from '../storage/deployments';
+
+export interface KeptWindow {
+  kept: number;
+  keptDays: number;
+}
+
+/** An incremental deploy not finalized within this long is taken for abandoned. */
+export const abandonedIncrementalMs = 86_400_000;
+
+export interface Collection {
+  /** Ids of the deployments collected. */
+  deployments: string[];
+  /** Packs no kept deployment holds: their hashes are forgotten with them. */
+  packs: string[];
+  /** Every R2 object freed: those packs, indexes and manifests. */
+  objects: string[];
+}
+
+function objectsOf(deployment: DeploymentRecord): string[] {
+  return [...deployment.packs, ...(deployment.indexKey ? [deployment.indexKey] : []), ...(deployment.manifestKey ? [deployment.manifestKey] : [])];
+}
+
+/** What to collect of `deployments` (newest first), `liveId` being live at `now`. */
+export function collection(deployments: readonly DeploymentRecord[], liveId: string | null, window: KeptWindow, now: number): Collection {
+  const youngerThan = now - window.keptDays * 86_400_000;
+  let ready = 0;
+  const kept: DeploymentRecord[] = [];
+  const collected: DeploymentRecord[] = [];
+  for (const deployment of deployments) {
+    const keep =
+      deployment.state === 'uploading'
+        ? deployment.created > now - abandonedIncrementalMs
+        : deployment.id === liveId || ready < window.kept || deployment.created > youngerThan;
+    if (deployment.state === 'ready') ready++;
+    (keep ? kept : collected).push(deployment);
+  }
+  const held = new Set(kept.flatMap(objectsOf));
+  const objects = [...new Set(collected.flatMap(objectsOf))].filter((key) => !held.has(key));
+  const packs = new Set(collected.flatMap((deployment) => deployment.packs));
+  return { deployments: collected.map((deployment) => deployment.id), packs: objects.filter((key) => packs.has(key)), objects };
+}

@@ -1,0 +1,187 @@
+/**
+ * D1 access to a site's kept deployments and to where its stored content hashes lie
+ * (schema/migrations/0005_deployments.sql). All times are epoch milliseconds.
+ */
+
+export type DeploymentSource = 'deploy' | 'incremental' | 'file-put' | 'file-delete' | 'configuration';
+export type DeploymentState = 'uploading' | 'ready';
+
+/** One kept deployment: its files (an index over shared packs) and its host options. */
+export interface DeploymentRecord {
+  id: string;
+  domain: string;
+  created: number;
+  createdBy: string;
+  source: DeploymentSource;
+  state: DeploymentState;
+  fileCount: number;
+  totalBytes: number;
+  /** Null while uploading, and for a site without files. */
+  indexKey: string | null;
+  packs: string[];
+  configuration: Record<string, unknown>;
+  /** An incremental deploy's manifest, while it uploads. */
+  manifestKey: string | null;
+}
+
+interface DeploymentRow {
+  id: string;
+  domain: string;
+  created: number;
+  created_by: string;
+  source: DeploymentSource;
+  state: DeploymentState;
+  file_count: number;
+  total_bytes: number;
+  index_key: string | null;
+  packs: string;
+  configuration: string;
+  manifest_key: string | null;
+}
+
+function toRecord(row: DeploymentRow): DeploymentRecord {
+  return {
+    id: row.id,
+    domain: row.domain,
+    created: row.created,
+    createdBy: row.created_by,
+    source: row.source,
+    state: row.state,
+    fileCount: row.file_count,
+    totalBytes: row.total_bytes,
+    indexKey: row.index_key,
+    packs: JSON.parse(row.packs),
+    configuration: JSON.parse(row.configuration),
+    manifestKey: row.manifest_key,
+  };
+}
+
+/** Inserts `deployment`, or replaces the one with its id (an incremental deploy turning ready). */
+export function putDeployment(db: D1Database, deployment: DeploymentRecord): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT OR REPLACE INTO deployments (id, domain, created, created_by, source, state, file_count, total_bytes, index_key, packs, configuration, manifest_key)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
+    )
+    .bind(
+      deployment.id,
+      deployment.domain,
+      deployment.created,
+      deployment.createdBy,
+      deployment.source,
+      deployment.state,
+      deployment.fileCount,
+      deployment.totalBytes,
+      deployment.indexKey,
+      JSON.stringify(deployment.packs),
+      JSON.stringify(deployment.configuration),
+      deployment.manifestKey,
+    );
+}
+
+/** Adds `pack` to an uploading deployment's packs, so that it is kept with it. */
+export function addUploadedPack(db: D1Database, id: string, pack: string): D1PreparedStatement {
+  return db.prepare(`UPDATE deployments SET packs = json_insert(packs, '$[#]', ?2) WHERE id = ?1`).bind(id, pack);
+}
+
+export async function getDeployment(db: D1Database, domain: string, id: string): Promise<DeploymentRecord | null> {
+  const row = await db.prepare('SELECT * FROM deployments WHERE domain = ? AND id = ?').bind(domain, id).first<DeploymentRow>();
+  return row ? toRecord(row) : null;
+}
+
+/** Any site's deployment by its id alone, as a preview host names it. */
+export async function getDeploymentById(db: D1Database, id: string): Promise<DeploymentRecord | null> {
+  const row = await db.prepare('SELECT * FROM deployments WHERE id = ?').bind(id).first<DeploymentRow>();
+  return row ? toRecord(row) : null;
+}
+
+/** Every deployment of `domain`, uploading ones too, newest first: what the kept window is drawn from. */
+export async function deploymentsOf(db: D1Database, domain: string): Promise<DeploymentRecord[]> {
+  const { results } = await db
+    .prepare('SELECT * FROM deployments WHERE domain = ? ORDER BY created DESC, id DESC')
+    .bind(domain)
+    .all<DeploymentRow>();
+  return results.map(toRecord);
+}
+
+/** Where a page of the list starts: after the deployment created at `created` with id `id`. */
+export interface DeploymentsCursor {
+  created: number;
+  id: string;
+}
+
+/** Ready deployments of `domain`, newest first, after `cursor`; at most `limit`. */
+export async function listReadyDeployments(
+  db: D1Database,
+  domain: string,
+  limit: number,
+  cursor?: DeploymentsCursor,
+): Promise<DeploymentRecord[]> {
+  // No cursor: later than every deployment.
+  const after = cursor ?? { created: Number.MAX_SAFE_INTEGER, id: '' };
+  const { results } = await db
+    .prepare(
+      `SELECT * FROM deployments WHERE domain = ?1 AND state = 'ready' AND (created < ?2 OR (created = ?2 AND id < ?3))
+       ORDER BY created DESC, id DESC LIMIT ?4`,
+    )
+    .bind(domain, after.created, after.id, limit)
+    .all<DeploymentRow>();
+  return results.map(toRecord);
+}
+
+export function deleteDeployments(db: D1Database, ids: readonly string[]): D1PreparedStatement {
+  return db.prepare('DELETE FROM deployments WHERE id IN (SELECT value FROM json_each(?))').bind(JSON.stringify(ids));
+}
+
+export function deleteDeploymentsOf(db: D1Database, domain: string): D1PreparedStatement {
+  return db.prepare('DELETE FROM deployments WHERE domain = ?').bind(domain);
+}
+
+/** Where stored bytes lie: a content hash (base64url SHA-256) at `offset` in `pack`. */
+export interface BlobLocation {
+  hash: string;
+  pack: string;
+  offset: number;
+  size: number;
+}
+
+/** Rows per statement: keeps each bound JSON parameter far below D1's 2 MB value limit. */
+const blobsPerStatement = 2000;
+
+/** Statements that record where `blobs` lie; a hash stored again points at its newest copy (collected last). */
+export function recordBlobs(db: D1Database, domain: string, blobs: readonly BlobLocation[]): D1PreparedStatement[] {
+  const statements: D1PreparedStatement[] = [];
+  for (let start = 0; start < blobs.length; start += blobsPerStatement) {
+    const rows = blobs.slice(start, start + blobsPerStatement).map((blob) => [blob.hash, blob.pack, blob.offset, blob.size]);
+    statements.push(
+      db
+        .prepare(
+          `INSERT INTO site_blobs (domain, hash, pack, offset, size)
+           SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2) WHERE true
+           ON CONFLICT (domain, hash) DO UPDATE SET pack = excluded.pack, offset = excluded.offset, size = excluded.size`,
+        )
+        .bind(domain, JSON.stringify(rows)),
+    );
+  }
+  return statements;
+}
+
+/** Where the stored ones of `hashes` lie: one query, however many hashes. */
+export async function knownBlobs(db: D1Database, domain: string, hashes: readonly string[]): Promise<Map<string, BlobLocation>> {
+  const { results } = await db
+    .prepare('SELECT hash, pack, offset, size FROM site_blobs WHERE domain = ? AND hash IN (SELECT value FROM json_each(?))')
+    .bind(domain, JSON.stringify([...new Set(hashes)]))
+    .all<BlobLocation>();
+  return new Map(results.map((blob) => [blob.hash, blob]));
+}
+
+/** Forgets the hashes stored in `packs`, which are being deleted. */
+export function forgetBlobsIn(db: D1Database, domain: string, packs: readonly string[]): D1PreparedStatement {
+  return db
+    .prepare('DELETE FROM site_blobs WHERE domain = ? AND pack IN (SELECT value FROM json_each(?))')
+    .bind(domain, JSON.stringify(packs));
+}
+
+export function forgetBlobsOf(db: D1Database, domain: string): D1PreparedStatement {
+  return db.prepare('DELETE FROM site_blobs WHERE domain = ?').bind(domain);
+}

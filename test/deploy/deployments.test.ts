@@ -1,0 +1,153 @@
+import { runDurableObjectAlarm } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import type { Deployment, DeploymentPage, DeployResult } from '../../src/shared/api-types';
+import { getSite } from '../../src/storage/sites';
+import { authorized, call, deploy, deployForm } from '../support/client';
+import { keepDeployments, storedObjects } from '../support/deployments';
+import { liveFiles } from '../support/live-files';
+
+async function list(domain: string, cursor?: string): Promise<DeploymentPage> {
+  const response = await authorized(`/v2/sites/${domain}/deployments${cursor ? `?cursor=${cursor}` : ''}`);
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+async function served(domain: string, path = '/'): Promise<string> {
+  return (await call(`http://${domain}${path}`)).text();
+}
+
+function activate(domain: string, id: string) {
+  return authorized(`/v2/sites/${domain}/deployments/${id}/activate`, { method: 'POST' });
+}
+
+describe('deployments', () => {
+  it('keeps every change that makes new content, newest first, the live one marked', async () => {
+    const domain = 'history.example';
+    await keepDeployments(domain, 20, 30);
+    const first = await (await deploy(domain, { 'index.html': 'one' })).json<DeployResult>();
+    await deploy(domain, { 'index.html': 'two' });
+    await authorized(`/v2/sites/${domain}/configuration`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"fallback":"/index.html"}' });
+    await authorized(`/v2/sites/${domain}/files/about.html`, { method: 'PUT', body: 'about' });
+    await authorized(`/v2/sites/${domain}/files/about.html`, { method: 'DELETE' });
+
+    const { deployments, next } = await list(domain);
+    expect(next).toBeNull();
+    expect(deployments.map((deployment) => deployment.source)).toEqual(['file-delete', 'file-put', 'configuration', 'deploy', 'deploy']);
+    expect(deployments.map((deployment) => deployment.live)).toEqual([true, false, false, false, false]);
+    expect(deployments.map((deployment) => deployment.fileCount)).toEqual([1, 2, 1, 1, 1]);
+    const oldest = deployments.at(-1)!;
+    expect(oldest).toEqual({
+      id: first.deploymentId,
+      live: false,
+      createdAt: first.committedAt,
+      createdBy: 'github|1',
+      fileCount: 1,
+      totalBytes: 3,
+      source: 'deploy',
+      previewUrl: `http://${first.deploymentId}.preview.localhost/`,
+      state: 'ready',
+    });
+    const one = await authorized(`/v2/sites/${domain}/deployments/${first.deploymentId}`);
+    expect(await one.json()).toEqual(oldest);
+    expect((await getSite(env.DB, domain))!.liveDeploymentId).toBe(deployments[0]!.id);
+  });
+
+  it('pages the list with a cursor', async () => {
+    const domain = 'pages.example';
+    await keepDeployments(domain, 30, 0);
+    for (let i = 0; i < 22; i++) await deploy(domain, { 'index.html': `v${i}` });
+    const first = await list(domain);
+    expect(first.deployments).toHaveLength(20);
+    const second = await list(domain, first.next!);
+    expect(second.next).toBeNull();
+    const ids = [...first.deployments, ...second.deployments].map((deployment) => deployment.id);
+    expect(new Set(ids).size).toBe(22);
+    expect((await authorized(`/v2/sites/${domain}/deployments?cursor=x`)).status).toBe(400);
+  });
+
+  it('activates an old deployment atomically: its files and host options are served on the next request', async () => {
+    const domain = 'rollback.example';
+    await keepDeployments(domain, 20, 30);
+    const old = await (await deploy(domain, { 'index.html': 'old', 'app.html': 'app' }, { fallback: { 200: '/app.html' } })).json<DeployResult>();
+    await deploy(domain, { 'index.html': 'new' }, {});
+    expect(await served(domain)).toBe('new');
+    expect((await call(`http://${domain}/missing`)).status).toBe(404);
+
+    const response = await activate(domain, old.deploymentId);
+    expect(response.status).toBe(200);
+    const result = await response.json<DeployResult>();
+    expect(result).toMatchObject({ type: 'site-deploy', domain, isNewDomain: false, hasNewFiles: true, hasNewConfiguration: true, deploymentId: old.deploymentId });
+    expect(await served(domain)).toBe('old');
+    expect(await served(domain, '/missing')).toBe('app');
+    const { deployments } = await list(domain);
+    expect(deployments.find((deployment) => deployment.live)!.id).toBe(old.deploymentId);
+  });
+
+  it('refuses to activate an unknown deployment, or another owner', async () => {
+    const domain = 'activate-refused.example';
+    const { deploymentId } = await (await deploy(domain, { 'index.html': 'x' })).json<DeployResult>();
+    expect((await activate(domain, 'aaaaaaaaaaaaaaaaaaaa')).status).toBe(404);
+    const other = await authorized(`/v2/sites/${domain}/deployments/${deploymentId}/activate`, { method: 'POST' }, { user: 'github|2' });
+    expect(other.status).toBe(403);
+    expect(await served(domain)).toBe('x');
+  });
+
+  it('stores a preview without making it live, and activates it later', async () => {
+    const domain = 'preview.example';
+    await keepDeployments(domain, 20, 30);
+    await deploy(domain, { 'index.html': 'live' });
+    const response = await authorized(`/v2/sites/${domain}?preview=true`, { method: 'PUT', body: deployForm({ 'index.html': 'preview' }) });
+    expect(response.status).toBe(200);
+    const preview = await response.json<Deployment>();
+    expect(preview).toMatchObject({ live: false, source: 'deploy', fileCount: 1, state: 'ready' });
+    expect(await served(domain)).toBe('live');
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'live' });
+
+    expect((await activate(domain, preview.id)).status).toBe(200);
+    expect(await served(domain)).toBe('preview');
+  });
+
+  it('refuses a preview of a domain without a site', async () => {
+    const response = await authorized('/v2/sites/no-site-yet.example?preview=true', { method: 'PUT', body: deployForm({ 'index.html': 'x' }) });
+    expect(response.status).toBe(404);
+    expect(await getSite(env.DB, 'no-site-yet.example')).toBeNull();
+  });
+
+  it('collects deployments that fall out of the kept window, freeing exactly the objects no kept one holds', async () => {
+    const domain = 'collect.example';
+    await keepDeployments(domain, 2, 0);
+    const first = await (await deploy(domain, { 'index.html': 'one', 'style.css': 'shared' })).json<DeployResult>();
+    const afterFirst = await storedObjects(domain);
+    // A single-file change: a new pack for the new file, the first deploy's pack shared.
+    await authorized(`/v2/sites/${domain}/files/about.html`, { method: 'PUT', body: 'about' });
+    const afterPut = await storedObjects(domain);
+    const putObjects = [...afterPut.keys()].filter((key) => !afterFirst.has(key));
+    expect(putObjects).toHaveLength(2);
+
+    // A third deployment: the first falls out; its pack is still held by the second, only its index goes.
+    await deploy(domain, { 'index.html': 'three' });
+    const afterThird = await storedObjects(domain);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await runDurableObjectAlarm(env.SITES.get(env.SITES.idFromName(domain)));
+    const firstIndex = `sites/${domain}/deployments/${first.deploymentId}.json`;
+    const firstPack = `sites/${domain}/packs/${first.deploymentId}`;
+    expect([...(await storedObjects(domain)).keys()].sort()).toEqual([...afterThird.keys()].filter((key) => key !== firstIndex).sort());
+    expect((await storedObjects(domain)).has(firstPack)).toBe(true);
+    expect((await authorized(`/v2/sites/${domain}/deployments/${first.deploymentId}`)).status).toBe(404);
+
+    // A configuration edit shares the third's files: the second falls out, and with it its pack and the first's.
+    const before = await storedObjects(domain);
+    await authorized(`/v2/sites/${domain}/configuration`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await runDurableObjectAlarm(env.SITES.get(env.SITES.idFromName(domain)));
+    const after = await storedObjects(domain);
+    const freed = [...before.keys()].filter((key) => !after.has(key)).sort();
+    expect(freed).toEqual([firstPack, ...putObjects].sort());
+    const freedBytes = freed.reduce((sum, key) => sum + before.get(key)!, 0);
+    expect(freedBytes).toBe(afterFirst.get(firstPack)! + putObjects.reduce((sum, key) => sum + afterPut.get(key)!, 0));
+    expect([...after.keys()].every((key) => before.has(key))).toBe(true);
+    expect((await list(domain)).deployments.map((deployment) => deployment.source)).toEqual(['configuration', 'deploy']);
+    expect(await served(domain)).toBe('three');
+  });
+});
