@@ -12,6 +12,8 @@ export const edgeKeys = {
   live: (settings: EdgeSettings, domain: string) => `https://${settings.cacheHost}/live/${encodeURIComponent(domain)}`,
   /** A deployment's file index: immutable, a new deployment is a new id. */
   index: (settings: EdgeSettings, deploymentId: string) => `https://${settings.cacheHost}/index/${encodeURIComponent(deploymentId)}`,
+  /** A kept deployment by id, for its preview host: immutable until collected, so held `liveRecordMaxAgeSeconds`. */
+  deployment: (settings: EdgeSettings, deploymentId: string) => `https://${settings.cacheHost}/deployment/${encodeURIComponent(deploymentId)}`,
   /** A file's bytes: immutable, by content hash, whatever the site. */
   file: (settings: EdgeSettings, hash: string) => `https://${settings.cacheHost}/file/${encodeURIComponent(hash)}`,
 };

@@ -22,6 +22,11 @@ export function noSiteHosted(domain: string): Response {
   return page(404, 'No site here', `No site is hosted at ${escapeHtml(domain)}.`, 'no-store');
 }
 
+/** A preview host whose deployment does not exist, or was collected. */
+export function noDeploymentHosted(id: string): Response {
+  return page(404, 'No deployment here', `There is no kept deployment ${escapeHtml(id)}.`, 'no-store');
+}
+
 /** A path of a site that matches no file and no fallback. */
 export function fileNotFound(): Response {
   return page(404, 'Not found', 'There is no page at this address.', revalidate);

@@ -32,18 +32,40 @@ export function serveSite(request: Request, url: URL, env: Env, ctx: ExecutionCo
 }
 
 async function answerSite(request: Request, url: URL, env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<Response> {
+  return answerWith(request, url, env, ctx, location, () => servedSite(env, ctx, domain, location), () => noSiteHosted(domain));
+}
+
+/** What a site's requests are answered from: a deployment and its compiled host options. */
+export interface ServedDeployment {
+  deployment: Deployment;
+  host: HostOptions;
+}
+
+/**
+ * Answers a request to a hosted site from what `lookUp` finds (the live deployment, or a
+ * preview's), or with `nothingHere` when it finds none. A path that cannot be parsed is refused
+ * with the site's CORS headers, so that a script on another origin can read why.
+ */
+export async function answerWith(
+  request: Request,
+  url: URL,
+  env: Env,
+  ctx: ExecutionContext,
+  location: Cache,
+  lookUp: () => Promise<ServedDeployment | undefined>,
+  nothingHere: () => Response,
+): Promise<Response> {
   let path: RequestPath;
   try {
     path = parseRequestPath(url.pathname);
   } catch (error) {
-    // Refused with the site's CORS headers, so that a script on another origin can read why.
     const refusal = problemResponse(error);
-    const site = await servedSite(env, ctx, domain, location);
+    const site = await lookUp();
     return site ? withCors(refusal, site.host) : refusal;
   }
   if (isReserved(path)) return fileNotFound();
-  const site = await servedSite(env, ctx, domain, location);
-  if (!site) return noSiteHosted(domain);
+  const site = await lookUp();
+  if (!site) return nothingHere();
   const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
   const files = await siteFilesOf(stores, site.deployment);
   const response = await answer(request, url, path, stores, site.host, files).catch(problemResponse);
@@ -51,7 +73,7 @@ async function answerSite(request: Request, url: URL, env: Env, ctx: ExecutionCo
 }
 
 /** The domain's live deployment and compiled host options, when it has files to serve. */
-async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<{ deployment: Deployment; host: HostOptions } | undefined> {
+async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<ServedDeployment | undefined> {
   const site = await liveSite(env, ctx, domain, location);
   if (!site?.deployment || site.deployment.fileCount === 0) return undefined;
   return { deployment: site.deployment, host: hostOptionsOf(site.configuration) };

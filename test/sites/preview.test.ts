@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { Deployment, DeployResult } from '../../src/shared/api-types';
+import { authorized, call, deploy, deployForm, token } from '../support/client';
+import { keepDeployments } from '../support/deployments';
+
+function preview(id: string, path = '/', init: RequestInit = {}): Promise<Response> {
+  return call(`http://${id}.preview.localhost${path}`, init);
+}
+
+async function deployPreview(domain: string, files: Record<string, string>, configuration?: unknown): Promise<Deployment> {
+  const response = await authorized(`/v2/sites/${domain}?preview=true`, { method: 'PUT', body: deployForm(files, configuration) });
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+describe('preview hosts', () => {
+  it('serve a deployment that is not live, with its own host options, never indexed', async () => {
+    const domain = 'preview-site.example';
+    await keepDeployments(domain, 20, 30);
+    await deploy(domain, { 'index.html': 'live' });
+    const next = await deployPreview(domain, { 'index.html': 'next', 'app.js': 'js' }, { fallback: { 200: '/index.html' } });
+    expect(next.live).toBe(false);
+    expect(next.previewUrl).toBe(`http://${next.id}.preview.localhost/`);
+
+    const page = await preview(next.id);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toBe('next');
+    expect(page.headers.get('x-robots-tag')).toBe('noindex');
+    // The preview's configuration applies: its single-page fallback.
+    expect(await (await preview(next.id, '/some/route', { headers: { accept: 'text/html' } })).text()).toBe('next');
+    expect(await (await call(`http://${domain}/`)).text()).toBe('live');
+  });
+
+  it("serve the live deployment's own files too, and a rolled-back one", async () => {
+    const domain = 'preview-history.example';
+    await keepDeployments(domain, 20, 30);
+    const first = await (await deploy(domain, { 'index.html': 'one' })).json<DeployResult>();
+    const second = await (await deploy(domain, { 'index.html': 'two' })).json<DeployResult>();
+    expect(await (await preview(first.deploymentId)).text()).toBe('one');
+    expect(await (await preview(second.deploymentId)).text()).toBe('two');
+  });
+
+  it('answer 404, never indexed, for an unknown deployment; ranges and 304s work as on a site', async () => {
+    const missing = await preview('aaaaaaaaaaaaaaaaaaaa');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('x-robots-tag')).toBe('noindex');
+
+    const domain = 'preview-http.example';
+    const deployed = await (await deploy(domain, { 'index.html': '0123456789' })).json<DeployResult>();
+    const range = await preview(deployed.deploymentId, '/index.html', { headers: { range: 'bytes=2-4' } });
+    expect(range.status).toBe(206);
+    expect(await range.text()).toBe('234');
+    const etag = (await preview(deployed.deploymentId, '/index.html')).headers.get('etag')!;
+    const revalidated = await preview(deployed.deploymentId, '/index.html', { headers: { 'if-none-match': etag } });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('x-robots-tag')).toBe('noindex');
+  });
+
+  it('cannot be claimed as a site domain', async () => {
+    const { env, createExecutionContext } = await import('cloudflare:test');
+    const { default: worker } = await import('../../src/index');
+    const request = new Request('http://localhost/v2/sites/abc.preview.example.net', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${await token()}` },
+      body: deployForm({ 'index.html': 'x' }),
+    });
+    const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, PREVIEW_HOSTNAME: 'preview.example.net' }, createExecutionContext());
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ type: '/problems/invalid-domain', detail: expect.stringContaining('preview hosts') });
+  });
+});
