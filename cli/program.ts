@@ -39,12 +39,29 @@ export function createProgram(): Command {
     .argument('[dir]', 'the folder whose content becomes the site root', '.')
     .option('-d, --domain <domain>', 'the domain to publish to (default: "domain" in the --config file)')
     .option('-c, --config <file>', 'host configuration (JSON) to deploy with the files')
-    .option('--json', 'print only the deploy result as JSON')
+    .option('--preview', 'make a deployment without putting it live, and print its preview URL')
+    .option('--json', 'print only the deploy result (with --preview, the deployment) as JSON')
     .addHelpText(
       'after',
-      `\nEvery file below [dir] is uploaded except .git folders, ${ignoreFileName} and what it lists\n(gitignore syntax, in [dir]). Files are streamed from disk.`,
+      `\nEvery file below [dir] is deployed except .git folders, ${ignoreFileName} and what it lists\n(gitignore syntax, in [dir]). Only files whose content the service does not have yet are\nuploaded, streamed from disk.`,
     )
     .action(async (dir, options) => (await import('./commands/deploy.ts')).deploy(dir, options));
+
+  program
+    .command('deployments')
+    .description("list a site's kept deployments, newest first, with the live one marked")
+    .argument('<domain>')
+    .option('--json', 'print the list as JSON')
+    .action(async (domain, options) => (await import('./commands/deployments.ts')).listDeployments(domain, options));
+
+  program
+    .command('rollback')
+    .description('make a kept deployment live again: the one named, or else the one before the live one')
+    .argument('<domain>')
+    .argument('[id]', 'the deployment to make live (see `sitehost deployments`)')
+    .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
+    .option('--json', 'print only the deploy result as JSON')
+    .action(async (domain, id, options) => (await import('./commands/deployments.ts')).rollback(domain, id, options));
 
   program
     .command('sites')

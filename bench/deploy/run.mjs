@@ -10,16 +10,22 @@
 // 4. The same bodies sent to bench/deploy/floor, a Worker that only reads and discards them:
 //    the transfer floor, the ratio deploy/floor (target: ≤ 2.0), and the floor's own memory
 //    growth for the 100 MiB body.
+// 5. The 2,000-file site deployed by the CLI (`sitehost deploy`, incremental), then redeployed
+//    with 1 file changed: bytes sent (counted by a relay in front of the service) and wall time
+//    of the redeploy ÷ the full deploy (targets ≤ 1 % and ≤ 10 %); then a rollback to the full
+//    deploy: time from the activate call until the old content is served (target < 1 s).
 // BENCH_RUNS (default 5) sets how often the 40 MiB site is sent to each; the machine is
 // shared, so the report gives the median and the best run.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, isProxy, measureMemory, startServer, workerdPids } from './processes.mjs';
 import { generateRealisticSite, generateUniformSite, smallPages } from './site.mjs';
+import { startCountingRelay } from '../../test/node/cli/counting-relay.ts';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
@@ -46,6 +52,48 @@ async function upload(url, form, token) {
   const ms = performance.now() - started;
   if (!response.ok) throw new Error(`PUT ${url}: ${response.status} ${text}`);
   return { ms, body: JSON.parse(text) };
+}
+
+/** Runs `sitehost deploy <dir> --domain <domain> --json` through `relay`; its wall time, bytes sent and deploy result. */
+function cliDeploy(relay, token, dir, domain) {
+  const before = relay.bytesFromClients();
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [join(repo, 'bin/sitehost.mjs'), 'deploy', dir, '--domain', domain, '--json'],
+      { env: { ...process.env, SITEHOST_ORIGIN: relay.origin, SITEHOST_TOKEN: token } },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`sitehost deploy ${domain}: ${error.message}\n${stderr}`));
+        resolve({ ms: performance.now() - started, bytes: relay.bytesFromClients() - before, result: JSON.parse(stdout) });
+      },
+    );
+  });
+}
+
+/** GETs `path` of a hosted site as a browser does at `<domain>.localhost`; resolves to the body. */
+function getFromSite(port, domain, path) {
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, path, headers: { host: `${domain}.localhost:${port}` } }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve(Buffer.concat(chunks)));
+    });
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+/** Activates deployment `id` and returns the milliseconds until the site serves `expected` at `path`. */
+async function rollbackTime(service, token, domain, id, path, expected) {
+  const started = performance.now();
+  const response = await fetch(`${service.url}/v2/sites/${domain}/deployments/${id}/activate`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new Error(`activate ${id}: ${response.status} ${await response.text()}`);
+  await response.body?.cancel();
+  while (!(await getFromSite(service.port, domain, path)).equals(expected)) {
+    if (performance.now() - started > 10_000) throw new Error(`the rollback of ${domain} was not served within 10 s`);
+  }
+  return performance.now() - started;
 }
 
 async function bodyBytes(form) {
@@ -133,6 +181,31 @@ try {
   console.log('deploying 20,000 small files…');
   const smallDeploy = await deployTo('small.example', smallForm);
 
+  console.log(`deploying the ${site.length}-file site with the CLI, then again with 1 file changed, then rolling back…`);
+  const cliSite = join(workDir, 'cli-site');
+  await cp(join(siteRoot, 'site'), cliSite, { recursive: true });
+  const changed = join(cliSite, 'index.html');
+  const relay = await startCountingRelay(service.port);
+  const cliRuns = [];
+  try {
+    // Fills Node's compile cache, as any run after a first one finds it.
+    execFileSync(process.execPath, [join(repo, 'bin/sitehost.mjs'), '--version']);
+    for (let run = 0; run < runs; run++) {
+      const domain = `cli-${run}.example`;
+      const original = await readFile(changed);
+      const full = await cliDeploy(relay, token, cliSite, domain);
+      await appendFile(changed, `<!-- changed in run ${run + 1} -->\n`);
+      const redeploy = await cliDeploy(relay, token, cliSite, domain);
+      const rollbackMs = await rollbackTime(service, token, domain, full.result.deploymentId, '/index.html', original);
+      cliRuns.push({ full, redeploy, rollbackMs });
+      console.log(
+        `  CLI run ${run + 1}: full ${seconds(full.ms)} (${mb(full.bytes)} sent), 1 file changed ${seconds(redeploy.ms)} (${redeploy.bytes} bytes sent), rollback served after ${(rollbackMs / 1000).toFixed(3)} s`,
+      );
+    }
+  } finally {
+    await relay.close();
+  }
+
   const serviceLog = service.output();
   await service.stop();
   server = undefined;
@@ -177,6 +250,12 @@ try {
   const bestRatio = Math.min(...deployTimes) / Math.min(...floorTimes);
   const growth = growthOf(bigDeploy);
   const verdict = (met) => (met ? 'met' : 'MISSED');
+  const cliFullMs = median(cliRuns.map((run) => run.full.ms));
+  const cliRedeployMs = median(cliRuns.map((run) => run.redeploy.ms));
+  const bytesRatio = median(cliRuns.map((run) => run.redeploy.bytes / run.full.bytes));
+  const timeRatio = cliRedeployMs / cliFullMs;
+  const rollbackMs = median(cliRuns.map((run) => run.rollbackMs));
+  const percent = (ratio) => `${(ratio * 100).toFixed(2)} %`;
   const rows = [
     ['site', `${site.length} files, ${mb(siteBytes)} (multipart body ${mb(siteBody)})`],
     ['deploy wall time', `median ${seconds(deployMedian)}, best ${seconds(Math.min(...deployTimes))} (${runs} runs)`],
@@ -191,6 +270,11 @@ try {
     ['100 MiB to the floor: workerd', describeMemory(floorBig)],
     ['100 MiB deploy: growth beyond the floor', mb(growth - growthOf(floorBig))],
     ['20,000 small files: wall time', `${seconds(smallDeploy.ms)} (floor ${seconds(floorSmall.ms)})`],
+    ['CLI full deploy (2,000 files)', `median ${seconds(cliFullMs)}, ${mb(median(cliRuns.map((run) => run.full.bytes)))} sent`],
+    ['CLI redeploy, 1 file changed', `median ${seconds(cliRedeployMs)}, ${median(cliRuns.map((run) => run.redeploy.bytes))} bytes sent`],
+    ['redeploy ÷ full deploy: bytes', `${percent(bytesRatio)} (target ≤ 1 %: ${verdict(bytesRatio <= 0.01)})`],
+    ['redeploy ÷ full deploy: time', `${percent(timeRatio)} (target ≤ 10 %: ${verdict(timeRatio <= 0.1)})`],
+    ['rollback: call to old content served', `median ${(rollbackMs / 1000).toFixed(3)} s (target < 1 s: ${verdict(rollbackMs < 1000)})`],
     ['20,000 small files: platform calls', platformCalls === undefined ? 'unknown' : `${platformCalls} (target ≤ 1000: ${verdict(platformCalls <= 1000)})`],
   ];
   console.log();

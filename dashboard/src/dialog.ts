@@ -4,6 +4,8 @@ interface Confirmation {
   title: string;
   message: string;
   confirmLabel: string;
+  /** `danger` (the default) for what cannot be undone; `primary` for what can. */
+  tone?: 'danger' | 'primary';
 }
 
 /**
@@ -11,7 +13,7 @@ interface Confirmation {
  * cancels, and focus returns to the control that opened it. Cancel has the initial focus, so
  * a stray Enter never destroys anything.
  */
-export function confirmAction({ title, message, confirmLabel }: Confirmation): Promise<boolean> {
+export function confirmAction({ title, message, confirmLabel, tone = 'danger' }: Confirmation): Promise<boolean> {
   const titleId = `dialog-title-${Date.now()}`;
   const dialog = h(
     'dialog',
@@ -25,7 +27,7 @@ export function confirmAction({ title, message, confirmLabel }: Confirmation): P
         'div',
         { class: 'actions' },
         h('button', { value: 'cancel', class: 'secondary', autofocus: true }, 'Cancel'),
-        h('button', { value: 'confirm', class: 'danger' }, confirmLabel),
+        h('button', { value: 'confirm', class: tone === 'danger' ? 'danger' : undefined }, confirmLabel),
       ),
     ),
   );

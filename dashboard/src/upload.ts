@@ -1,6 +1,14 @@
 import { apiErrorOf } from '../../src/shared/problem';
 import { authorizationHeader } from './api';
 
+/** The connection dropped before an answer came: asking again may succeed. */
+export class ConnectionLostError extends Error {
+  constructor() {
+    super('The upload failed: the connection to the server was lost.');
+    this.name = 'ConnectionLostError';
+  }
+}
+
 export interface Upload<T> {
   done: Promise<T>;
   abort(): void;
@@ -29,7 +37,7 @@ export function sendWithProgress<T>(method: string, path: string, body: FormData
         apiErrorOf(new Response(xhr.responseText, { status: xhr.status, statusText: xhr.statusText, headers })).then(reject, reject);
       }
     });
-    xhr.addEventListener('error', () => reject(new Error('The upload failed: the connection to the server was lost.')));
+    xhr.addEventListener('error', () => reject(new ConnectionLostError()));
     xhr.addEventListener('abort', () => reject(new DOMException('The upload was cancelled.', 'AbortError')));
     xhr.send(body);
   });

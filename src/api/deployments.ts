@@ -8,7 +8,7 @@ import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { settingsOf } from '../settings';
 import type { Deployment, DeploymentPage } from '../shared/api-types';
-import { deploymentNotFound } from '../site/access';
+import { authorize, deploymentNotFound } from '../site/access';
 import { siteCoordinator } from '../site/client';
 import { isDeploymentId } from '../site/deployment-id';
 import { type DeploymentRecord, type DeploymentsCursor, getDeployment, listReadyDeployments } from '../storage/deployments';
@@ -90,11 +90,12 @@ resource(deployments, '/v2/sites/:domain/deployments/:id', {
     async (c) => {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);
-      const site = await readableSite(c, domain);
-      const record = await getDeployment(c.env.DB, domain, id);
+      const [site, record] = await Promise.all([siteCoordinator(c.env, domain).current(domain), getDeployment(c.env.DB, domain, id)]);
+      // A first deploy's deployment exists before its site does: its creator may read it, to resume the upload.
+      authorize(c.get('principal'), domain, site?.userId ?? record?.createdBy ?? null, 'read');
       if (!record) throw deploymentNotFound(domain, id);
       const missing = record.state === 'uploading' ? await stillMissing(c.env, record) : undefined;
-      return c.json(deploymentView(c, record, site.liveDeploymentId, missing));
+      return c.json(deploymentView(c, record, site?.liveDeploymentId ?? null, missing));
     },
   ],
 });

@@ -64,6 +64,17 @@ describe('incremental deploys', () => {
     expect(await listed.json()).toMatchObject({ state: 'ready', live: true, fileCount: 4, totalBytes: 10 });
   });
 
+  it("lets a first deploy's creator, and no other user, ask what is still missing before the site exists", async () => {
+    const domain = 'first-resume.example';
+    const files = { 'index.html': 'first' };
+    const begun = await (await begin(domain, await manifestOf(files))).json<Deployment>();
+    const asked = await authorized(`/v2/sites/${domain}/deployments/${begun.id}`);
+    expect(asked.status).toBe(200);
+    expect(await asked.json()).toMatchObject({ id: begun.id, state: 'uploading', missing: [await sha256Hex('first')] });
+    const stranger = await authorized(`/v2/sites/${domain}/deployments/${begun.id}`, {}, { user: 'github|2' });
+    expect(stranger.status).toBe(403);
+  });
+
   it('refuses a blob whose bytes do not hash to its name with 400, storing nothing of it', async () => {
     const domain = 'mismatch.example';
     await deploy(domain, { 'index.html': 'v1' });

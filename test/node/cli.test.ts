@@ -1,10 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCountingRelay } from './cli/counting-relay';
+import { type CountingRelay, startCountingRelay } from './cli/counting-relay';
 import { type CliRun, runCli, startCli } from './cli/run';
 import { freePort, getFromSite, type Service, startService, token } from './support/service';
 
@@ -40,11 +41,12 @@ function expectOneLineError(run: CliRun): void {
   expect(run.stderr).not.toMatch(/\n\s+at /);
 }
 
-/** A folder of `sizesInMiB.length` files of the given sizes, written without holding them in memory. */
+/** A folder of `sizesInMiB.length` files of the given sizes and distinct contents, written without holding them in memory. */
 async function writeBigFolder(root: string, sizesInMiB: readonly number[]): Promise<string> {
   await mkdir(root, { recursive: true });
-  const megabyte = Buffer.alloc(1024 * 1024, 'sitehost ');
   for (const [index, size] of sizesInMiB.entries()) {
+    // Each file's own content: equal files would be uploaded once.
+    const megabyte = Buffer.alloc(1024 * 1024, `sitehost ${index} `);
     await pipeline(
       (function* () {
         for (let i = 0; i < size; i += 1) yield megabyte;
@@ -152,6 +154,8 @@ describe('sitehost deploy', () => {
       isNewDomain: false,
       hasNewFiles: true,
       hasNewConfiguration: false,
+      deploymentId: expect.stringMatching(/^[a-z2-7]{20,}$/),
+      committedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/),
     });
   });
 
@@ -178,6 +182,129 @@ describe('sitehost deploy', () => {
     expect(lines.at(-1)).toBe('Uploaded 8 files (17 MB); publishing…');
     // At most one line per quarter between the first and the last.
     expect(lines.length).toBeLessThanOrEqual(6);
+  });
+});
+
+describe('incremental deploys, previews and rollback', () => {
+  const domain = 'cli-versions.example';
+  const kiB = 1024;
+  let folder: string;
+  let relay: CountingRelay;
+  /** The files' contents as deployed first, and after one file changed. */
+  let first: Record<string, string>;
+  let second: Record<string, string>;
+
+  /** Runs the CLI through the counting relay; returns the run and the bytes it sent. */
+  async function counted(args: readonly string[]): Promise<{ run: CliRun; bytes: number }> {
+    const before = relay.bytesFromClients();
+    const run = await runCli(args, { env: { ...as(alice), SITEHOST_ORIGIN: relay.origin } });
+    expect(run.code, run.stderr).toBe(0);
+    return { run, bytes: relay.bytesFromClients() - before };
+  }
+
+  async function expectServed(files: Record<string, string>, host = domain): Promise<void> {
+    for (const [path, body] of Object.entries(files)) expect(await getFromSite(service, host, `/${path}`)).toEqual({ status: 200, body });
+  }
+
+  beforeAll(async () => {
+    relay = await startCountingRelay(service.port);
+    // Incompressible text, so that the bytes on the wire are the files' own.
+    const content = () => randomBytes(192 * kiB).toString('base64');
+    first = { 'index.html': content(), 'css/site.css': content(), 'js/app.js': content() };
+    second = { ...first, 'css/site.css': content() };
+    folder = await writeTree(join(work, 'versions'), first);
+  });
+
+  afterAll(() => relay?.close());
+
+  it('uploads no file bytes when the folder is unchanged', async () => {
+    const full = await counted(['deploy', folder, '--domain', domain]);
+    expect(full.bytes).toBeGreaterThan(3 * 256 * kiB);
+    const again = await counted(['deploy', folder, '--domain', domain]);
+    console.log(`Redeploy of an unchanged folder: ${again.bytes} bytes sent, the first deploy ${full.bytes}`);
+    // Request headers and the manifest only.
+    expect(again.bytes).toBeLessThan(16 * kiB);
+    expect(again.run.stdout).toContain('Uploaded 0 files (0 B); skipped 3 files (786 kB) already stored.');
+    await expectServed(first);
+  });
+
+  it('uploads only the file that changed', async () => {
+    await writeTree(folder, second);
+    const { run, bytes } = await counted(['deploy', folder, '--domain', domain]);
+    expect(bytes).toBeGreaterThan(256 * kiB);
+    expect(bytes).toBeLessThan(256 * kiB + 16 * kiB);
+    expect(run.stdout).toContain('Uploaded 1 file (262 kB); skipped 2 files (524 kB) already stored.');
+    await expectServed(second);
+  });
+
+  it('makes a preview with --preview, and leaves the live site alone', async () => {
+    const preview = { ...second, 'index.html': 'a preview' };
+    await writeTree(folder, preview);
+    const { run } = await counted(['deploy', folder, '--domain', domain, '--preview']);
+    // Seen through the relay, whose port the preview URL keeps.
+    const url = new RegExp(`^  http://([a-z2-7]{20,})\\.preview\\.localhost:${new URL(relay.origin).port}/$`, 'm').exec(run.stdout);
+    expect(url, run.stdout).not.toBeNull();
+    expect(run.stdout).toContain('The live site is unchanged.');
+    await expectServed(second);
+    await expectServed(preview, `${url![1]}.preview`);
+    await writeTree(folder, second);
+  });
+
+  it('lists the deployments, newest first, the live one marked', async () => {
+    const json = await runCli(['deployments', domain, '--json'], { env: as(alice) });
+    expect(json.code, json.stderr).toBe(0);
+    const deployments = JSON.parse(json.stdout) as { id: string; live: boolean; fileCount: number; createdBy: string }[];
+    // The first deploy, its unchanged repeat, the changed file, the preview.
+    expect(deployments.length).toBeGreaterThanOrEqual(3);
+    expect(deployments.map((deployment) => deployment.live)).toEqual(deployments.map((_, index) => index === 1));
+    expect(deployments[0]).toMatchObject({ fileCount: 3, createdBy: 'github|alice' });
+
+    const text = await runCli(['deployments', domain], { env: as(alice) });
+    expect(text.code, text.stderr).toBe(0);
+    const [header, ...rows] = text.stdout.trim().split('\n');
+    expect(header).toMatch(/^LIVE\s+ID\s+CREATED\s+BY\s+FILES\s+SIZE\s+SOURCE\s+PREVIEW$/);
+    expect(rows).toHaveLength(deployments.length);
+    expect(rows[1]).toMatch(new RegExp(`^live\\s+${deployments[1]!.id}\\s`));
+    expect(rows[0]).toContain(`http://${deployments[0]!.id}.preview.localhost:${service.port}/`);
+  });
+
+  it('rolls back to the deployment before the live one with --yes, visible on the next request', async () => {
+    const refused = await runCli(['rollback', domain], { env: as(alice) });
+    expect(refused.code).toBe(2);
+    await expectServed(second);
+
+    const [, live] = JSON.parse((await runCli(['deployments', domain, '--json'], { env: as(alice) })).stdout) as { id: string }[];
+    const back = await runCli(['rollback', domain, '--yes'], { env: as(alice) });
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toMatch(new RegExp(`^✔ ${domain.replace('.', '\\.')} now serves deployment [a-z2-7]{20,} `));
+    await expectServed(first);
+
+    const forward = await runCli(['rollback', domain, live!.id, '--yes', '--json'], { env: as(alice) });
+    expect(forward.code, forward.stderr).toBe(0);
+    expect(JSON.parse(forward.stdout)).toMatchObject({ type: 'site-deploy', domain, deploymentId: live!.id });
+    await expectServed(second);
+
+    const unknown = await runCli(['rollback', domain, 'a'.repeat(26), '--yes'], { env: as(alice) });
+    expect(unknown.code).toBe(4);
+    await expectServed(second);
+  });
+
+  it('resumes after a dropped connection, sending what is still missing', async () => {
+    const resumed = 'cli-resumed.example';
+    expect((await runCli(['deploy', await writeTree(join(work, 'resumed-v1'), { 'index.html': 'v1' }), '--domain', resumed], { env: as(alice) })).code).toBe(0);
+    const files = Object.fromEntries(['a', 'b', 'c'].map((name) => [`${name}.txt`, randomBytes(3 * 1024 * kiB).toString('base64')]));
+    const big = await writeTree(join(work, 'resumed-v2'), files);
+    // Cut in the middle of the first upload request.
+    const cutting = await startCountingRelay(service.port, { dropOnceAfterBytes: 2 * 1024 * kiB });
+    try {
+      const run = await runCli(['deploy', big, '--domain', resumed], { env: { ...as(alice), SITEHOST_ORIGIN: cutting.origin } });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/^The upload was interrupted \(Could not reach .*\); resuming with 3 files still to send…$/m);
+      expect(run.stdout).toContain('Deployed 3 files (13 MB)');
+    } finally {
+      await cutting.close();
+    }
+    for (const [path, body] of Object.entries(files)) expect((await getFromSite(service, resumed, `/${path}`)).body === body, path).toBe(true);
   });
 });
 

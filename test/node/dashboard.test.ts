@@ -5,7 +5,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFromSite, type Service, startService, token } from './support/service';
 import { type Browser, launchChromium } from './dashboard/browser';
@@ -68,7 +68,7 @@ describe('the dashboard', () => {
     expect(script.headers.get('content-type')).toMatch(/javascript/);
 
     const config = await fetch(`${service.origin}/dashboard/config.json`);
-    expect(await config.json()).toEqual({ apiHostnames: ['localhost', '127.0.0.1'], openId: null });
+    expect(await config.json()).toEqual({ apiHostnames: ['localhost', '127.0.0.1', '[::1]'], openId: null });
 
     const missing = await fetch(`${service.origin}/dashboard/nothing-here.js`);
     expect(missing.status).toBe(404);
@@ -134,9 +134,10 @@ describe('the dashboard', () => {
     expect(progressSeen.some((text) => /^Sent \d/.test(text))).toBe(true);
     expect(progressSeen.at(-1)).toMatch(/^Sent .*: published\.$/);
     const bar = await page.locator('#upload-progress').evaluate((element: HTMLProgressElement) => ({ value: element.value, max: element.max }));
-    // The bar counts the bytes of the whole multipart body: more than the files' own bytes.
-    expect(bar.max).toBeGreaterThan(Object.values(siteFiles).join('').length);
+    // A new site: every file's bytes are sent, and the bar counts them.
+    expect(bar.max).toBe(Object.values(siteFiles).join('').length);
     expect(bar.value).toBe(bar.max);
+    expect(await page.locator('[data-fact=sent]').textContent()).toMatch(/^3 \(/);
 
     expect(await page.locator('[data-fact=isNewDomain]').textContent()).toBe('Yes');
     expect(await page.locator('[data-fact=hasNewFiles]').textContent()).toBe('Yes');
@@ -154,6 +155,28 @@ describe('the dashboard', () => {
     expect(await live.locator('h1').evaluate((element) => getComputedStyle(element).color)).toBe('rgb(102, 51, 153)');
     await shot(live, '05-live-site');
     await live.close();
+  });
+
+  it('redeploys the same folder without sending any file bytes', async () => {
+    await page.goto(`${service.origin}/#/deploy/${domain}`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Deploy a site');
+    await page.locator('#folder').setInputFiles(folder.folder);
+    const blobUploads: string[] = [];
+    const record = (sent: Request) => {
+      if (sent.url().includes('/blobs')) blobUploads.push(sent.url());
+    };
+    page.on('request', record);
+    try {
+      await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+      await expect.poll(() => page.locator('#deploy-result-heading').textContent()).toBe(`Deployed ${domain}`);
+    } finally {
+      page.off('request', record);
+    }
+    expect(blobUploads).toEqual([]);
+    expect(await page.locator('[data-fact=sent]').textContent()).toBe('0 (0 B)');
+    expect(await page.locator('[data-fact=skipped]').textContent()).toMatch(/^3 \(/);
+    expect(await page.locator('#progress-text').textContent()).toBe('Sent 0 B: published.');
+    await shot(page, '04b-redeploy-result');
   });
 
   it('browses folders, uploads and deletes a file, and shows live events and the certificate on the site page', async () => {
@@ -186,6 +209,33 @@ describe('the dashboard', () => {
     await expect.poll(() => page.locator('dialog[open] h2').textContent()).toBe('Delete /js/app/extra.txt?');
     await page.locator('dialog[open]').getByRole('button', { name: 'Delete file' }).click();
     await expect.poll(() => page.locator('tbody th').allTextContents()).toEqual(['main.js']);
+  });
+
+  it("lists the site's deployments and makes an older one live after confirmation", async () => {
+    await page.goto(`${service.origin}/#/sites/${domain}`);
+    const rows = page.locator('#deployments tbody tr');
+    // Newest first: the file deleted, the file added, the redeploy, the first deploy.
+    await expect.poll(() => rows.count()).toBe(4);
+    expect(await rows.locator('td[data-label=Source]').allTextContents()).toEqual(['file-delete', 'file-put', 'incremental', 'incremental']);
+    expect(await rows.first().getAttribute('data-live')).toBe('true');
+    expect(await rows.first().locator('td[data-label=Live]').textContent()).toBe('Live');
+    const withExtra = rows.nth(1);
+    const id = await withExtra.getAttribute('data-deployment');
+    expect(await withExtra.getByRole('link', { name: /Preview/ }).getAttribute('href')).toBe(`http://${id}.preview.localhost:${service.port}/`);
+    await shot(page, '07b-deployments');
+
+    await withExtra.getByRole('button', { name: `Make deployment ${id} live` }).click();
+    await expect.poll(() => page.locator('dialog[open] h2').textContent()).toBe(`Make deployment ${id} live?`);
+    await shot(page, '07c-make-live-confirm');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('dialog').count()).toBe(0);
+    expect((await getFromSite(service, domain, '/js/app/extra.txt')).status).toBe(404);
+
+    await withExtra.getByRole('button', { name: `Make deployment ${id} live` }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Make live' }).click();
+    await expect.poll(() => page.locator(`#deployments tr[data-deployment="${id}"]`).getAttribute('data-live')).toBe('true');
+    expect(await page.locator('#deployments tr[data-live]').count()).toBe(1);
+    expect(await getFromSite(service, domain, '/js/app/extra.txt')).toEqual({ status: 200, body: 'one more file\n' });
   });
 
   it('refuses an invalid configuration in the page, at the pointer of the error, and saves a valid one', async () => {

@@ -10,6 +10,7 @@ import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
 import { siteUrl } from '../../../src/shared/site-url';
 import { sendWithProgress } from '../upload';
+import { type UploadPlan, deployFolder } from '../incremental-deploy';
 
 const LISTED_PATHS = 20;
 
@@ -93,33 +94,21 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
       fill(outcome, errorMessage(new Error('Choose a folder, a configuration, or both.')));
       return;
     }
-    const form = new FormData();
-    if (options.value !== undefined) form.append('configuration', JSON.stringify(options.value));
-    for (const { file, path } of selected) form.append('directory', file, path);
-
     submit.disabled = true;
     cancel.hidden = false;
     progressBox.hidden = false;
     progress.value = 0;
+    progress.max = 1;
     progressText.textContent = 'Starting the upload…';
-    let lastAnnounced = 0;
-    const upload = sendWithProgress<DeployResult>('PUT', sitePath(target), form, (sent, total) => {
-      progress.max = total;
-      progress.value = sent;
-      const percent = Math.floor((sent / total) * 100);
-      // Speak at most every 25%, lest the live region chatter.
-      if (percent - lastAnnounced >= 25 || sent === total) {
-        lastAnnounced = percent;
-        progressText.textContent = sent === total ? `Sent ${formatBytes(total)}; the server is publishing the site…` : `Sent ${formatBytes(sent)} of ${formatBytes(total)} (${percent}%)`;
-      }
-    });
-    const stop = () => upload.abort();
+    const aborter = new AbortController();
+    const stop = () => aborter.abort(new DOMException('The upload was cancelled.', 'AbortError'));
     cancel.addEventListener('click', stop);
     context.signal.addEventListener('abort', stop);
     try {
-      const result = await upload.done;
-      progressText.textContent = `Sent ${formatBytes(progress.max)}: published.`;
-      showResult(result);
+      const { result, plan } = selected.length > 0 ? await sendFolder(target, options.value, aborter.signal) : await sendConfiguration(target, options.value, aborter.signal);
+      progress.value = progress.max;
+      progressText.textContent = `Sent ${formatBytes(plan?.sendBytes ?? progress.max)}: published.`;
+      showResult(result, plan);
     } catch (error) {
       progressBox.hidden = true;
       const pointed = error instanceof ApiError ? (error.problem.errors ?? []) : [];
@@ -133,7 +122,43 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
     }
   }
 
-  function showResult(result: DeployResult): void {
+  /** Shows bytes sent of `total`, speaking at most every 25 % lest the live region chatter. */
+  let lastAnnounced = 0;
+  function showProgress(sent: number, total: number): void {
+    progress.max = Math.max(total, 1);
+    progress.value = sent;
+    const percent = total === 0 ? 100 : Math.floor((sent / total) * 100);
+    if (percent - lastAnnounced >= 25 || sent === total) {
+      lastAnnounced = percent;
+      progressText.textContent = sent === total ? `Sent ${formatBytes(total)}; the server is publishing the site…` : `Sent ${formatBytes(sent)} of ${formatBytes(total)} (${percent}%)`;
+    }
+  }
+
+  /** A folder, incrementally: only the files whose content the service lacks are sent. */
+  function sendFolder(target: string, hostOptions: unknown, signal: AbortSignal): Promise<{ result: DeployResult; plan: UploadPlan }> {
+    lastAnnounced = 0;
+    let total = 0;
+    return deployFolder(target, selected, hostOptions, {
+      onHashing: (files) => (progressText.textContent = `Checking ${files} ${files === 1 ? 'file' : 'files'}…`),
+      onPlan: (plan) => {
+        total = plan.sendBytes;
+        progressText.textContent = `${plan.skippedFiles} ${plan.skippedFiles === 1 ? 'file' : 'files'} (${formatBytes(plan.skippedBytes)}) already stored; sending ${plan.sendFiles}…`;
+      },
+      onBytes: (sent) => showProgress(sent, total),
+    }, signal);
+  }
+
+  /** Host options alone: the multipart deploy keeps the site's files. */
+  async function sendConfiguration(target: string, hostOptions: unknown, signal: AbortSignal): Promise<{ result: DeployResult; plan?: UploadPlan }> {
+    lastAnnounced = 0;
+    const form = new FormData();
+    form.append('configuration', JSON.stringify(hostOptions));
+    const upload = sendWithProgress<DeployResult>('PUT', sitePath(target), form, showProgress);
+    signal.addEventListener('abort', () => upload.abort());
+    return { result: await upload.done };
+  }
+
+  function showResult(result: DeployResult, plan: UploadPlan | undefined): void {
     const yesNo = (value: boolean) => (value ? 'Yes' : 'No');
     const resultHeading = h('h2', { id: 'deploy-result-heading', tabindex: -1 }, `Deployed ${result.domain}`);
     fill(
@@ -151,6 +176,14 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
           h('dd', { 'data-fact': 'hasNewFiles' }, yesNo(result.hasNewFiles)),
           h('dt', {}, 'New configuration'),
           h('dd', { 'data-fact': 'hasNewConfiguration' }, yesNo(result.hasNewConfiguration)),
+          plan && [
+            h('dt', {}, 'Files sent'),
+            h('dd', { 'data-fact': 'sent' }, `${plan.sendFiles} (${formatBytes(plan.sendBytes)})`),
+            h('dt', {}, 'Already stored, skipped'),
+            h('dd', { 'data-fact': 'skipped' }, `${plan.skippedFiles} (${formatBytes(plan.skippedBytes)})`),
+          ],
+          h('dt', {}, 'Deployment'),
+          h('dd', { 'data-fact': 'deploymentId' }, h('code', {}, result.deploymentId)),
         ),
         h(
           'p',

@@ -9,6 +9,7 @@ import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
 import { siteUrl } from '../../../src/shared/site-url';
 import { unpublish } from './sites';
+import { deploymentsList } from '../deployments';
 
 const SHOWN_EVENTS = 50;
 
@@ -18,6 +19,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
   const details = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading…'));
   const certificate = h('div', { id: 'certificate' }, h('p', {}, 'Loading…'));
   const streamState = h('p', { id: 'events-state', class: 'hint' }, 'Connecting…');
+  const deployments = deploymentsList(domain, feedback);
   const eventList = h('ol', { id: 'events', class: 'events', 'aria-live': 'polite', 'aria-relevant': 'additions' });
 
   function renderInfo(info: SiteInfo): void {
@@ -74,6 +76,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     eventList.prepend(h('li', {}, h('strong', {}, event.type), ' ', timeElement(new Date().toISOString()), facts && h('div', { class: 'hint' }, facts)));
     while (eventList.children.length > SHOWN_EVENTS) eventList.lastElementChild?.remove();
     loadInfo();
+    if (event.type === 'site-deploy') deployments.reload();
   }
 
   loadInfo();
@@ -109,6 +112,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
       h('section', { class: 'card', 'aria-labelledby': 'deployment-heading' }, h('h2', { id: 'deployment-heading' }, 'Deployment'), details),
       h('section', { class: 'card', 'aria-labelledby': 'certificate-heading' }, h('h2', { id: 'certificate-heading' }, 'Certificate'), certificate),
     ),
+    h('section', { class: 'card', 'aria-labelledby': 'deployments-heading' }, h('h2', { id: 'deployments-heading' }, 'Deployments'), deployments.element),
     h('section', { class: 'card', 'aria-labelledby': 'events-heading' }, h('h2', { id: 'events-heading' }, 'Live events'), streamState, eventList),
   );
   return { title: domain, element };

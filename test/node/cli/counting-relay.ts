@@ -8,8 +8,14 @@ export interface CountingRelay {
   close(): Promise<void>;
 }
 
-export function startCountingRelay(targetPort: number): Promise<CountingRelay> {
+export interface RelayOptions {
+  /** Cuts the first connection that carries more than this many bytes from its client, as a network failure would. */
+  dropOnceAfterBytes?: number;
+}
+
+export function startCountingRelay(targetPort: number, options: RelayOptions = {}): Promise<CountingRelay> {
   let bytes = 0;
+  let dropped = false;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(targetPort, '127.0.0.1');
@@ -17,7 +23,15 @@ export function startCountingRelay(targetPort: number): Promise<CountingRelay> {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
     }
-    client.on('data', (chunk: Buffer) => (bytes += chunk.byteLength));
+    let connectionBytes = 0;
+    client.on('data', (chunk: Buffer) => {
+      bytes += chunk.byteLength;
+      connectionBytes += chunk.byteLength;
+      if (options.dropOnceAfterBytes === undefined || dropped || connectionBytes <= options.dropOnceAfterBytes) return;
+      dropped = true;
+      client.resetAndDestroy();
+      upstream.resetAndDestroy();
+    });
     client.pipe(upstream);
     upstream.pipe(client);
     client.on('error', () => upstream.destroy());

@@ -1,0 +1,69 @@
+import pc from 'picocolors';
+import type { ApiClient } from '../api.ts';
+import { connect } from '../credentials.ts';
+import { deploymentPath } from '../deploy/incremental.ts';
+import { CliError } from '../errors.ts';
+import { count, formatTimestamp, printJson, table } from '../format.ts';
+import { confirm } from '../input.ts';
+import type { DeployResult, Deployment, DeploymentPage } from '../../src/shared/api-types.ts';
+import { formatBytes } from '../../src/shared/format-bytes.ts';
+import { sitePath } from '../../src/shared/site-paths.ts';
+
+/** Every page of the site's deployments, newest first, until `enough` says the ones read so far suffice. */
+async function readDeployments(api: ApiClient, domain: string, enough: (read: Deployment[]) => boolean = () => false): Promise<Deployment[]> {
+  const all: Deployment[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor === null ? '' : `?cursor=${encodeURIComponent(cursor)}`;
+    const page: DeploymentPage = await api.json<DeploymentPage>(sitePath(domain, `/deployments${query}`));
+    all.push(...page.deployments);
+    cursor = page.next;
+  } while (cursor !== null && !enough(all));
+  return all;
+}
+
+export async function listDeployments(domain: string, options: { json?: boolean }): Promise<void> {
+  const api = await connect();
+  const deployments = await readDeployments(api, domain);
+  if (options.json) return printJson(deployments);
+  if (deployments.length === 0) return console.log(`No deployments of ${domain}.`);
+  const rows = deployments.map((deployment) => [
+    deployment.live ? pc.green('live') : '',
+    deployment.id,
+    formatTimestamp(deployment.createdAt),
+    deployment.createdBy,
+    String(deployment.fileCount),
+    formatBytes(deployment.totalBytes),
+    deployment.source,
+    deployment.previewUrl,
+  ]);
+  console.log(table(['LIVE', 'ID', 'CREATED', 'BY', 'FILES', 'SIZE', 'SOURCE', 'PREVIEW'], rows));
+}
+
+/** The deployment made live by a rollback without an id: the one created before the live one. */
+async function previousDeployment(api: ApiClient, domain: string): Promise<Deployment> {
+  const after = (read: Deployment[]) => read.findIndex((deployment) => deployment.live);
+  const deployments = await readDeployments(api, domain, (read) => after(read) >= 0 && after(read) < read.length - 1);
+  const live = after(deployments);
+  if (live < 0) throw new CliError('not-found', `${domain} has no live deployment to roll back from.`);
+  const previous = deployments[live + 1];
+  if (!previous) throw new CliError('not-found', `${domain} has no deployment older than the live one to roll back to.`);
+  return previous;
+}
+
+function describe(deployment: Deployment): string {
+  return `${deployment.id} (${formatTimestamp(deployment.createdAt)}, ${count(deployment.fileCount, 'file')}, ${formatBytes(deployment.totalBytes)})`;
+}
+
+/** Makes a kept deployment live again: the one named, or the one before the live one. */
+export async function rollback(domain: string, id: string | undefined, options: { yes?: boolean; json?: boolean }): Promise<void> {
+  if (!options.yes && !process.stdin.isTTY) throw new CliError('usage', `Refusing to roll back ${domain} without --yes when not on a terminal.`);
+  const api = await connect();
+  const target = id === undefined ? await previousDeployment(api, domain) : await api.json<Deployment>(deploymentPath(domain, id));
+  if (!options.yes && !(await confirm(`Make deployment ${describe(target)} live on ${domain}?`))) {
+    throw new CliError('usage', 'Cancelled; the live site is unchanged.');
+  }
+  const result = await api.json<DeployResult>(deploymentPath(domain, target.id, '/activate'), { method: 'POST' });
+  if (options.json) return printJson(result);
+  console.log(`${pc.green('✔')} ${pc.bold(domain)} now serves deployment ${describe(target)}.`);
+}
