@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
 import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify, stripVTControlCharacters } from 'node:util';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as x509 from '../../src/certificates/x509';
 import { type TestProcess, startProcess, waitFor } from './support/processes';
@@ -110,14 +109,12 @@ async function issuedCertificate(domain: string): Promise<CertificateBody> {
 }
 
 /** The certificate rows, read from the local D1 the running Worker uses. */
+/** The certificate's state as the site's owner reads it (`GET .../info`). */
 async function certificateRow(domain: string): Promise<{ status: string; reason: string | null } | undefined> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['node_modules/wrangler/bin/wrangler.js', 'd1', 'execute', 'DB', '--local', '--persist-to', service.persistDir, '--json',
-      '--command', `SELECT status, reason FROM certificates WHERE domain = '${domain}'`],
-    { cwd: repo, env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' } },
-  );
-  return (JSON.parse(stdout) as { results: { status: string; reason: string | null }[] }[])[0]!.results[0];
+  const response = await api(`/v2/sites/${domain}/info`, 'deploy');
+  if (!response.ok) return undefined;
+  const { certificate } = (await response.json()) as { certificate: { status: string; reason?: string } };
+  return { status: certificate.status, reason: certificate.reason ?? null };
 }
 
 beforeAll(async () => {
