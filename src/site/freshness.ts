@@ -33,6 +33,13 @@ export const storeWindowMs = 500;
  * never later) and the local cache write that follows a location's check.
  */
 export const clockAllowanceMs = 100;
+/**
+ * How long an isolate serves a record it read (from its location's cache, or its coordinator)
+ * from memory before it reads the cache again: a busy isolate reads the cache a few dozen times a
+ * second rather than on every request. A change that may have been read in the last minute waits
+ * this long (and the allowance) after its purge before it answers, so no memory holds it then.
+ */
+export const memoryHoldMs = 50;
 /** Stored while a change's purge is unfinished, so that a restarted coordinator makes it. */
 const purgePendingKey = 'purge-pending';
 /** Stored: no answer was sent after this time, for a restarted coordinator (which cannot know when its predecessor answered). */
@@ -102,14 +109,17 @@ export class LiveRecord {
 
   /**
    * Purges once every answer sent up to `lastAnswer` (the last one that can carry the replaced
-   * record) is past its store window. A site no location asked about lately is purged at once.
+   * record) is past its store window, then lets the isolates' memory of it run out. A site no
+   * location asked about lately is purged at once; one asked about in no cache's lifetime (a
+   * minute) holds no memory to wait for either.
    */
   async #purgeAfterWindow(domain: string, lastAnswer: number): Promise<void> {
-    // Workers' clocks advance with I/O only, so Date.now() may lag and make this wait longer, never shorter.
+    // Workers' clocks advance with I/O only, so Date.now() may lag and make these waits longer, never shorter.
     const wait = lastAnswer + storeWindowMs + clockAllowanceMs - Date.now();
     if (wait > 0) await scheduler.wait(wait);
     const env = this.envOf();
     await purge(env, edgeKeys.live(settingsOf(env).edge, domain));
+    if (Date.now() - lastAnswer < liveRecordMaxAgeSeconds * 1000 + storeWindowMs) await scheduler.wait(memoryHoldMs + clockAllowanceMs);
     this.storage.kv.delete(purgePendingKey);
   }
 }
@@ -126,6 +136,26 @@ async function purge(env: Env, url: string): Promise<void> {
 /** The isolate's half: parsed records by version, so a cache hit on an unchanged record costs no parsing or compiling. */
 const parsed = new Map<string, LiveSite>();
 const maxParsed = 10_000;
+/** Records this isolate read lately from a location's cache, by domain, each until `memoryHoldMs` after its reading began. */
+const held = new WeakMap<Cache, Map<string, { live: LiveSite; until: number }>>();
+const maxHeld = 10_000;
+
+function heldIn(location: Cache): Map<string, { live: LiveSite; until: number }> {
+  let records = held.get(location);
+  if (!records) {
+    records = new Map();
+    held.set(location, records);
+  }
+  return records;
+}
+
+function hold(location: Cache, domain: string, live: LiveSite, readAt: number): LiveSite {
+  const records = heldIn(location);
+  records.delete(domain);
+  records.set(domain, { live, until: readAt + memoryHoldMs });
+  if (records.size > maxHeld) records.delete(records.keys().next().value!);
+  return live;
+}
 /** Coordinator questions in flight in this isolate, by domain: concurrent misses share one. */
 const asking = new Map<string, { asked: number; answer: Promise<LiveSite> }>();
 const versionHeader = 'x-live-version';
@@ -136,9 +166,13 @@ const versionHeader = 'x-live-version';
  * site (no object is created for it).
  */
 export async function liveSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<SiteRecord | null> {
+  // A request's clock reads its arrival (Workers' clocks advance with I/O), so a hold never outlasts memoryHoldMs.
+  const readAt = Date.now();
+  const memory = heldIn(location).get(domain);
+  if (memory && readAt < memory.until) return memory.live.site;
   const key = edgeKeys.live(settingsOf(env).edge, domain);
   const cached = await location.match(key);
-  if (cached) return (await recordOf(cached)).site;
+  if (cached) return hold(location, domain, await recordOf(cached), readAt).site;
   if (!isSiteDomain(domain)) return null;
   const missed = Date.now();
   const inFlight = asking.get(domain);

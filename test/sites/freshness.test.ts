@@ -6,7 +6,7 @@ import { settingsOf } from '../../src/settings';
 import { siteCoordinator } from '../../src/site/client';
 import type { SiteCoordinator } from '../../src/site/coordinator';
 import { edgeKeys } from '../../src/site/edge-cache';
-import { storeWindowMs } from '../../src/site/freshness';
+import { memoryHoldMs, storeWindowMs } from '../../src/site/freshness';
 import { serveSite } from '../../src/sites/serve';
 import { authorized } from '../support/client';
 import { CallCounter, metered } from '../support/metered';
@@ -186,6 +186,25 @@ describe('locations', () => {
     for (const location of all) expect(await (await servedAt(location, domain, '/')).text()).toContain('No site is hosted');
   });
 
+  it("never serves from an isolate's memory a record read just before a change's purge", async () => {
+    const domain = 'memory-hold.example';
+    await deployed(domain, { 'index.html': 'v1' });
+    const [location] = await locations();
+    expect(await (await servedAt(location!, domain, '/')).text()).toBe('v1');
+    // Past the store window of that answer: the next change purges at once.
+    await new Promise((resolve) => setTimeout(resolve, storeWindowMs + 150));
+    // Read from the location's cache, so held in this isolate's memory...
+    expect(await (await servedAt(location!, domain, '/')).text()).toBe('v1');
+    // ...and changed at once: its 200 comes only once that memory has run out.
+    const edited = await authorized(`/v2/sites/${domain}/configuration`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirects: [{ from: '/', to: '/moved' }] }),
+    });
+    expect(edited.status).toBe(200);
+    expect((await servedAt(location!, domain, '/')).status).toBe(308);
+  });
+
   it('never stores a record answered before a change that reaches the location after it', async () => {
     const domain = 'purge-race.example';
     await deployed(domain, { 'index.html': 'v1' });
@@ -243,9 +262,12 @@ describe('locations', () => {
     // As a coordinator that stopped after its commit and before its purges leaves things: the purge
     // pending in its storage, and a location still holding the record the change replaced.
     const stub = env.SITES.get(env.SITES.idFromName(domain));
+    // The location asked once (a coordinator that answered no one has nothing to purge).
+    expect(await (await servedAt(location!, domain, '/')).text()).toBe('v1');
     await runInDurableObject(stub, (_instance, state) => state.storage.kv.put('purge-pending', domain));
     const replaced = { version: 'replaced', site: null };
     await location!.put(key, new Response(JSON.stringify(replaced), { headers: { 'cache-control': 'max-age=60', 'x-live-version': 'replaced' } }));
+    await new Promise((resolve) => setTimeout(resolve, memoryHoldMs + 10));
     expect(await (await servedAt(location!, domain, '/')).text()).toContain('No site is hosted');
 
     await runInDurableObject(stub, (instance: SiteCoordinator) => instance.alarm());
