@@ -18,10 +18,10 @@ import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs, pu
 import { keys } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
-import { base64url } from 'jose';
 import { type DeployLimits, deployLimits, limitExceeded } from './limits';
 import { type Manifest, checkManifest, hexToHash, isSha256Hex, manifestTooLarge, maxManifestBytes, readManifest, writeManifest } from './manifest';
 import { maxFramingBytes, readMultipartFormData, type PartHeader, type PartReceiver } from './multipart-reader';
+import { packedPart } from './packed-part';
 import { isMultipartFormData } from './receive';
 
 /** An incremental deployment still receiving bytes, with the hashes (hex) it lacks. */
@@ -138,29 +138,22 @@ function blobReceiver(
   // A hash new to the site counts once for each path that holds it.
   const counts = !budget.counted.has(hash);
   budget.counted.add(hash);
-  const offset = pack.size;
-  let size = 0;
-  const digest = new crypto.DigestStream('SHA-256');
-  const hasher = digest.getWriter();
-  return {
-    async write(bytes) {
-      size += bytes.byteLength;
+  return packedPart(
+    pack,
+    (size, chunk) => {
       checkFileSize(budget.limits, size);
       if (counts) {
-        budget.totalBytes += bytes.byteLength * count;
+        budget.totalBytes += chunk.byteLength * count;
         checkSiteSize(budget.limits, 0, budget.totalBytes);
       }
-      await Promise.all([hasher.write(bytes), pack.append(bytes)]);
     },
-    async end() {
-      await hasher.close();
-      const actual = base64url.encode(new Uint8Array(await digest.digest));
+    ({ offset, size, hash: actual }) => {
       if (actual !== hash) {
         throw new Problem('invalid-request', `The bytes of the blob ${name} do not hash to its name; it was not stored.`);
       }
       if (size > 0) received.push({ hash, pack: pack.key, offset, size });
     },
-  };
+  );
 }
 
 /** Stores the pack and has the coordinator record `received`; a pack with nothing verified in it is discarded. */

@@ -1,4 +1,3 @@
-import { base64url } from 'jose';
 import { type HostConfiguration, parseHostConfiguration } from '../configuration/parse';
 import { jsonTooLarge, maxJsonBytes } from '../http/json-body';
 import { Problem } from '../http/problem';
@@ -8,6 +7,7 @@ import type { PackWriter } from '../storage/pack-writer';
 import { contentTypeOf } from './content-type';
 import { type DeployLimits, limitExceeded } from './limits';
 import { type PartHeader, type PartReceiver, maxFramingBytes, readMultipartFormData } from './multipart-reader';
+import { packedPart } from './packed-part';
 import { checkFilePath, commonFolderPrefixLength } from './paths';
 
 export interface ReceivedFiles {
@@ -81,24 +81,17 @@ async function readParts(
     const path = checkFilePath(part.filename ?? '');
     if (seen.has(path)) throw new Problem('invalid-path', `The file ${JSON.stringify(path)} is sent twice.`);
     seen.add(path);
-    const offset = pack.size;
-    let size = 0;
-    const digest = new crypto.DigestStream('SHA-256');
-    const hasher = digest.getWriter();
-    return {
-      async write(bytes) {
-        size += bytes.byteLength;
+    return packedPart(
+      pack,
+      (size, chunk) => {
         checkFileSize(limits, size);
-        totalBytes += bytes.byteLength;
+        totalBytes += chunk.byteLength;
         checkSiteSize(limits, entries.length + 1, totalBytes);
-        await Promise.all([hasher.write(bytes), pack.append(bytes)]);
       },
-      async end() {
-        await hasher.close();
-        const hash = base64url.encode(new Uint8Array(await digest.digest));
+      ({ offset, size, hash }) => {
         entries.push({ path, pack: 0, offset, size, hash, contentType: contentTypeOf(path, part.mediaType), modified: now });
       },
-    };
+    );
   };
 
   await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, (part) => {

@@ -5,7 +5,7 @@ import type { SiteCoordinator } from '../../src/site/coordinator';
 import { readFileIndex } from '../../src/storage/file-index';
 import { getSite } from '../../src/storage/sites';
 import { call, deploy, token } from '../support/client';
-import { liveFiles } from '../support/live-files';
+import { liveFiles, liveKeys, storedKeys } from '../support/live-files';
 
 async function livePaths(domain: string): Promise<string[]> {
   const site = await getSite(env.DB, domain);
@@ -13,16 +13,7 @@ async function livePaths(domain: string): Promise<string[]> {
   return index.files.map((file) => file.path);
 }
 
-async function storedKeys(domain: string): Promise<string[]> {
-  const listing = await env.FILES.list({ prefix: `sites/${domain}/` });
-  return listing.objects.map((object) => object.key).sort();
-}
 
-/** The keys the live deployment needs: its index and packs. */
-async function liveKeys(domain: string): Promise<string[]> {
-  const { deployment } = (await getSite(env.DB, domain))!;
-  return [deployment!.indexKey, ...deployment!.packs].sort();
-}
 
 describe('atomic deploys', () => {
   it('two concurrent deploys both succeed and the site is exactly one of them', async () => {

@@ -7,20 +7,12 @@ import { abandonedUploadMs } from '../../src/site/uploads';
 import worker from '../../src/index';
 import { getSite } from '../../src/storage/sites';
 import { authorized, deploy, token } from '../support/client';
-import { liveFiles } from '../support/live-files';
+import { liveFiles, liveKeys, storedKeys } from '../support/live-files';
 import { type Subscriber, subscribe } from '../events/subscriber';
 
 const coordinatorOf = (domain: string) => env.SITES.get(env.SITES.idFromName(domain));
 
-async function storedKeys(domain: string): Promise<string[]> {
-  const listing = await env.FILES.list({ prefix: `sites/${domain}/` });
-  return listing.objects.map((object) => object.key).sort();
-}
 
-async function liveKeys(domain: string): Promise<string[]> {
-  const { deployment } = (await getSite(env.DB, domain))!;
-  return [deployment!.indexKey, ...deployment!.packs].sort();
-}
 
 /** The coordinator of `domain` stops (as a runtime killed mid-change would) right after `binding`'s `method` did its work. */
 async function stopAfter(domain: string, binding: 'DB' | 'NOTIFICATIONS', method: 'batch' | 'send'): Promise<void> {

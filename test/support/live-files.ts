@@ -15,3 +15,15 @@ export async function liveFiles(domain: string): Promise<Record<string, string>>
   }
   return files;
 }
+
+/** Every object stored under the site's prefix, sorted. */
+export async function storedKeys(domain: string): Promise<string[]> {
+  const listing = await env.FILES.list({ prefix: `sites/${domain}/` });
+  return listing.objects.map((object) => object.key).sort();
+}
+
+/** The keys the live deployment needs: its index and packs. */
+export async function liveKeys(domain: string): Promise<string[]> {
+  const { deployment } = (await getSite(env.DB, domain))!;
+  return [deployment!.indexKey, ...deployment!.packs].sort();
+}
