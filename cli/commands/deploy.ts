@@ -53,7 +53,9 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   if (!named) throw new CliError('usage', 'Which domain? Pass --domain example.com (or set "domain" in the --config file).');
   const domain = checkedDomain(named);
   const api = await connect();
-  await api.checkDeployable(sitePath(domain));
+  // Asked while the folder is read and hashed: a refusal still comes before any byte of it is sent.
+  const deployable = api.checkDeployable(sitePath(domain));
+  deployable.catch(() => {});
   const root = resolve(dir);
   const folder = await collectFolder(root);
   if (folder.files.length === 0) throw new CliError('usage', `There are no files to deploy in ${dir}.`);
@@ -63,6 +65,7 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   };
   say(`Deploying ${relative(process.cwd(), root) || '.'} to ${pc.bold(domain)}`);
   const files = await hashFolder(folder.files);
+  await deployable;
   const pending = await createDeployment(api, domain, files, hostOptions.options);
   const toSend = filesToSend(files, pending.missing ?? []);
   const sendBytes = sizeOf(toSend);
