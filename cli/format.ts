@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 
-/** The spec's zone-less UTC timestamps, shown as `2026-11-20 10:11:12 UTC`. */
+/** The API's zone-less UTC timestamps (docs/api.md, Timestamps), shown as `2026-11-20 10:11:12 UTC`. */
 export function formatTimestamp(value: unknown): string {
   if (typeof value !== 'string' || value === '') return '-';
   return `${value.replace('T', ' ').replace(/\.\d+$/, '').replace(/Z$/, '')} UTC`;

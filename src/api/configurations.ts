@@ -52,7 +52,7 @@ resource(configurations, '/v2/configurations', {
   ],
 });
 
-/** The configuration record: the spec's `{modified, domain, configuration}`. */
+/** The configuration record: `{modified, domain, configuration}` (docs/api.md). */
 function configurationRecord(site: SiteRecord): ConfigurationRecord {
   return { modified: timestamp(site.configurationModified), domain: site.domain, configuration: site.configuration };
 }

@@ -14,7 +14,7 @@ import { type UploadPlan, deployFolder } from '../incremental-deploy';
 
 const LISTED_PATHS = 20;
 
-/** Deploy: a domain, a folder (dropped or chosen) and optional host options, sent as the spec's multipart form. */
+/** Deploy: a domain, a folder (dropped or chosen) and optional host options, sent incrementally (or, for host options alone, as the multipart deploy form). */
 export function deployScreen(context: ScreenContext, initialDomain?: string): Screen {
   const domain = domainField(context.config.apiHostnames, initialDomain);
   let selected: SelectedFile[] = [];
