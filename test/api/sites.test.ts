@@ -103,7 +103,7 @@ describe('configurations', () => {
     expect(await afterDelete.json()).not.toContainEqual(expect.objectContaining({ domain: 'ims.example' }));
   });
 
-  it('accepts the body's timestamp form in If-Modified-Since', async () => {
+  it('accepts the timestamp form of response bodies in If-Modified-Since', async () => {
     await deploy('stamp.example', {}, { root: 'a' });
     const future = new Date(Date.now() + 60_000).toISOString().slice(0, 23);
     const response = await authorized('/v2/configurations', { headers: { 'if-modified-since': future } }, { scope: 'global_read' });
