@@ -86,6 +86,26 @@ describe('incremental deploys', () => {
     expect(await liveFiles(domain)).toEqual({ 'index.html': 'v1' });
   });
 
+  it('refuses a blob larger than MAX_FILE_BYTES with 413 naming it, storing nothing of it', async () => {
+    const domain = 'big-blob.example';
+    await deploy(domain, { 'index.html': 'v1' });
+    const big = 'x'.repeat(64);
+    const pending = await (await begin(domain, await manifestOf({ 'index.html': big }))).json<Deployment>();
+    const request = new Request(`http://localhost/v2/sites/${domain}/deployments/${pending.id}/blobs`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${await token()}` },
+      body: await blobForm([big]),
+    });
+    const ctx = createExecutionContext();
+    const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, MAX_FILE_BYTES: '32' }, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(response.status).toBe(413);
+    expect(await problemOf(response)).toMatchObject({ limit: 'MAX_FILE_BYTES', value: 32 });
+    const again = await authorized(`/v2/sites/${domain}/deployments/${pending.id}`);
+    expect((await again.json<Deployment>()).missing).toEqual([await sha256Hex(big)]);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'v1' });
+  });
+
   it('leaves nothing live when the upload is interrupted, and resumes with what is still missing', async () => {
     const domain = 'resume.example';
     await deploy(domain, { 'index.html': 'before' });
