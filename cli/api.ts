@@ -1,4 +1,4 @@
-import { type ApiError, apiErrorOf } from '../src/shared/problem.ts';
+import { type ApiError, apiErrorOf } from '../src/common/problem.ts';
 import { CliError, type ErrorKind } from './errors.ts';
 import { type BodyWriter, streamRequest } from './upload.ts';
 import { version } from './version.ts';

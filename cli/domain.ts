@@ -1,4 +1,4 @@
-import { InvalidDomainError, normaliseDomain } from '../src/shared/domain-rules.ts';
+import { InvalidDomainError, normaliseDomain } from '../src/common/domain-rules.ts';
 import { CliError } from './errors.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { InvalidDomainError, normaliseDomain } from './shared/domain-rules';
+import { InvalidDomainError, normaliseDomain } from './common/domain-rules';
 import { Problem } from './http/problem';
 
 /**

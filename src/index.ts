@@ -8,7 +8,7 @@ import { consumeQueue } from './queues';
 import { InvalidSetting, type Settings, settingsOf } from './settings';
 import { previewIdOf, servePreview } from './sites/preview';
 import { serveSite } from './sites/serve';
-import { siteDomainOf } from './shared/site-url';
+import { siteDomainOf } from './common/site-url';
 
 export { SiteCoordinator } from './site/coordinator';
 export { EventLog } from './events/event-log';

@@ -11,7 +11,7 @@
 import service from '../../src/index';
 import type { Env } from '../../src/env';
 import { settingsOf } from '../../src/settings';
-import { siteDomainOf } from '../../src/shared/site-url';
+import { siteDomainOf } from '../../src/common/site-url';
 import { serveSite } from '../../src/sites/serve';
 
 export { EventLog, SiteCoordinator } from '../../src/index';

@@ -2,8 +2,8 @@ import pc from 'picocolors';
 import { connect } from '../credentials.ts';
 import { printJson } from '../format.ts';
 import { readJsonArgument } from '../input.ts';
-import type { ConfigurationRecord } from '../../src/shared/api-types.ts';
-import { sitePath } from '../../src/shared/site-paths.ts';
+import type { ConfigurationRecord } from '../../src/common/api-types.ts';
+import { sitePath } from '../../src/common/site-paths.ts';
 
 interface JsonOption {
   json?: boolean;

@@ -8,11 +8,11 @@ import { createProgress } from '../deploy/progress.ts';
 import { checkedDomain } from '../domain.ts';
 import { CliError } from '../errors.ts';
 import { count, printJson } from '../format.ts';
-import type { DeployResult } from '../../src/shared/api-types.ts';
-import { formatBytes } from '../../src/shared/format-bytes.ts';
-import { filesToSend, sendMissing } from '../../src/shared/incremental-deploy.ts';
-import { sitePath } from '../../src/shared/site-paths.ts';
-import { siteUrl } from '../../src/shared/site-url.ts';
+import type { DeployResult } from '../../src/common/api-types.ts';
+import { formatBytes } from '../../src/common/format-bytes.ts';
+import { filesToSend, sendMissing } from '../../src/common/incremental-deploy.ts';
+import { sitePath } from '../../src/common/site-paths.ts';
+import { siteUrl } from '../../src/common/site-url.ts';
 import { readJsonArgument } from '../input.ts';
 
 export interface DeployOptions {

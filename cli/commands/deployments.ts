@@ -5,9 +5,9 @@ import { deploymentPath } from '../deploy/incremental.ts';
 import { CliError } from '../errors.ts';
 import { count, formatTimestamp, printJson, table } from '../format.ts';
 import { confirm } from '../input.ts';
-import type { DeployResult, Deployment, DeploymentPage } from '../../src/shared/api-types.ts';
-import { formatBytes } from '../../src/shared/format-bytes.ts';
-import { sitePath } from '../../src/shared/site-paths.ts';
+import type { DeployResult, Deployment, DeploymentPage } from '../../src/common/api-types.ts';
+import { formatBytes } from '../../src/common/format-bytes.ts';
+import { sitePath } from '../../src/common/site-paths.ts';
 
 /** Every page of the site's deployments, newest first, until `enough` says the ones read so far suffice. */
 async function readDeployments(api: ApiClient, domain: string, enough: (read: Deployment[]) => boolean = () => false): Promise<Deployment[]> {

@@ -5,9 +5,9 @@ import { connect } from '../credentials.ts';
 import { CliError } from '../errors.ts';
 import { formatTimestamp, printJson, table } from '../format.ts';
 import { type BodyWriter, writeFileContent } from '../upload.ts';
-import type { FileEntry, FileListing } from '../../src/shared/api-types.ts';
-import { formatBytes } from '../../src/shared/format-bytes.ts';
-import { filesPath } from '../../src/shared/site-paths.ts';
+import type { FileEntry, FileListing } from '../../src/common/api-types.ts';
+import { formatBytes } from '../../src/common/format-bytes.ts';
+import { filesPath } from '../../src/common/site-paths.ts';
 
 /** A local file (its length known) or standard input, as a request body. */
 async function bodyOf(source: string): Promise<{ write: BodyWriter; length?: number }> {

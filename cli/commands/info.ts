@@ -1,10 +1,10 @@
 import pc from 'picocolors';
 import { connect } from '../credentials.ts';
 import { formatTimestamp, printJson } from '../format.ts';
-import type { SiteInfo } from '../../src/shared/api-types.ts';
-import { formatBytes } from '../../src/shared/format-bytes.ts';
-import { sitePath } from '../../src/shared/site-paths.ts';
-import { siteUrl } from '../../src/shared/site-url.ts';
+import type { SiteInfo } from '../../src/common/api-types.ts';
+import { formatBytes } from '../../src/common/format-bytes.ts';
+import { sitePath } from '../../src/common/site-paths.ts';
+import { siteUrl } from '../../src/common/site-url.ts';
 
 function describeCertificate(certificate: SiteInfo['certificate']): string {
   if (!certificate?.status) return 'none';

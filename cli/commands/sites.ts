@@ -2,10 +2,10 @@ import pc from 'picocolors';
 import { connect } from '../credentials.ts';
 import { CliError } from '../errors.ts';
 import { formatTimestamp, printJson, table } from '../format.ts';
-import { siteUrl } from '../../src/shared/site-url.ts';
+import { siteUrl } from '../../src/common/site-url.ts';
 import { confirm } from '../input.ts';
-import type { Site } from '../../src/shared/api-types.ts';
-import { sitePath } from '../../src/shared/site-paths.ts';
+import type { Site } from '../../src/common/api-types.ts';
+import { sitePath } from '../../src/common/site-paths.ts';
 
 export async function listSites(options: { json?: boolean }): Promise<void> {
   const api = await connect();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { CliError } from '../errors.ts';
-import { hashFiles } from '../../src/shared/incremental-deploy.ts';
+import { hashFiles } from '../../src/common/incremental-deploy.ts';
 import type { LocalFile } from './collect.ts';
 
 export type HashedLocalFile = LocalFile & { hash: string };

@@ -1,8 +1,8 @@
 import type { ApiClient } from '../api.ts';
 import { CliError } from '../errors.ts';
-import type { DeployResult, Deployment } from '../../src/shared/api-types.ts';
-import { type DeployTransport, type PendingDeployment, manifestOf } from '../../src/shared/incremental-deploy.ts';
-import { sitePath } from '../../src/shared/site-paths.ts';
+import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
+import { type DeployTransport, type PendingDeployment, manifestOf } from '../../src/common/incremental-deploy.ts';
+import { sitePath } from '../../src/common/site-paths.ts';
 import type { HashedLocalFile } from './hash.ts';
 import { blobsBody, type UploadProgress } from './multipart.ts';
 

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import { formatBytes } from '../../src/shared/format-bytes.ts';
+import { formatBytes } from '../../src/common/format-bytes.ts';
 import { count } from '../format.ts';
 import type { UploadProgress } from './multipart.ts';
 

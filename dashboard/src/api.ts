@@ -1,4 +1,4 @@
-import { type ApiError, apiErrorOf } from '../../src/shared/problem';
+import { type ApiError, apiErrorOf } from '../../src/common/problem';
 import { currentToken } from './session';
 
 /** Listeners told when the server refuses the token (401), so the page can ask for a new one. */

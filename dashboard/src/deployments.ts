@@ -1,6 +1,6 @@
-import type { DeployResult, Deployment, DeploymentPage } from '../../src/shared/api-types';
-import { formatBytes } from '../../src/shared/format-bytes';
-import { sitePath } from '../../src/shared/site-paths';
+import type { DeployResult, Deployment, DeploymentPage } from '../../src/common/api-types';
+import { formatBytes } from '../../src/common/format-bytes';
+import { sitePath } from '../../src/common/site-paths';
 import { request } from './api';
 import { confirmAction } from './dialog';
 import { announce, fill, h } from './dom';

@@ -1,4 +1,4 @@
-import { followEvents as followEventStream } from '../../src/shared/event-stream';
+import { followEvents as followEventStream } from '../../src/common/event-stream';
 import { authorizationHeader } from './api';
 
 export interface ServiceEvent {
@@ -10,7 +10,7 @@ export interface ServiceEvent {
 export type StreamState = { state: 'connecting' } | { state: 'live' } | { state: 'unavailable'; reason: string };
 
 /**
- * Follows `GET /v2/events` until `signal` aborts (src/shared/event-stream.ts: resumes after the
+ * Follows `GET /v2/events` until `signal` aborts (src/common/event-stream.ts: resumes after the
  * last event seen, and from the oldest kept after a gap). EventSource cannot send an
  * Authorization header, so the stream is read with fetch. An answer that says the stream is not
  * there for this user (403 scope, 404/501 not deployed) ends it.

@@ -1,4 +1,4 @@
-import type { DeployResult } from '../../src/shared/api-types';
+import type { DeployResult } from '../../src/common/api-types';
 import {
   type HashedFile,
   type PendingDeployment,
@@ -7,9 +7,9 @@ import {
   manifestOf,
   sendMissing,
   sha256Hex,
-} from '../../src/shared/incremental-deploy';
-import { ApiError } from '../../src/shared/problem';
-import { sitePath } from '../../src/shared/site-paths';
+} from '../../src/common/incremental-deploy';
+import { ApiError } from '../../src/common/problem';
+import { sitePath } from '../../src/common/site-paths';
 import { request } from './api';
 import type { SelectedFile } from './folder';
 import { ConnectionLostError, sendWithProgress } from './upload';

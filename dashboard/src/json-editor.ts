@@ -1,6 +1,6 @@
 import { type Node as JsonNode, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { validateHostConfiguration } from '../../src/configuration/host-schema';
-import type { PointerError } from '../../src/shared/api-types';
+import type { PointerError } from '../../src/common/api-types';
 import { fill, h } from './dom';
 
 /** An error placed in the editor's text: where to select when the person asks to see it (syntax errors have no pointer). */

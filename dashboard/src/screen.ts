@@ -1,4 +1,4 @@
-import { ApiError } from '../../src/shared/problem';
+import { ApiError } from '../../src/common/problem';
 import { h } from './dom';
 import type { PageConfig } from './page-config';
 

@@ -5,7 +5,7 @@ import { siteCoordinator } from '../site/client';
 import { ifNoneMatchMatches, settledLastModified, wholeSecond } from '../http/conditional';
 import { readJsonBody } from '../http/json-body';
 import { resource } from '../http/resource';
-import type { ConfigurationRecord } from '../shared/api-types';
+import type { ConfigurationRecord } from '../common/api-types';
 import { httpDate, parseHttpDate, parseTimestamp, timestamp } from '../http/time';
 import { type ConfigurationsClock, type SiteRecord, listConfigurations } from '../storage/sites';
 import { domainParam } from './domain-param';

@@ -7,7 +7,7 @@ import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { settingsOf } from '../settings';
-import type { Deployment, DeploymentPage } from '../shared/api-types';
+import type { Deployment, DeploymentPage } from '../common/api-types';
 import { authorize, deploymentNotFound } from '../site/access';
 import { siteCoordinator } from '../site/client';
 import { isDeploymentId } from '../site/deployment-id';

@@ -6,7 +6,7 @@ import { siteCoordinator } from '../site/client';
 import { uploadFile } from '../deploy/upload-file';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
-import type { DirectoryEntry, FileEntry as ListedFile } from '../shared/api-types';
+import type { DirectoryEntry, FileEntry as ListedFile } from '../common/api-types';
 import { timestamp } from '../http/time';
 import { type FileEntry, readFileIndex } from '../storage/file-index';
 import { domainParam } from './domain-param';

@@ -7,7 +7,7 @@ import type { SiteMetadata } from '../deploy/metadata';
 import { readJsonBody } from '../http/json-body';
 import { isObject } from '../http/merge-patch';
 import { Problem } from '../http/problem';
-import type { SiteInfo } from '../shared/api-types';
+import type { SiteInfo } from '../common/api-types';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { getCertificateSummary } from '../storage/certificates';

@@ -9,7 +9,7 @@ import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import type { DeploymentRecord } from '../storage/deployments';
 import { getSiteOwner } from '../storage/sites';
-import type { DeployResult } from '../shared/api-types';
+import type { DeployResult } from '../common/api-types';
 import { deployLimits } from './limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
 

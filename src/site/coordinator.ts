@@ -1,7 +1,7 @@
 // One file over 250 lines: every change to a domain is an RPC method of this one Durable Object class; each body is short and leaves the work to ./commits.ts, ./deployments.ts, ./file-rules.ts and ./freshness.ts.
 import { DurableObject } from 'cloudflare:workers';
 import { checkHostConfiguration } from '../configuration/parse';
-import type { DeployResult } from '../shared/api-types';
+import type { DeployResult } from '../common/api-types';
 import { deployLimits } from '../deploy/limits';
 import { readManifest } from '../deploy/manifest';
 import { checkMetadata, type SiteMetadata } from '../deploy/metadata';

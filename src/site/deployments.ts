@@ -6,7 +6,7 @@ import { contentTypeOf } from '../deploy/content-type';
 import { emptyHash, hashToHex, type Manifest } from '../deploy/manifest';
 import type { Env } from '../env';
 import { timestamp } from '../http/time';
-import type { DeployResult } from '../shared/api-types';
+import type { DeployResult } from '../common/api-types';
 import { settingsOf } from '../settings';
 import type { BlobLocation, DeploymentRecord, DeploymentSource } from '../storage/deployments';
 import { type FileEntry, type FileIndex } from '../storage/file-index';

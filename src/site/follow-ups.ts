@@ -9,7 +9,7 @@
  * (`committed`) and settles or drops them.
  */
 import { forgetCertificate } from '../certificates/unpublish';
-import type { DeployResult } from '../shared/api-types';
+import type { DeployResult } from '../common/api-types';
 import type { Env } from '../env';
 import type { KeyedNotification } from '../events/notifications';
 import { log } from '../log';

@@ -1,7 +1,7 @@
 // One file over 250 lines: every statement on the certificates table checks the same job lease (job_id, lease_until), which must be read side by side.
 /** D1 access to certificates, their jobs' leases, ACME challenges and ACME accounts. Times are epoch ms. */
 import { timestamp } from '../http/time';
-import type { CertificateStatus, CertificateSummary } from '../shared/api-types';
+import type { CertificateStatus, CertificateSummary } from '../common/api-types';
 
 export interface CertificateRecord {
   domain: string;

@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { Deployment, DeploymentPage, DeployResult } from '../../src/shared/api-types';
+import type { Deployment, DeploymentPage, DeployResult } from '../../src/common/api-types';
 import { getSite } from '../../src/storage/sites';
 import { authorized, call, deploy, deployForm } from '../support/client';
 import { keepDeployments, storedObjects } from '../support/deployments';

@@ -2,7 +2,7 @@ import { createExecutionContext, runInDurableObject, waitOnExecutionContext } fr
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
-import type { Deployment, DeployResult } from '../../src/shared/api-types';
+import type { Deployment, DeployResult } from '../../src/common/api-types';
 import type { SiteCoordinator } from '../../src/site/coordinator';
 import { authorized, deploy, problemOf, token } from '../support/client';
 import { sha256Hex } from '../support/deployments';

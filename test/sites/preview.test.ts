@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Deployment, DeployResult } from '../../src/shared/api-types';
+import type { Deployment, DeployResult } from '../../src/common/api-types';
 import { authorized, call, deploy, deployForm, token } from '../support/client';
 import { keepDeployments } from '../support/deployments';
 

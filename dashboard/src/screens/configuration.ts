@@ -1,6 +1,6 @@
-import type { ConfigurationRecord } from '../../../src/shared/api-types';
-import { ApiError } from '../../../src/shared/problem';
-import { sitePath } from '../../../src/shared/site-paths';
+import type { ConfigurationRecord } from '../../../src/common/api-types';
+import { ApiError } from '../../../src/common/problem';
+import { sitePath } from '../../../src/common/site-paths';
 import { request } from '../api';
 import { announce, fill, h } from '../dom';
 import { timeElement } from '../format';

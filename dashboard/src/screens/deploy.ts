@@ -1,14 +1,14 @@
-import type { DeployResult } from '../../../src/shared/api-types';
-import { formatBytes } from '../../../src/shared/format-bytes';
-import { ApiError } from '../../../src/shared/problem';
-import { sitePath } from '../../../src/shared/site-paths';
+import type { DeployResult } from '../../../src/common/api-types';
+import { formatBytes } from '../../../src/common/format-bytes';
+import { ApiError } from '../../../src/common/problem';
+import { sitePath } from '../../../src/common/site-paths';
 import { domainField } from '../domain-field';
 import { announce, fill, h } from '../dom';
 import { type SelectedFile, filesFromDrop, filesFromInput } from '../folder';
 import { jsonEditor } from '../json-editor';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { siteUrl } from '../../../src/shared/site-url';
+import { siteUrl } from '../../../src/common/site-url';
 import { sendWithProgress } from '../upload';
 import { type UploadPlan, deployFolder } from '../incremental-deploy';
 

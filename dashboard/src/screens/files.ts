@@ -1,14 +1,14 @@
-import type { DirectoryEntry, FileEntry, FileListing } from '../../../src/shared/api-types';
-import { formatBytes } from '../../../src/shared/format-bytes';
-import { ApiError } from '../../../src/shared/problem';
-import { encodePath, filesPath } from '../../../src/shared/site-paths';
+import type { DirectoryEntry, FileEntry, FileListing } from '../../../src/common/api-types';
+import { formatBytes } from '../../../src/common/format-bytes';
+import { ApiError } from '../../../src/common/problem';
+import { encodePath, filesPath } from '../../../src/common/site-paths';
 import { request } from '../api';
 import { confirmAction } from '../dialog';
 import { announce, fill, h } from '../dom';
 import { timeElement } from '../format';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { siteUrl } from '../../../src/shared/site-url';
+import { siteUrl } from '../../../src/common/site-url';
 import { sendWithProgress } from '../upload';
 
 /** Files: browse a site's folders, upload (add or replace) one file, delete one file. */

@@ -1,13 +1,13 @@
-import type { SiteInfo } from '../../../src/shared/api-types';
-import { formatBytes } from '../../../src/shared/format-bytes';
-import { sitePath } from '../../../src/shared/site-paths';
+import type { SiteInfo } from '../../../src/common/api-types';
+import { formatBytes } from '../../../src/common/format-bytes';
+import { sitePath } from '../../../src/common/site-paths';
 import { request } from '../api';
 import { fill, h } from '../dom';
 import { followEvents, type ServiceEvent } from '../events';
 import { timeElement } from '../format';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { siteUrl } from '../../../src/shared/site-url';
+import { siteUrl } from '../../../src/common/site-url';
 import { unpublish } from './sites';
 import { deploymentsList } from '../deployments';
 

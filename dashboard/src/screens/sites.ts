@@ -1,12 +1,12 @@
-import type { Site } from '../../../src/shared/api-types';
-import { sitePath } from '../../../src/shared/site-paths';
+import type { Site } from '../../../src/common/api-types';
+import { sitePath } from '../../../src/common/site-paths';
 import { request } from '../api';
 import { confirmAction } from '../dialog';
 import { announce, fill, h } from '../dom';
 import { timeElement } from '../format';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
-import { siteUrl } from '../../../src/shared/site-url';
+import { siteUrl } from '../../../src/common/site-url';
 
 /** Asks, then unpublishes; true when the site is gone. */
 export async function unpublish(domain: string, feedback: HTMLElement): Promise<boolean> {

@@ -13,7 +13,7 @@ import type {
   ProblemDetails,
   Site,
   SiteInfo,
-} from '../../src/shared/api-types';
+} from '../../src/common/api-types';
 
 /**
  * Each property of T, marked as TypeScript declares it. A shape below `satisfies` it only when it

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchesOf, type DeployTransport, filesToSend, type HashedFile, sendMissing, sha256Hex } from '../../src/shared/incremental-deploy';
+import { batchesOf, type DeployTransport, filesToSend, type HashedFile, sendMissing, sha256Hex } from '../../src/common/incremental-deploy';
 
 const file = (path: string, size: number, hash = path): HashedFile => ({ path, size, hash });
 

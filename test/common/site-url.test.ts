@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { siteDomainOf, siteUrl } from '../../src/shared/site-url';
+import { siteDomainOf, siteUrl } from '../../src/common/site-url';
 
 describe('site URLs', () => {
   it('serves example.com on example.com.localhost, and any other Host as itself', () => {

@@ -1,6 +1,6 @@
 // The API's response bodies, declared once for the Worker that sends them and the CLI and the
 // dashboard that read them. Each is a component schema of schema/openapi.json under the same
-// name; test/shared/api-types.test.ts checks that the two agree.
+// name; test/common/api-types.test.ts checks that the two agree.
 
 /** UTC, `YYYY-MM-DDTHH:mm:ss.SSS`, no zone designator. */
 export type Timestamp = string;
