@@ -50,8 +50,8 @@ function cursorOf(record: DeploymentRecord): string {
 
 function parseCursor(text: string | undefined): DeploymentsCursor | undefined {
   if (text === undefined) return undefined;
-  const match = /^(\d{1,15})-([a-z2-7]{20})$/.exec(text);
-  if (!match) throw new Problem('invalid-request', '`cursor` must be one a page of this list gave as `next`.');
+  const match = /^(\d{1,15})-(.*)$/.exec(text);
+  if (!match || !isDeploymentId(match[2]!)) throw new Problem('invalid-request', '`cursor` must be one a page of this list gave as `next`.');
   return { created: Number(match[1]), id: match[2]! };
 }
 

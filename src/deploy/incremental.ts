@@ -12,13 +12,13 @@ import { log } from '../log';
 import { authorize } from '../site/access';
 import { siteCoordinator, uploadRecord } from '../site/client';
 import { newDeploymentId } from '../site/deployment-id';
-import { missingHashes } from '../site/deployments';
+import { missingHashes, uploadingDeployment } from '../site/deployments';
 import { checkFileSize, checkSiteSize } from '../site/file-rules';
-import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs, putDeployment } from '../storage/deployments';
+import { type BlobLocation, type DeploymentRecord, knownBlobs, putDeployment } from '../storage/deployments';
 import { keys } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
-import { type DeployLimits, deployLimits, limitExceeded } from './limits';
+import { type DeployLimits, checkContentLength, deployLimits } from './limits';
 import { type Manifest, checkManifest, hexToHash, isSha256Hex, manifestTooLarge, maxManifestBytes, readManifest, writeManifest } from './manifest';
 import { maxFramingBytes, readMultipartFormData, type PartHeader, type PartReceiver } from './multipart-reader';
 import { packedPart } from './packed-part';
@@ -67,19 +67,13 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   return { record, missing: missingHashes(manifest, known) };
 }
 
-/** The incremental deployment `id` of `domain` still uploading and begun by `userId`, or a 404. */
-async function uploadingOf(env: Env, domain: string, id: string, userId: string): Promise<DeploymentRecord> {
-  const record = await getDeployment(env.DB, domain, id);
-  if (record?.state !== 'uploading' || record.createdBy !== userId) {
-    throw new Problem('not-found', `${domain} has no incremental deploy ${JSON.stringify(id)} of yours still receiving bytes.`);
-  }
-  return record;
-}
-
 /** What `record` still lacks. */
 export async function stillMissing(env: Env, record: DeploymentRecord): Promise<string[]> {
-  const manifest = await readManifest(env.FILES, record.manifestKey!);
-  return missingHashes(manifest, await knownBlobs(env.DB, record.domain, manifest.files.map((file) => file.hash)));
+  return missingOf(env, record.domain, await readManifest(env.FILES, record.manifestKey!));
+}
+
+async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<string[]> {
+  return missingHashes(manifest, await knownBlobs(env.DB, domain, manifest.files.map((file) => file.hash)));
 }
 
 /**
@@ -89,11 +83,9 @@ export async function stillMissing(env: Env, record: DeploymentRecord): Promise<
  */
 export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
-  const record = await uploadingOf(env, domain, id, userId);
+  const record = await uploadingDeployment(env.DB, domain, id, userId);
   const limits = deployLimits(env);
-  const length = Number(request.headers.get('content-length') ?? 0);
-  const largest = limits.maxTotalBytes + maxFramingBytes(limits.maxFiles);
-  if (length > largest) throw limitExceeded(limits, 'maxTotalBytes', `The body's Content-Length is ${length} bytes, more than the ${largest} bytes an upload within the limits can be`);
+  checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');
 
   const manifest = await readManifest(env.FILES, record.manifestKey!);
   const uses = new Map<string, number>();
@@ -112,7 +104,7 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
     throw error;
   }
   await keepReceived(env, { domain, userId, id, pack, received });
-  return { record, missing: await stillMissing(env, record) };
+  return { record, missing: await missingOf(env, domain, manifest) };
 }
 
 /** The site's bytes so far, against MAX_TOTAL_BYTES; `counted`: the hashes already in that sum. */

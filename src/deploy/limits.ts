@@ -17,6 +17,17 @@ export function deployLimits(env: Env): DeployLimits {
   return { maxFiles, maxTotalBytes, maxFileBytes };
 }
 
+/**
+ * 413 naming MAX_TOTAL_BYTES, before the body is read, for a Content-Length over `largest`: the
+ * most that `kind` within the limits can be, so that reading would refuse it anyway.
+ */
+export function checkContentLength(request: Request, limits: DeployLimits, largest: number, kind: string): void {
+  const length = Number(request.headers.get('content-length') ?? 0);
+  if (length > largest) {
+    throw limitExceeded(limits, 'maxTotalBytes', `The body's Content-Length is ${length} bytes, more than the ${largest} bytes ${kind} within the limits can be`);
+  }
+}
+
 /** The 413 for an exceeded limit: `what` happened, and which limit with which value forbids it. */
 export function limitExceeded(limits: DeployLimits, limit: keyof DeployLimits, what: string): Problem {
   const value = limits[limit];

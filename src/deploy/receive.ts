@@ -5,7 +5,7 @@ import { checkFileSize, checkFilesAndFolders, checkSiteSize } from '../site/file
 import { type FileEntry, byPath } from '../storage/file-index';
 import type { PackWriter } from '../storage/pack-writer';
 import { contentTypeOf } from './content-type';
-import { type DeployLimits, limitExceeded } from './limits';
+import { type DeployLimits, checkContentLength } from './limits';
 import { type PartHeader, type PartReceiver, maxFramingBytes, readMultipartFormData } from './multipart-reader';
 import { packedPart } from './packed-part';
 import { checkFilePath, commonFolderPrefixLength } from './paths';
@@ -35,12 +35,7 @@ export function isMultipartFormData(request: Request): boolean {
  * reading would accept; a smaller body over the limits is refused as it streams, at the byte over.
  */
 export function checkDeployLength(request: Request, limits: DeployLimits): void {
-  const length = Number(request.headers.get('content-length') ?? 0);
-  const largest = limits.maxTotalBytes + maxJsonBytes + maxFramingBytes(limits.maxFiles + 1);
-  if (length > largest) {
-    const what = `The body's Content-Length is ${length} bytes, more than the ${largest} bytes a deploy within the limits can be`;
-    throw limitExceeded(limits, 'maxTotalBytes', what);
-  }
+  checkContentLength(request, limits, limits.maxTotalBytes + maxJsonBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
 }
 
 /**

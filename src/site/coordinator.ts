@@ -29,7 +29,7 @@ import type { BlobUpload, DeployCommit, Edit, FileUpload } from './changes';
 import { checkFilesAndFolders, checkSiteSize } from './file-rules';
 import { Commits } from './commits';
 import { newDeploymentId } from './deployment-id';
-import { deployResult, indexOfManifest, keptWindowOf, missingHashes, newestFirst, readyDeployment, sameConfiguration, siteWith } from './deployments';
+import { deployResult, indexOfManifest, keptWindowOf, missingHashes, newestFirst, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployments';
 import type { FollowUp, PendingChange, SiteEvent } from './follow-ups';
 import { LiveRecord, type LiveSite } from './freshness';
 import { collection } from './kept-window';
@@ -172,7 +172,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { domain, pack } = upload;
       // Its pack is complete: no unfinished upload is left to abort.
       this.#commits.uploads.forget(pack);
-      await this.#uploading(domain, upload.userId, upload.deploymentId);
+      await uploadingDeployment(this.env.DB, domain, upload.deploymentId, upload.userId);
       if (!(await this.env.FILES.head(pack))) {
         throw new Problem('conflict', `The site ${domain} was unpublished while these bytes uploaded; deploy again.`);
       }
@@ -187,7 +187,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => {
       const site = await this.#load(domain);
       authorize({ userId }, domain, site?.userId ?? null, preview ? 'change' : 'deploy');
-      const uploading = await this.#uploading(domain, userId, id);
+      const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
       const { DB, FILES } = this.env;
       const manifest = await readManifest(FILES, uploading.manifestKey!);
       const known = await knownBlobs(DB, domain, manifest.files.map((file) => file.hash));
@@ -221,15 +221,6 @@ export class SiteCoordinator extends DurableObject<Env> {
       });
       return result;
     });
-  }
-
-  /** The incremental deploy `id` of `domain`, still uploading and begun by `userId`; else 404. */
-  async #uploading(domain: string, userId: string, id: string): Promise<DeploymentRecord> {
-    const record = await getDeployment(this.env.DB, domain, id);
-    if (record?.state !== 'uploading' || record.createdBy !== userId) {
-      throw new Problem('not-found', `${domain} has no incremental deploy ${id} of yours still receiving bytes.`);
-    }
-    return record;
   }
 
   unpublish(domain: string, userId: string): Promise<Outcome<null>> {

@@ -5,10 +5,11 @@
 import { contentTypeOf } from '../deploy/content-type';
 import { emptyHash, hashToHex, type Manifest } from '../deploy/manifest';
 import type { Env } from '../env';
+import { Problem } from '../http/problem';
 import { timestamp } from '../http/time';
 import type { DeployResult } from '../common/api-types';
 import { settingsOf } from '../settings';
-import type { BlobLocation, DeploymentRecord, DeploymentSource } from '../storage/deployments';
+import { type BlobLocation, type DeploymentRecord, type DeploymentSource, getDeployment } from '../storage/deployments';
 import { type FileEntry, type FileIndex } from '../storage/file-index';
 import type { Deployment, SiteRecord } from '../storage/sites';
 import type { KeptWindow } from './kept-window';
@@ -87,6 +88,15 @@ export function deployResult(previous: SiteRecord | null, next: SiteRecord, hasN
     deploymentId: next.liveDeploymentId!,
     committedAt: timestamp(next.modified),
   };
+}
+
+/** The incremental deploy `id` of `domain`, still uploading and begun by `userId`; else a 404. */
+export async function uploadingDeployment(db: D1Database, domain: string, id: string, userId: string): Promise<DeploymentRecord> {
+  const record = await getDeployment(db, domain, id);
+  if (record?.state !== 'uploading' || record.createdBy !== userId) {
+    throw new Problem('not-found', `${domain} has no incremental deploy ${JSON.stringify(id)} of yours still receiving bytes.`);
+  }
+  return record;
 }
 
 /** The hashes of `manifest` whose bytes are neither stored (`known`) nor empty, in hex, once each. */
