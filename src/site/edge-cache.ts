@@ -3,8 +3,8 @@
  * change clears the one thing in it that can go stale, a site's live record (docs/serving.md).
  * Keys are URLs on `EDGE_CACHE_HOST`, a host the service fixes: never a visitor's Host.
  */
+import { purgeUrls } from '../certificates/cloudflare/api';
 import type { Env } from '../env';
-import { log } from '../log';
 import { type EdgeSettings, settingsOf } from '../settings';
 
 export const edgeKeys = {
@@ -28,11 +28,6 @@ export function defaultLocation(): Cache {
   return caches.default;
 }
 
-/** A purge the zone API refused or could not be reached for. */
-export class PurgeFailed extends Error {
-  override name = 'PurgeFailed';
-}
-
 /**
  * Removes `url` from every location: through the zone's purge API, or locally from the
  * default cache and the named caches tests and benches emulate locations with.
@@ -44,14 +39,5 @@ export async function purgeEverywhere(env: Env, url: string): Promise<void> {
     await Promise.all([caches.default, ...named].map((cache) => cache.delete(url)));
     return;
   }
-  const response = await fetch(`https://api.cloudflare.com/client/v4/zones/${env.CLOUDFLARE_ZONE_ID}/purge_cache`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${env.CLOUDFLARE_API_TOKEN ?? ''}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ files: [url] }),
-  });
-  const body = (await response.json().catch(() => null)) as { success?: boolean; errors?: unknown } | null;
-  if (!response.ok || !body?.success) {
-    log.error('Purging a live record failed', { url, status: response.status, errors: body?.errors });
-    throw new PurgeFailed(`Cloudflare's purge of ${url} answered ${response.status}`);
-  }
+  await purgeUrls({ zoneId: env.CLOUDFLARE_ZONE_ID ?? '', apiToken: env.CLOUDFLARE_API_TOKEN ?? '' }, [url]);
 }

@@ -1,4 +1,4 @@
-/** The part of Cloudflare's REST API (v4) that manages Cloudflare for SaaS custom hostnames. */
+/** The parts of Cloudflare's REST API (v4) the service uses: a zone's custom hostnames (Cloudflare for SaaS) and its cache purge. */
 
 export interface CustomHostnameCertificate {
   issued_on?: string;
@@ -44,7 +44,7 @@ const notFound = 404;
 /** Cloudflare recommends HTTP validation; it completes once the hostname reaches the zone. */
 const sslSettings = { method: 'http', type: 'dv' } as const;
 
-export interface CustomHostnamesOptions {
+export interface ZoneApiOptions {
   zoneId: string;
   apiToken: string;
   /** Injected so tests can replay recorded responses; defaults to the global fetch. */
@@ -52,29 +52,39 @@ export interface CustomHostnamesOptions {
   baseUrl?: string;
 }
 
+export type CustomHostnamesOptions = ZoneApiOptions;
+
+/** One call on the zone (`path` below `/zones/<id>`); a failure, or `success: false`, is thrown as a `CloudflareApiError`. */
+export async function callZoneApi<T>(options: ZoneApiOptions, method: string, path: string, body?: unknown): Promise<T> {
+  const { zoneId, apiToken, baseUrl = 'https://api.cloudflare.com/client/v4', fetch: send = (input, init) => fetch(input, init) } = options;
+  const response = await send(`${baseUrl}/zones/${zoneId}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${apiToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const envelope = (await response.json().catch(() => null)) as Envelope<T> | null;
+  if (!response.ok || !envelope?.success) {
+    const errors = envelope?.errors ?? [];
+    const detail = errors.map((error) => `${error.message} (${error.code})`).join('; ') || `HTTP ${response.status}`;
+    throw new CloudflareApiError(response.status, errors.map((error) => error.code), `Cloudflare API: ${detail}`);
+  }
+  return envelope.result;
+}
+
+/** Removes `urls` from the zone's cache in every location (purge by URL). */
+export async function purgeUrls(options: ZoneApiOptions, urls: readonly string[]): Promise<void> {
+  await callZoneApi(options, 'POST', '/purge_cache', { files: urls });
+}
+
 export class CustomHostnames {
   readonly #options: CustomHostnamesOptions;
-  readonly #fetch: typeof fetch;
 
   constructor(options: CustomHostnamesOptions) {
     this.#options = options;
-    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
-  async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const { zoneId, apiToken, baseUrl = 'https://api.cloudflare.com/client/v4' } = this.#options;
-    const response = await this.#fetch(`${baseUrl}/zones/${zoneId}/custom_hostnames${path}`, {
-      method,
-      headers: { authorization: `Bearer ${apiToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const envelope = (await response.json().catch(() => null)) as Envelope<T> | null;
-    if (!response.ok || !envelope?.success) {
-      const errors = envelope?.errors ?? [];
-      const detail = errors.map((error) => `${error.message} (${error.code})`).join('; ') || `HTTP ${response.status}`;
-      throw new CloudflareApiError(response.status, errors.map((error) => error.code), `Cloudflare API: ${detail}`);
-    }
-    return envelope.result;
+  #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return callZoneApi(this.#options, method, `/custom_hostnames${path}`, body);
   }
 
   create(hostname: string): Promise<CustomHostname> {
