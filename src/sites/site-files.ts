@@ -47,7 +47,7 @@ export async function siteFilesOf(stores: FileStores, deployment: Deployment): P
     index = await located.json<FileIndex>();
   } else {
     index = await readFileIndex(stores.bucket, deployment.indexKey);
-    stores.waitUntil(stores.location.put(key, new Response(JSON.stringify(index), { headers: { 'cache-control': immutable } })));
+    stores.waitUntil(storeImmutable(stores, key, JSON.stringify(index)));
   }
   const files = arrange(index);
   cache.set(deployment.id, files, deployment.fileCount + 1);
@@ -94,7 +94,7 @@ export async function readFile(stores: FileStores, files: SiteFiles, entry: File
   if (!blob) {
     const located = await stores.location.match(key);
     blob = located ? await located.blob() : await (await readPack(stores.bucket, files, entry)).blob();
-    if (!located) stores.waitUntil(stores.location.put(key, new Response(blob, { headers: { 'cache-control': immutable } })));
+    if (!located) stores.waitUntil(storeImmutable(stores, key, blob));
     kept.set(entry.hash, blob, entry.size);
   }
   return range ? blob.slice(range.start, range.end + 1) : blob;
@@ -110,13 +110,19 @@ async function readLargeFile(stores: FileStores, key: string, files: SiteFiles, 
     return (await readPack(stores.bucket, files, entry, range)).body;
   }
   const [sent, stored] = (await readPack(stores.bucket, files, entry)).body.tee();
-  stores.waitUntil(stores.location.put(key, new Response(stored, { headers: { 'cache-control': immutable, 'content-length': String(entry.size) } })));
+  stores.waitUntil(storeImmutable(stores, key, stored, entry.size));
   return sent;
 }
 
 async function storeWhole(stores: FileStores, key: string, files: SiteFiles, entry: FileEntry): Promise<void> {
-  const whole = await readPack(stores.bucket, files, entry);
-  await stores.location.put(key, new Response(whole.body, { headers: { 'cache-control': immutable, 'content-length': String(entry.size) } }));
+  await storeImmutable(stores, key, (await readPack(stores.bucket, files, entry)).body, entry.size);
+}
+
+/** Keeps an immutable thing in the location's cache; a streamed body says its length, which the cache needs. */
+function storeImmutable(stores: FileStores, key: string, body: BodyInit, length?: number): Promise<void> {
+  const headers: Record<string, string> = { 'cache-control': immutable };
+  if (length !== undefined) headers['content-length'] = String(length);
+  return stores.location.put(key, new Response(body, { headers }));
 }
 
 async function readPack(bucket: R2Bucket, files: SiteFiles, entry: FileEntry, range?: ByteRange): Promise<R2ObjectBody> {
