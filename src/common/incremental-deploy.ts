@@ -74,7 +74,7 @@ export interface BatchLimits {
  * it keeps every whole blob of a request cut short, so a dropped connection costs a part, not a
  * batch. (16 MiB batches made a 2,000-file, 42 MB first deploy 0.5 s slower than one request.)
  */
-export const defaultBatchLimits: BatchLimits = { bytes: 64 * 1024 * 1024, files: 5000 };
+const defaultBatchLimits: BatchLimits = { bytes: 64 * 1024 * 1024, files: 5000 };
 
 /** Splits `files` into consecutive batches within `limits`. */
 export function batchesOf<F extends { size: number }>(files: readonly F[], limits: BatchLimits = defaultBatchLimits): F[][] {

@@ -22,7 +22,7 @@ export const configurationLimits = {
 export type ConfigurationLimit = keyof typeof configurationLimits;
 
 /** 413 naming the limit a configuration goes over, pointing at where. */
-export function overLimit(limit: ConfigurationLimit, detail: string, pointer: string): Problem {
+function overLimit(limit: ConfigurationLimit, detail: string, pointer: string): Problem {
   return new Problem('payload-too-large', detail, {
     extensions: { limit, value: configurationLimits[limit] },
     errors: [{ pointer, message: `over ${limit} (${configurationLimits[limit]})` }],

@@ -24,7 +24,7 @@ export interface Requester {
 export type SiteAction = 'read' | 'change' | 'deploy';
 
 /** 404: the domain has no site. */
-export function siteNotFound(domain: string): Problem {
+function siteNotFound(domain: string): Problem {
   return new Problem('site-not-found', `No site is hosted at ${domain}.`);
 }
 
@@ -34,7 +34,7 @@ export function deploymentNotFound(domain: string, id: string): Problem {
 }
 
 /** 403: the first deploy claimed the domain for someone else. */
-export function ownedByAnotherUser(domain: string): Problem {
+function ownedByAnotherUser(domain: string): Problem {
   return new Problem('forbidden', `The site ${domain} is owned by another user.`);
 }
 

@@ -46,7 +46,7 @@ export function readyDeployment(
 }
 
 /** The site's live files as the deployment `record` holds them. */
-export function liveFilesOf(record: DeploymentRecord): Deployment | null {
+function liveFilesOf(record: DeploymentRecord): Deployment | null {
   if (record.indexKey === null) return null;
   const { id, created, indexKey, packs, fileCount, totalBytes } = record;
   return { id, created, indexKey, packs, fileCount, totalBytes };

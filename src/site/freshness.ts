@@ -32,7 +32,7 @@ export const storeWindowMs = 500;
  * rates (Workers' clocks advance with I/O only, which makes a location's window end earlier,
  * never later) and the local cache write that follows a location's check.
  */
-export const clockAllowanceMs = 100;
+const clockAllowanceMs = 100;
 /**
  * How long an isolate serves a record it read (from its location's cache, or its coordinator)
  * from memory before it reads the cache again: a busy isolate reads the cache a few dozen times a

@@ -13,7 +13,7 @@ export interface KeptWindow {
 }
 
 /** An incremental deploy not finalized within this long is taken for abandoned. */
-export const abandonedIncrementalMs = 86_400_000;
+const abandonedIncrementalMs = 86_400_000;
 
 export interface Collection {
   /** Ids of the deployments collected. */

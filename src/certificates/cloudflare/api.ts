@@ -55,7 +55,7 @@ export interface ZoneApiOptions {
 export type CustomHostnamesOptions = ZoneApiOptions;
 
 /** One call on the zone (`path` below `/zones/<id>`); a failure, or `success: false`, is thrown as a `CloudflareApiError`. */
-export async function callZoneApi<T>(options: ZoneApiOptions, method: string, path: string, body?: unknown): Promise<T> {
+async function callZoneApi<T>(options: ZoneApiOptions, method: string, path: string, body?: unknown): Promise<T> {
   const { zoneId, apiToken, baseUrl = 'https://api.cloudflare.com/client/v4', fetch: send = (input, init) => fetch(input, init) } = options;
   const response = await send(`${baseUrl}/zones/${zoneId}${path}`, {
     method,
