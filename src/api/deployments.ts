@@ -77,9 +77,11 @@ resource(deployments, '/v2/sites/:domain/deployments', {
     requireScope('deploy'),
     async (c) => {
       const domain = domainParam(c);
-      const { record, missing } = await beginIncremental(c.env, c.req.raw, domain, c.get('principal').userId);
-      const location = `${new URL(c.req.url).pathname}/${record.id}`;
-      return c.json(deploymentView(c, record, null, missing), 201, { location });
+      const begun = await beginIncremental(c.env, c.req.raw, domain, c.get('principal').userId);
+      if (begun.state === 'live') return c.json(begun.result, 200, { location: `${new URL(c.req.url).pathname}/${begun.result.deploymentId}` });
+      const location = `${new URL(c.req.url).pathname}/${begun.record.id}`;
+      const missing = begun.state === 'uploading' ? begun.missing : undefined;
+      return c.json(deploymentView(c, begun.record, null, missing), 201, { location });
     },
   ],
 });

@@ -1,12 +1,14 @@
 /**
  * Incremental deploys, the Worker's half: the manifest is stored and answered with the hashes the
- * site lacks (one D1 query for any number of files), and uploaded blobs are streamed into one pack
+ * site lacks (one D1 query for any number of files), or, when it comes with every missing blob and
+ * asks to be finalized, committed in that one request. Uploaded blobs are streamed into one pack
  * per request, each verified against its name. What arrived whole and verified is recorded even
  * when the request fails later, so a client resumes by asking again what is missing. The
  * coordinator records the blobs and, on finalize, builds the deployment (src/site/coordinator.ts).
  */
+import type { DeployResult } from '../common/api-types';
 import type { Env } from '../env';
-import { jsonTooLarge, maxJsonBytes, readJsonBody } from '../http/json-body';
+import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { log } from '../log';
 import { authorize } from '../site/access';
@@ -17,12 +19,14 @@ import { checkFileSize, checkSiteSize } from '../site/file-rules';
 import { type BlobLocation, type DeploymentRecord, knownBlobs, putDeployment } from '../storage/deployments';
 import { keys } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
+import { deleteObjects } from '../storage/objects';
 import { getSiteOwner } from '../storage/sites';
 import { type DeployLimits, checkContentLength, deployLimits } from './limits';
-import { type Manifest, checkManifest, hexToHash, isSha256Hex, manifestTooLarge, maxManifestBytes, readManifest, writeManifest } from './manifest';
+import { type Manifest, type ManifestRequest, checkManifest, hexToHash, isSha256Hex, manifestTooLarge, maxManifestBytes, readManifest, writeManifest } from './manifest';
 import { maxFramingBytes, readMultipartFormData, type PartHeader, type PartReceiver } from './multipart-reader';
 import { packedPart } from './packed-part';
 import { isMultipartFormData } from './receive';
+import { type TextPartRules, textPart } from './text-part';
 
 /** An incremental deployment still receiving bytes, with the hashes (hex) it lacks. */
 export interface Uploading {
@@ -30,29 +34,101 @@ export interface Uploading {
   missing: string[];
 }
 
+/** What a manifest request made: a deployment still uploading, or, finalized at once, the deploy result or the preview. */
+export type Begun = ({ state: 'uploading' } & Uploading) | { state: 'live'; result: DeployResult } | { state: 'preview'; record: DeploymentRecord };
+
 /** Bytes of the manifest's files whose content is stored, counting a hash once per path that holds it. */
 function knownBytes(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>): number {
   return manifest.files.reduce((sum, file) => sum + (known.get(file.hash)?.size ?? 0), 0);
 }
 
-/** `POST /v2/sites/<domain>/deployments`: stores the manifest as an uploading deployment. */
-export async function beginIncremental(env: Env, request: Request, domain: string, userId: string): Promise<Uploading> {
-  // Checked again by the coordinator on finalize, which claims a new domain; refusing here spares the manifest.
-  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'deploy');
-  const limits = deployLimits(env);
-  const body = await readJsonBody(request, 'application/json', { maxBytes: maxManifestBytes(limits), tooLarge: () => manifestTooLarge(limits) });
-  const manifest = checkManifest(body, limits);
+/** A checked manifest request, with what the site already stores of it. */
+interface Prepared extends ManifestRequest {
+  known: Map<string, BlobLocation>;
+}
+
+async function prepare(env: Env, domain: string, limits: DeployLimits, body: unknown): Promise<Prepared> {
+  const request = checkManifest(body, limits);
+  const { manifest } = request;
   if (manifest.configuration && JSON.stringify(manifest.configuration).length > maxJsonBytes) throw jsonTooLarge('The configuration');
   const known = await knownBlobs(env.DB, domain, manifest.files.map((file) => file.hash));
   checkSiteSize(limits, manifest.files.length, knownBytes(manifest, known));
+  return { ...request, known };
+}
 
+/**
+ * `POST /v2/sites/<domain>/deployments`: a manifest (JSON), or a manifest part followed by blob
+ * parts (multipart) so that a small change takes one request. With `finalize`, a deployment that
+ * lacks no bytes is committed at once; else it is stored as uploading, with the blobs it came
+ * with, and answered with what it still lacks. A request that fails stores nothing.
+ */
+export async function beginIncremental(env: Env, request: Request, domain: string, userId: string): Promise<Begun> {
+  // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
+  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'deploy');
+  const limits = deployLimits(env);
   const id = newDeploymentId();
+  if (!isMultipartFormData(request)) {
+    const body = await readJsonBody(request, 'application/json', { maxBytes: maxManifestBytes(limits), tooLarge: () => manifestTooLarge(limits) });
+    return settle(env, { domain, userId, id }, await prepare(env, domain, limits, body));
+  }
+  checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
+  const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
+  const received: BlobLocation[] = [];
+  // Set once the manifest part has been read; the blob parts follow it.
+  const begun: { prepared?: Prepared; receive?: (part: PartHeader) => PartReceiver } = {};
+  try {
+    await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, (part) => {
+      if (begun.receive) return begun.receive(part);
+      if (part.name !== 'manifest') throw new Problem('invalid-request', 'The first part of an incremental deploy is its "manifest".');
+      return textPart(manifestPart(limits), async (text) => {
+        const prepared = await prepare(env, domain, limits, parseJsonText(text, 'The manifest'));
+        begun.prepared = prepared;
+        begun.receive = blobParts(prepared.manifest, prepared.known, limits, pack, received);
+      });
+    });
+    if (received.length > 0) await pack.finish();
+  } catch (error) {
+    await discard(domain, pack.key, pack.abort());
+    throw error;
+  }
+  if (!begun.prepared) throw new Problem('invalid-request', 'An incremental deploy sends its "manifest" part first.');
+  for (const blob of received) begun.prepared.known.set(blob.hash, blob);
+  // From here the pack is the coordinator's to keep or, when its commit fails, to delete.
+  const upload = received.length > 0 ? { pack: pack.key, blobs: received } : undefined;
+  return settle(env, { domain, userId, id, upload }, begun.prepared);
+}
+
+/** Waits for a pack no deployment holds to be discarded; failing, it only leaves bytes behind. */
+async function discard(domain: string, pack: string, discarding: Promise<void>): Promise<void> {
+  await discarding.catch((error: unknown) => log.error('A failed deploy could not discard its pack', { domain, pack, error }));
+}
+
+function manifestPart(limits: DeployLimits): TextPartRules {
+  return {
+    maxBytes: maxManifestBytes(limits),
+    tooLarge: () => manifestTooLarge(limits),
+    notText: () => new Problem('invalid-request', 'The manifest is not UTF-8 text.'),
+  };
+}
+
+/** Commits the deployment when it was asked to be finalized and lacks nothing; else stores it as uploading. */
+async function settle(
+  env: Env,
+  begin: { domain: string; userId: string; id: string; upload?: { pack: string; blobs: BlobLocation[] } },
+  { manifest, finalize, known }: Prepared,
+): Promise<Begun> {
+  const { domain, userId, id, upload } = begin;
+  const missing = missingHashes(manifest, known);
+  if (finalize && missing.length === 0) {
+    const done = await siteCoordinator(env, domain).deployManifest({ domain, userId, deploymentId: id, manifest, upload, preview: finalize === 'preview' });
+    return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
+  }
+  const created = Date.now();
   const manifestKey = keys.manifest(domain, id);
-  await writeManifest(env.FILES, manifestKey, manifest);
   const record: DeploymentRecord = {
     id,
     domain,
-    created: Date.now(),
+    created,
     createdBy: userId,
     source: 'incremental',
     state: 'uploading',
@@ -63,8 +139,18 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
     configuration: manifest.configuration ?? {},
     manifestKey,
   };
-  await putDeployment(env.DB, record).run();
-  return { record, missing: missingHashes(manifest, known) };
+  try {
+    // Before anything is stored: whatever this request leaves unfinished, the coordinator collects at its deadline.
+    await siteCoordinator(env, domain).beginIncremental(domain, id, created);
+    await writeManifest(env.FILES, manifestKey, manifest);
+    await putDeployment(env.DB, record).run();
+  } catch (error) {
+    // The pack is still this request's own: no deployment holds it yet.
+    if (upload) await discard(domain, upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    throw error;
+  }
+  if (upload) await siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload });
+  return { state: 'uploading', record, missing };
 }
 
 /** What `record` still lacks. */
@@ -88,14 +174,11 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
   checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');
 
   const manifest = await readManifest(env.FILES, record.manifestKey!);
-  const uses = new Map<string, number>();
-  for (const file of manifest.files) uses.set(file.hash, (uses.get(file.hash) ?? 0) + 1);
-  const known = await knownBlobs(env.DB, domain, [...uses.keys()]);
+  const known = await knownBlobs(env.DB, domain, manifest.files.map((file) => file.hash));
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
   const received: BlobLocation[] = [];
-  const budget: Budget = { totalBytes: knownBytes(manifest, known), limits, counted: new Set(known.keys()) };
   try {
-    await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, (part) => blobReceiver(part, uses, received, pack, budget));
+    await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, blobParts(manifest, known, limits, pack, received));
   } catch (error) {
     // Whole, verified blobs are kept: the client sends only the rest next time.
     await keepReceived(env, { domain, userId, id, pack, received }).catch((keeping: unknown) =>
@@ -105,6 +188,24 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
   }
   await keepReceived(env, { domain, userId, id, pack, received });
   return { record, missing: await missingOf(env, domain, manifest) };
+}
+
+/**
+ * Receives a request's blob parts into `pack`, each one of `manifest`'s hashes, and lists in
+ * `received` those stored whole and verified. The site's bytes are counted against
+ * MAX_TOTAL_BYTES with what it stores already (`known`).
+ */
+function blobParts(
+  manifest: Manifest,
+  known: ReadonlyMap<string, BlobLocation>,
+  limits: DeployLimits,
+  pack: PackWriter,
+  received: BlobLocation[],
+): (part: PartHeader) => PartReceiver {
+  const uses = new Map<string, number>();
+  for (const file of manifest.files) uses.set(file.hash, (uses.get(file.hash) ?? 0) + 1);
+  const budget: Budget = { totalBytes: knownBytes(manifest, known), limits, counted: new Set(known.keys()) };
+  return (part) => blobReceiver(part, uses, received, pack, budget);
 }
 
 /** The site's bytes so far, against MAX_TOTAL_BYTES; `counted`: the hashes already in that sum. */

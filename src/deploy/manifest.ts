@@ -27,8 +27,14 @@ export interface Manifest {
 /** SHA-256 of no bytes: an empty file needs no upload. */
 export const emptyHash = '47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU';
 
+/**
+ * A SHA-256 in hex as base64url. By hand: a manifest converts every one of its hashes, and jose's
+ * encoder, made for a few tokens, took 7 ms of a 2,000-file manifest's 15 (this takes 3).
+ */
 export function hexToHash(hex: string): string {
-  return base64url.encode(Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16)));
+  let binary = '';
+  for (let at = 0; at < hex.length; at += 2) binary += String.fromCharCode(parseInt(hex.slice(at, at + 2), 16));
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 }
 
 export function hashToHex(hash: string): string {
@@ -60,12 +66,22 @@ function invalid(detail: string): Problem {
   return new Problem('invalid-request', detail);
 }
 
+/** What becomes of a manifest's deployment once no bytes are missing: it goes live, or waits as a preview. */
+export type Finalize = 'live' | 'preview';
+
+/** A manifest, and whether to finalize its deployment in the same request when the service lacks no bytes. */
+export interface ManifestRequest {
+  manifest: Manifest;
+  finalize?: Finalize;
+}
+
 /** Checks a manifest body: 400 naming what is wrong, 413 past MAX_FILES. */
-export function checkManifest(body: unknown, limits: DeployLimits): Manifest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The body must be a JSON object with "files".');
-  const { files, configuration, ...rest } = body as Record<string, unknown>;
+export function checkManifest(body: unknown, limits: DeployLimits): ManifestRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The manifest must be a JSON object with "files".');
+  const { files, configuration, finalize, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw invalid(`Unknown member ${JSON.stringify(unknown[0])}: a manifest has "files" and "configuration" only.`);
+  if (unknown.length > 0) throw invalid(`Unknown member ${JSON.stringify(unknown[0])}: a manifest has "files", "configuration" and "finalize" only.`);
+  if (finalize !== undefined && finalize !== 'live' && finalize !== 'preview') throw invalid('"finalize" must be "live" or "preview".');
   if (typeof files !== 'object' || files === null || Array.isArray(files)) {
     throw invalid('"files" must be an object of paths to SHA-256 hashes (lowercase hex).');
   }
@@ -86,7 +102,8 @@ export function checkManifest(body: unknown, limits: DeployLimits): Manifest {
   for (const file of checked) file.path = file.path.slice(strip);
   checkFilesAndFolders(new Set(checked.map((file) => file.path)));
   checked.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files: checked, ...(configuration === undefined ? {} : { configuration: checkHostConfiguration(configuration) }) };
+  const manifest = { files: checked, ...(configuration === undefined ? {} : { configuration: checkHostConfiguration(configuration) }) };
+  return { manifest, ...(finalize === undefined ? {} : { finalize }) };
 }
 
 export async function writeManifest(bucket: R2Bucket, key: string, manifest: Manifest): Promise<void> {

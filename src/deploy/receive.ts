@@ -9,6 +9,7 @@ import { type DeployLimits, checkContentLength } from './limits';
 import { type PartHeader, type PartReceiver, maxFramingBytes, readMultipartFormData } from './multipart-reader';
 import { packedPart } from './packed-part';
 import { checkFilePath, commonFolderPrefixLength } from './paths';
+import { type TextPartRules, textPart } from './text-part';
 
 export interface ReceivedFiles {
   /** Sorted by path; every entry is in pack 0 (the pack the files were written to). */
@@ -59,6 +60,12 @@ export async function receiveDeploy(
   }
 }
 
+const configurationPart: TextPartRules = {
+  maxBytes: maxJsonBytes,
+  tooLarge: () => jsonTooLarge('The configuration'),
+  notText: () => new Problem('invalid-configuration', 'The configuration is not UTF-8 text.'),
+};
+
 async function readParts(
   request: Request,
   limits: DeployLimits,
@@ -94,7 +101,9 @@ async function readParts(
     if (part.name === 'configuration') {
       if (configurationSeen) throw new Problem('invalid-request', 'The "configuration" field may be sent only once.');
       configurationSeen = true;
-      return configurationReceiver((received) => (configuration = received));
+      return textPart(configurationPart, (text) => {
+        configuration = parseHostConfiguration(text);
+      });
     }
     throw new Problem(
       'invalid-request',
@@ -108,28 +117,4 @@ async function readParts(
   checkFilesAndFolders(new Set(entries.map((entry) => entry.path)));
   entries.sort(byPath);
   return { configuration, files: { entries, totalBytes, packWritten: false } };
-}
-
-/** Decodes the configuration part as it streams and hands the parsed configuration to `done`. */
-function configurationReceiver(done: (configuration: HostConfiguration) => void): PartReceiver {
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-  let size = 0;
-  let text = '';
-  const decode = (bytes?: Uint8Array): string => {
-    try {
-      return bytes ? decoder.decode(bytes, { stream: true }) : decoder.decode();
-    } catch {
-      throw new Problem('invalid-configuration', 'The configuration is not UTF-8 text.');
-    }
-  };
-  return {
-    async write(bytes) {
-      size += bytes.byteLength;
-      if (size > maxJsonBytes) throw jsonTooLarge('The configuration');
-      text += decode(bytes);
-    },
-    async end() {
-      done(parseHostConfiguration(text + decode()));
-    },
-  };
 }

@@ -37,11 +37,15 @@ export async function readJsonBody(request: Request, mediaType: string, limit = 
     if (size > limit.maxBytes) throw limit.tooLarge();
     chunks.push(chunk);
   }
-  const text = await new Blob(chunks).text();
-  if (exceedsMaxJsonDepth(text)) throw jsonTooDeep('invalid-request', 'The body');
+  return parseJsonText(await new Blob(chunks).text(), 'The body');
+}
+
+/** Parses `text`, which `what` names in the 400 when it is not JSON or nests too deep. */
+export function parseJsonText(text: string, what: string): unknown {
+  if (exceedsMaxJsonDepth(text)) throw jsonTooDeep('invalid-request', what);
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Problem('invalid-request', `The body is not valid JSON: ${(error as Error).message}`);
+    throw new Problem('invalid-request', `${what} is not valid JSON: ${(error as Error).message}`);
   }
 }

@@ -1,5 +1,6 @@
 /** What the Worker hands a domain's coordinator to commit: ./coordinator.ts's changes take these. */
 import type { HostConfiguration } from '../configuration/parse';
+import type { Manifest } from '../deploy/manifest';
 import type { BlobLocation } from '../storage/deployments';
 import type { FileEntry } from '../storage/file-index';
 import type { Deployment } from '../storage/sites';
@@ -29,4 +30,14 @@ export interface BlobUpload {
   deploymentId: string;
   pack: string;
   blobs: BlobLocation[];
+}
+
+/** An incremental deploy that lacks no bytes, to be committed at once: its manifest, and the blobs its request brought in `upload.pack`. */
+export interface ManifestCommit {
+  domain: string;
+  userId: string;
+  deploymentId: string;
+  manifest: Manifest;
+  upload?: { pack: string; blobs: BlobLocation[] };
+  preview: boolean;
 }

@@ -1,12 +1,14 @@
 /**
  * How the coordinator commits a change so that a stop at any instant ends in the old state or
  * in the new one with everything that follows it (./follow-ups.ts), and how it recovers, runs
- * what is due and keeps its alarm set for the rest (follow-ups and recorded uploads).
+ * what is due and keeps its alarm set for the rest: follow-ups, recorded uploads and the
+ * deadlines of incremental deploys. An object has one alarm: it is set for the earliest of them.
  */
 import type { Env } from '../env';
 import { getSite, recordSiteChange, type SiteRecord } from '../storage/sites';
 import { FollowUps, type PendingChange } from './follow-ups';
 import type { LiveRecord } from './freshness';
+import { IncrementalDeadlines } from './incremental-deadlines';
 import { RecordedUploads } from './uploads';
 
 /** How soon the alarm tries again work that failed, or a change whose outcome is unknown. */
@@ -14,6 +16,7 @@ const retryMs = 10_000;
 
 export class Commits {
   readonly uploads: RecordedUploads;
+  readonly deadlines: IncrementalDeadlines;
   readonly #followUps: FollowUps;
 
   /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
@@ -24,6 +27,7 @@ export class Commits {
   ) {
     this.#followUps = new FollowUps(storage, envOf);
     this.uploads = new RecordedUploads(storage, () => envOf().FILES);
+    this.deadlines = new IncrementalDeadlines(storage);
   }
 
   /**
@@ -74,7 +78,7 @@ export class Commits {
 
   /** Sets the alarm for the earliest work left (work already due has just failed: retried later), or clears it. */
   scheduleAlarm(): Promise<void> {
-    const times = [this.#followUps.nextDue(), this.uploads.nextDue()].filter((time) => time !== undefined);
+    const times = [this.#followUps.nextDue(), this.uploads.nextDue(), this.deadlines.nextDue()].filter((time) => time !== undefined);
     if (times.length === 0) return this.storage.deleteAlarm();
     const now = Date.now();
     const next = Math.min(...times);

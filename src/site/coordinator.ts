@@ -8,6 +8,7 @@ import { checkMetadata, type SiteMetadata } from '../deploy/metadata';
 import type { Env } from '../env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
+import { log } from '../log';
 import {
   type BlobLocation,
   type DeploymentRecord,
@@ -23,9 +24,10 @@ import {
   recordBlobs,
 } from '../storage/deployments';
 import { type FileEntry, type FileIndex, keys, readFileIndex, withFile, withoutFile, writeFileIndex } from '../storage/file-index';
+import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, deleteSite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
 import { authorize, deploymentNotFound } from './access';
-import type { BlobUpload, DeployCommit, Edit, FileUpload } from './changes';
+import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { checkFilesAndFolders, checkSiteSize } from './file-rules';
 import { Commits } from './commits';
 import { newDeploymentId } from './deployment-id';
@@ -89,6 +91,16 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** The Worker aborted the upload of `key`. */
   async forgetUpload(key: string): Promise<void> {
     this.#commits.uploads.forget(key);
+  }
+
+  /**
+   * The Worker is about to store the incremental deploy `id`, begun at `created`: the alarm
+   * collects it at its deadline unless it is finalized by then, though the site may never commit
+   * again (./incremental-deadlines.ts). Not queued behind changes: nothing it writes is theirs.
+   */
+  async beginIncremental(domain: string, id: string, created: number): Promise<void> {
+    this.#commits.deadlines.record(domain, id, created);
+    await this.#commits.scheduleAlarm();
   }
 
   /**
@@ -172,10 +184,13 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { domain, pack } = upload;
       // Its pack is complete: no unfinished upload is left to abort.
       this.#commits.uploads.forget(pack);
-      await uploadingDeployment(this.env.DB, domain, upload.deploymentId, upload.userId);
+      const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, upload.userId);
       if (!(await this.env.FILES.head(pack))) {
         throw new Problem('conflict', `The site ${domain} was unpublished while these bytes uploaded; deploy again.`);
       }
+      // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
+      this.#commits.deadlines.record(domain, uploading.id, uploading.created);
+      await this.#commits.scheduleAlarm();
       const { DB } = this.env;
       await DB.batch([...recordBlobs(DB, domain, upload.blobs), addUploadedPack(DB, upload.deploymentId, pack)]);
       return null;
@@ -188,39 +203,66 @@ export class SiteCoordinator extends DurableObject<Env> {
       const site = await this.#load(domain);
       authorize({ userId }, domain, site?.userId ?? null, preview ? 'change' : 'deploy');
       const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
-      const { DB, FILES } = this.env;
-      const manifest = await readManifest(FILES, uploading.manifestKey!);
-      const known = await knownBlobs(DB, domain, manifest.files.map((file) => file.hash));
-      const missing = missingHashes(manifest, known);
-      if (missing.length > 0) {
-        throw new Problem('conflict', `The deployment ${id} still lacks the bytes of ${missing.length} files; upload them first.`, {
-          extensions: { missing },
-        });
-      }
-      const now = Date.now();
-      const index = indexOfManifest(manifest, known, id, now);
-      const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
-      checkSiteSize(deployLimits(this.env), index.files.length, totalBytes);
-      const indexKey = keys.index(domain, id);
-      await writeFileIndex(FILES, indexKey, index);
-      const files = { indexKey, packs: index.packs, fileCount: index.files.length, totalBytes };
-      const configuration = manifest.configuration ?? site?.configuration ?? {};
-      const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration);
+      const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
-      if (preview) {
-        await this.#commitDeployment(record, [], undefined, { now: [dropManifest], orphans: [indexKey] });
-        return record;
-      }
-      const next = siteWith(site, record, userId, now);
-      const statements = [upsertSite(DB, next)];
-      if (manifest.configuration !== undefined || !site) statements.push(tickConfigurationsClock(DB, now));
-      const result = deployResult(site, next, true, manifest.configuration !== undefined);
-      await this.#commitDeployment(record, statements, next, {
-        now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), dropManifest],
-        orphans: [indexKey],
-      });
-      return result;
+      return this.#commitManifest(site, { domain, userId, deploymentId: id, manifest, preview }, [dropManifest]);
     });
+  }
+
+  /** Commits an incremental deploy whose one request brought its manifest and every missing blob. */
+  deployManifest(commit: ManifestCommit): Promise<Outcome<DeployResult | DeploymentRecord>> {
+    return this.#change(async () => {
+      const { domain, userId, upload } = commit;
+      const site = await this.#load(domain);
+      authorize({ userId }, domain, site?.userId ?? null, commit.preview ? 'change' : 'deploy');
+      if (upload) {
+        // Its pack is complete: no unfinished upload is left to abort.
+        this.#commits.uploads.forget(upload.pack);
+        if (!(await this.env.FILES.head(upload.pack))) {
+          throw new Problem('conflict', `The site ${domain} was unpublished while this deploy uploaded; deploy again.`);
+        }
+      }
+      return this.#commitManifest(site, commit, []);
+    });
+  }
+
+  /** Makes `commit.manifest` a ready deployment, live unless a preview; 409 while bytes are missing. */
+  async #commitManifest(site: SiteRecord | null, commit: ManifestCommit, followUps: FollowUp[]): Promise<DeployResult | DeploymentRecord> {
+    const { domain, userId, deploymentId: id, manifest, upload } = commit;
+    const { DB, FILES } = this.env;
+    const known = await knownBlobs(DB, domain, manifest.files.map((file) => file.hash));
+    // A hash stored again points at its newest copy, as recordBlobs keeps it.
+    for (const blob of upload?.blobs ?? []) known.set(blob.hash, blob);
+    const missing = missingHashes(manifest, known);
+    if (missing.length > 0) {
+      throw new Problem('conflict', `The deployment ${id} still lacks the bytes of ${missing.length} files; upload them first.`, {
+        extensions: { missing },
+      });
+    }
+    const now = Date.now();
+    const index = indexOfManifest(manifest, known, id, now);
+    const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
+    checkSiteSize(deployLimits(this.env), index.files.length, totalBytes);
+    const indexKey = keys.index(domain, id);
+    await writeFileIndex(FILES, indexKey, index);
+    const files = { indexKey, packs: index.packs, fileCount: index.files.length, totalBytes };
+    const configuration = manifest.configuration ?? site?.configuration ?? {};
+    const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration);
+    const orphans = [indexKey, ...(upload ? [upload.pack] : [])];
+    const newBlobs = recordBlobs(DB, domain, upload?.blobs ?? []);
+    if (commit.preview) {
+      await this.#commitDeployment(record, newBlobs, undefined, { now: followUps, orphans });
+      return record;
+    }
+    const next = siteWith(site, record, userId, now);
+    const statements = [upsertSite(DB, next), ...newBlobs];
+    if (manifest.configuration !== undefined || !site) statements.push(tickConfigurationsClock(DB, now));
+    const result = deployResult(site, next, true, manifest.configuration !== undefined);
+    await this.#commitDeployment(record, statements, next, {
+      now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), ...followUps],
+      orphans,
+    });
+    return result;
   }
 
   unpublish(domain: string, userId: string): Promise<Outcome<null>> {
@@ -361,18 +403,49 @@ export class SiteCoordinator extends DurableObject<Env> {
     const { domain } = record;
     const liveId = live ? live.liveDeploymentId : (this.#live.site?.liveDeploymentId ?? null);
     const others = (await deploymentsOf(DB, domain)).filter((kept) => kept.id !== record.id);
-    const freed = collection([record, ...others].sort(newestFirst), liveId, keptWindowOf(this.env), Date.now());
-    const collecting = freed.deployments.length > 0 ? [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs)] : [];
-    await this.#commits.commit(domain, [putDeployment(DB, record), ...statements, ...collecting], live, {
-      ...followUps,
+    const freed = this.#collection(domain, [record, ...others].sort(newestFirst), liveId);
+    await this.#commits.commit(domain, [putDeployment(DB, record), ...statements, ...freed.statements], live, { ...followUps, later: freed.later });
+  }
+
+  /**
+   * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live:
+   * statements deleting its rows and hashes, for a commit's batch, and the deletion of the objects
+   * no kept deployment holds, due after the grace period for reads in flight.
+   */
+  #collection(domain: string, deployments: DeploymentRecord[], liveId: string | null): { statements: D1PreparedStatement[]; later: FollowUp[] } {
+    const freed = collection(deployments, liveId, keptWindowOf(this.env), Date.now());
+    if (freed.deployments.length === 0) return { statements: [], later: [] };
+    const { DB } = this.env;
+    return {
+      statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs)],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
-    });
+    };
   }
 
   override async alarm(): Promise<void> {
     await this.#exclusive(async () => {
       await this.#commits.recover();
+      await this.#collectAbandoned().catch((error: unknown) => log.error('Collecting abandoned incremental deploys failed; the alarm retries it', { error }));
       await this.#commits.catchUp();
     });
+  }
+
+  /**
+   * Once an incremental deploy's deadline has passed, collects the kept window as a commit does:
+   * on a site that never commits again, nothing else would. A deploy whose row the Worker never
+   * wrote (it stopped after recording the deadline) leaves at most its manifest, which nothing names.
+   */
+  async #collectAbandoned(): Promise<void> {
+    const due = this.#commits.deadlines.due();
+    if (due.length === 0) return;
+    const { domain } = due[0]!;
+    const site = await this.#load(domain);
+    const deployments = await deploymentsOf(this.env.DB, domain);
+    const freed = this.#collection(domain, deployments, site?.liveDeploymentId ?? null);
+    if (freed.statements.length > 0) await this.#commits.commit(domain, freed.statements, undefined, { now: [], later: freed.later });
+    const written = new Set(deployments.map((deployment) => deployment.id));
+    const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
+    await deleteObjects(this.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));
+    this.#commits.deadlines.forget(due);
   }
 }

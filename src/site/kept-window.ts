@@ -1,9 +1,10 @@
 /**
  * Which deployments a site keeps, and what collecting the others frees. Kept: the live one, the
  * newest `DEPLOYMENTS_KEPT` ready ones, any ready one younger than `DEPLOYMENTS_KEPT_DAYS`, and an
- * incremental deploy still uploading for up to a day. Bytes are shared by reference (packs, and
- * an index a configuration change reuses), so an object is freed only when no kept deployment
- * names it.
+ * incremental deploy still uploading until its deadline, a day after it began. Bytes are shared by
+ * reference (packs, and an index a configuration change reuses), so an object is freed only when
+ * no kept deployment names it. Every commit collects; so does the coordinator's alarm at an
+ * uploading deployment's deadline (./incremental-deadlines.ts), for a site that commits no more.
  */
 import type { DeploymentRecord } from '../storage/deployments';
 
@@ -13,7 +14,12 @@ export interface KeptWindow {
 }
 
 /** An incremental deploy not finalized within this long is taken for abandoned. */
-const abandonedIncrementalMs = 86_400_000;
+export const abandonedIncrementalMs = 86_400_000;
+
+/** When an incremental deploy begun at `created` is taken for abandoned, and collected. */
+export function deadlineOf(created: number): number {
+  return created + abandonedIncrementalMs;
+}
 
 export interface Collection {
   /** Ids of the deployments collected. */
@@ -37,7 +43,7 @@ export function collection(deployments: readonly DeploymentRecord[], liveId: str
   for (const deployment of deployments) {
     const keep =
       deployment.state === 'uploading'
-        ? deployment.created > now - abandonedIncrementalMs
+        ? deadlineOf(deployment.created) > now
         : deployment.id === liveId || ready < window.kept || deployment.created > youngerThan;
     if (deployment.state === 'ready') ready++;
     (keep ? kept : collected).push(deployment);

@@ -7,10 +7,9 @@ import { abandonedUploadMs } from '../../src/site/uploads';
 import worker from '../../src/index';
 import { getSite } from '../../src/storage/sites';
 import { authorized, deploy, token } from '../support/client';
+import { coordinatorOf } from '../support/deployments';
 import { liveFiles, liveKeys, storedKeys } from '../support/live-files';
 import { type Subscriber, subscribe } from '../events/subscriber';
-
-const coordinatorOf = (domain: string) => env.SITES.get(env.SITES.idFromName(domain));
 
 
 

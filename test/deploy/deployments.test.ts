@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Deployment, DeploymentPage, DeployResult } from '../../src/common/api-types';
 import { getSite } from '../../src/storage/sites';
 import { authorized, call, deploy, deployForm } from '../support/client';
-import { keepDeployments, storedObjects } from '../support/deployments';
+import { coordinatorOf, keepDeployments, storedObjects } from '../support/deployments';
 import { liveFiles } from '../support/live-files';
 
 async function list(domain: string, cursor?: string): Promise<DeploymentPage> {
@@ -129,7 +129,7 @@ describe('deployments', () => {
     await deploy(domain, { 'index.html': 'three' });
     const afterThird = await storedObjects(domain);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    await runDurableObjectAlarm(env.SITES.get(env.SITES.idFromName(domain)));
+    await runDurableObjectAlarm(coordinatorOf(domain));
     const firstIndex = `sites/${domain}/deployments/${first.deploymentId}.json`;
     const firstPack = `sites/${domain}/packs/${first.deploymentId}`;
     expect([...(await storedObjects(domain)).keys()].sort()).toEqual([...afterThird.keys()].filter((key) => key !== firstIndex).sort());
@@ -140,7 +140,7 @@ describe('deployments', () => {
     const before = await storedObjects(domain);
     await authorized(`/v2/sites/${domain}/configuration`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    await runDurableObjectAlarm(env.SITES.get(env.SITES.idFromName(domain)));
+    await runDurableObjectAlarm(coordinatorOf(domain));
     const after = await storedObjects(domain);
     const freed = [...before.keys()].filter((key) => !after.has(key)).sort();
     expect(freed).toEqual([firstPack, ...putObjects].sort());

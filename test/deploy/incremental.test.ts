@@ -5,37 +5,19 @@ import worker from '../../src/index';
 import type { Deployment, DeployResult } from '../../src/common/api-types';
 import type { SiteCoordinator } from '../../src/site/coordinator';
 import { authorized, deploy, problemOf, token } from '../support/client';
-import { sha256Hex } from '../support/deployments';
+import { sha256Hex, storedObjects } from '../support/deployments';
+import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
 import { CallCounter, metered } from '../support/metered';
 
-function begin(domain: string, files: Record<string, string>, configuration?: unknown) {
-  return authorized(`/v2/sites/${domain}/deployments`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ files, ...(configuration === undefined ? {} : { configuration }) }),
-  });
-}
-
-async function manifestOf(files: Record<string, string>): Promise<Record<string, string>> {
-  return Object.fromEntries(await Promise.all(Object.entries(files).map(async ([path, content]) => [path, await sha256Hex(content)])));
-}
-
-async function blobForm(contents: string[], named?: string): Promise<FormData> {
-  const form = new FormData();
-  for (const content of contents) form.append('blob', new File([content], named ?? (await sha256Hex(content))));
-  return form;
-}
-
-function sendBlobs(domain: string, id: string, body: BodyInit, headers: HeadersInit = {}) {
-  return authorized(`/v2/sites/${domain}/deployments/${id}/blobs`, { method: 'PUT', body, headers, duplex: 'half' } as RequestInit);
-}
-
-function finalize(domain: string, id: string, body?: unknown) {
-  return authorized(`/v2/sites/${domain}/deployments/${id}/finalize`, {
-    method: 'POST',
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
+/** One request: the manifest part (with `finalize`), then a blob part for each of `blobs`. */
+async function deployInOne(domain: string, files: Record<string, string>, blobs: string[], finalize?: 'live' | 'preview') {
+  const form = await blobForm(blobs);
+  const manifest = new Blob([JSON.stringify({ files: await manifestOf(files), ...(finalize ? { finalize } : {}) })], { type: 'application/json' });
+  const body = new FormData();
+  body.append('manifest', manifest);
+  for (const [name, value] of form) body.append(name, value);
+  return authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', body });
 }
 
 describe('incremental deploys', () => {
@@ -176,7 +158,71 @@ describe('incremental deploys', () => {
     expect((await sendBlobs(domain, other.id, await blobForm(['z']))).status).toBe(400);
   });
 
-  it('redeploys 20,000 files with one changed within 1,000 platform calls', async () => {
+  it('deploys in one request a manifest that comes with the blobs the site lacks', async () => {
+    const domain = 'one-request.example';
+    await deploy(domain, { 'index.html': 'same', 'old.html': 'old' });
+    const files = { 'index.html': 'same', 'new.html': 'new' };
+    const response = await deployInOne(domain, files, ['new'], 'live');
+    expect(response.status).toBe(200);
+    const result = await response.json<DeployResult>();
+    expect(result).toMatchObject({ type: 'site-deploy', domain, hasNewFiles: true });
+    expect(response.headers.get('location')).toBe(`/v2/sites/${domain}/deployments/${result.deploymentId}`);
+    expect(await liveFiles(domain)).toEqual(files);
+    const listed = await (await authorized(`/v2/sites/${domain}/deployments/${result.deploymentId}`)).json<Deployment>();
+    expect(listed).toMatchObject({ state: 'ready', live: true, source: 'incremental', fileCount: 2, totalBytes: 7 });
+    expect([...(await storedObjects(domain)).keys()].filter((key) => key.includes('manifest'))).toEqual([]);
+  });
+
+  it('deploys an unchanged folder with one JSON request, and keeps a preview out of the live site', async () => {
+    const domain = 'one-request-unchanged.example';
+    await deploy(domain, { 'index.html': 'v1' });
+    const unchanged = await begin(domain, await manifestOf({ 'index.html': 'v1' }), undefined, 'live');
+    expect(unchanged.status).toBe(200);
+    expect(await unchanged.json()).toMatchObject({ type: 'site-deploy', domain });
+    const preview = await deployInOne(domain, { 'index.html': 'v2' }, ['v2'], 'preview');
+    expect(preview.status).toBe(201);
+    expect(await preview.json()).toMatchObject({ state: 'ready', live: false });
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'v1' });
+  });
+
+  it('leaves the deployment uploading, with the blobs it brought, when blobs are still missing', async () => {
+    const domain = 'one-request-short.example';
+    await deploy(domain, { 'index.html': 'before' });
+    const files = { 'index.html': 'after', 'more.html': 'more' };
+    const response = await deployInOne(domain, files, ['after'], 'live');
+    expect(response.status).toBe(201);
+    const pending = await response.json<Deployment>();
+    expect(pending).toMatchObject({ state: 'uploading', missing: [await sha256Hex('more')] });
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'before' });
+    expect((await sendBlobs(domain, pending.id, await blobForm(['more']))).status).toBe(200);
+    expect((await finalize(domain, pending.id)).status).toBe(200);
+    expect(await liveFiles(domain)).toEqual(files);
+  });
+
+  it('refuses a one-request deploy that is malformed with 400, storing nothing and keeping the live site', async () => {
+    const domain = 'one-request-bad.example';
+    await deploy(domain, { 'index.html': 'live' });
+    const before = await storedObjects(domain);
+    const blobFirst = await blobForm(['x']);
+    const refusals = [
+      await authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', body: blobFirst }),
+      await deployInOne(domain, { 'index.html': 'v2' }, ['v2', 'stranger'], 'live'),
+      await begin(domain, await manifestOf({ 'index.html': 'live' }), undefined, 'now' as 'live'),
+    ];
+    const manifestOnlyText = new FormData();
+    manifestOnlyText.append('manifest', new Blob(['{"files": ']));
+    refusals.push(await authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', body: manifestOnlyText }));
+    for (const refused of refusals) {
+      expect(refused.status).toBe(400);
+      expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    }
+    expect((await problemOf(refusals[0]!)).detail).toMatch(/"manifest"/);
+    expect((await problemOf(refusals[2]!)).detail).toMatch(/"finalize"/);
+    expect(await storedObjects(domain)).toEqual(before);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'live' });
+  });
+
+  it('redeploys 20,000 files with one changed within 1,000 platform calls, in three requests or in one', async () => {
     const domain = 'incremental-many.example';
     const files: Record<string, string> = {};
     for (let i = 0; i < 20_000; i++) files[`section-${i % 50}/page-${i}.html`] = `<p>page ${i}</p>`;
@@ -210,5 +256,17 @@ describe('incremental deploys', () => {
     expect((await done.json<DeployResult>()).deploymentId).toBe(pending.id);
     console.log(`platform calls for an incremental redeploy of 20,000 files: ${counter.total}`, counter.byKind());
     expect(counter.total).toBeLessThanOrEqual(1000);
+
+    // The same in one request: the manifest, the changed blob and finalize.
+    counter.calls.length = 0;
+    files['section-1/page-1.html'] = '<p>changed too</p>';
+    const body = new FormData();
+    body.append('manifest', new Blob([JSON.stringify({ files: await manifestOf(files), finalize: 'live' })], { type: 'application/json' }));
+    for (const [name, value] of await blobForm(['<p>changed too</p>'])) body.append(name, value);
+    const inOne = await send(`/v2/sites/${domain}/deployments`, { method: 'POST', body });
+    expect(inOne.status).toBe(200);
+    console.log(`platform calls for the same in one request: ${counter.total}`, counter.byKind());
+    expect(counter.total).toBeLessThanOrEqual(1000);
+    expect((await liveFiles(domain))['section-1/page-1.html']).toBe('<p>changed too</p>');
   });
 });

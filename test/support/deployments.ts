@@ -2,10 +2,14 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import type { SiteCoordinator } from '../../src/site/coordinator';
 
+/** The coordinator (Durable Object) of `domain`. */
+export function coordinatorOf(domain: string) {
+  return env.SITES.get(env.SITES.idFromName(domain));
+}
+
 /** Sets the kept window of `domain`'s coordinator (tests default to DEPLOYMENTS_KEPT=1, DEPLOYMENTS_KEPT_DAYS=0). */
 export async function keepDeployments(domain: string, kept: number, keptDays = 0): Promise<void> {
-  const stub = env.SITES.get(env.SITES.idFromName(domain));
-  await runInDurableObject(stub, (instance: SiteCoordinator) => {
+  await runInDurableObject(coordinatorOf(domain), (instance: SiteCoordinator) => {
     (instance as unknown as { env: typeof env }).env = { ...env, DEPLOYMENTS_KEPT: String(kept), DEPLOYMENTS_KEPT_DAYS: String(keptDays) };
   });
 }
