@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import pc from 'picocolors';
 import { configFilePath } from './credentials.ts';
 import { ignoreFileName } from './deploy/collect.ts';
+import { cacheFolder } from './deploy/hash-cache.ts';
 import { exitCodeHelp } from './errors.ts';
 import { version } from './version.ts';
 
@@ -41,9 +42,10 @@ export function createProgram(): Command {
     .option('-c, --config <file>', 'host configuration (JSON) to deploy with the files')
     .option('--preview', 'make a deployment without putting it live, and print its preview URL')
     .option('--json', 'print only the deploy result (with --preview, the deployment) as JSON')
+    .option('--no-cache', 'read and hash every file, and ask the service what it lacks, without the record of earlier deploys from [dir]')
     .addHelpText(
       'after',
-      `\nEvery file below [dir] is deployed except .git folders, ${ignoreFileName} and what it lists\n(gitignore syntax, in [dir]). Only files whose content the service does not have yet are\nuploaded, streamed from disk.`,
+      `\nEvery file below [dir] is deployed except .git folders, ${ignoreFileName} and what it lists\n(gitignore syntax, in [dir]). Only files whose content the service does not have yet are\nuploaded, streamed from disk. Content hashes are remembered in ${cacheFolder()} and a file\nis read again only when its size, times or inode changed.`,
     )
     .action(async (dir, options) => (await import('./commands/deploy.ts')).deploy(dir, options));
 

@@ -1,14 +1,16 @@
 import { relative, resolve } from 'node:path';
 import pc from 'picocolors';
 import { connect } from '../credentials.ts';
+import type { ApiClient } from '../api.ts';
 import { collectFolder } from '../deploy/collect.ts';
-import { hashFolder } from '../deploy/hash.ts';
-import { cliTransport, createDeployment, finalizeDeployment } from '../deploy/incremental.ts';
+import { type HashedLocalFile, hashFolder } from '../deploy/hash.ts';
+import { HashCache } from '../deploy/hash-cache.ts';
+import { type Begun, type Finalize, cliTransport, createDeployment, createWithBlobs, finalizeDeployment, isFinalized } from '../deploy/incremental.ts';
 import { createProgress } from '../deploy/progress.ts';
 import { checkedDomain } from '../domain.ts';
 import { CliError } from '../errors.ts';
 import { count, printJson } from '../format.ts';
-import type { DeployResult } from '../../src/common/api-types.ts';
+import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
 import { filesToSend, sendMissing } from '../../src/common/incremental-deploy.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
@@ -20,6 +22,8 @@ export interface DeployOptions {
   config?: string;
   preview?: boolean;
   json?: boolean;
+  /** False with --no-cache: every file is read and hashed, and the service asked what it lacks. */
+  cache?: boolean;
 }
 
 /** The host options file, and the domain it names (used when --domain is not given). */
@@ -44,8 +48,67 @@ function describe(result: DeployResult): string {
 const sizeOf = (files: readonly { size: number }[]) => files.reduce((sum, file) => sum + file.size, 0);
 
 /**
- * Deploys incrementally: hashes the folder, sends the manifest, uploads only the content the
- * service lacks (in bounded batches, resuming after a lost connection), then finalizes.
+ * The most a redeploy sends with its manifest in one request: that request cannot be resumed (a
+ * failure stores nothing), so a larger change goes the resumable way, manifest first.
+ */
+const oneRequestLimits = { bytes: 8 * 1024 * 1024, files: 1000 };
+
+/** How a deploy ended: the service's answer, and the files whose bytes were sent. */
+interface Published {
+  outcome: DeployResult | Deployment;
+  sent: HashedLocalFile[];
+}
+
+/**
+ * Sends the manifest and the bytes the service lacks, and finalizes. When this folder was
+ * deployed to the same target before (`deployed`), the service lacks what changed since: those
+ * bytes go with the manifest, and an unchanged folder or a small change takes one request.
+ * Otherwise the manifest goes first and the service answers what it lacks.
+ */
+async function publish(
+  api: ApiClient,
+  domain: string,
+  files: readonly HashedLocalFile[],
+  options: { configuration: unknown; finalize: Finalize; deployed?: ReadonlySet<string>; json?: boolean; say: (line: string) => void },
+): Promise<Published> {
+  const { configuration, finalize, say } = options;
+  const mode = options.json ? 'silent' : process.stderr.isTTY ? 'bar' : 'lines';
+  const guess = options.deployed && filesToSend(files, new Set(files.filter((file) => file.size > 0 && !options.deployed!.has(file.hash)).map((file) => file.hash)));
+  let begun: Begun | undefined;
+  let sent: HashedLocalFile[] = [];
+  if (guess && guess.length <= oneRequestLimits.files && sizeOf(guess) <= oneRequestLimits.bytes) {
+    const progress = createProgress(guess.length > 0 ? mode : 'silent', { files: guess.length, bytes: sizeOf(guess) });
+    try {
+      begun = await createWithBlobs(api, domain, files, guess, { configuration, finalize, progress });
+      sent = guess;
+    } catch (error) {
+      // Nothing was stored: the resumable way below starts over.
+      if (!(error instanceof CliError && error.kind === 'server')) throw error;
+      say(`The upload was interrupted (${error.message}); sending the manifest first…`);
+    } finally {
+      progress.stop();
+    }
+  }
+  begun ??= await createDeployment(api, domain, files, configuration, finalize);
+  if (isFinalized(begun)) return { outcome: begun, sent };
+
+  const toSend = filesToSend(files, begun.missing ?? []);
+  if (toSend.length > 0) {
+    const progress = createProgress(mode, { files: toSend.length, bytes: sizeOf(toSend) });
+    const resumed = (why: string, remaining: number) => say(`The upload was interrupted (${why}); resuming with ${count(remaining, 'file')} still to send…`);
+    try {
+      await sendMissing(begun.id, toSend, cliTransport(api, domain, progress, resumed));
+      progress.onComplete();
+    } finally {
+      progress.stop();
+    }
+  }
+  return { outcome: await finalizeDeployment(api, domain, begun.id, finalize), sent: [...sent, ...toSend] };
+}
+
+/**
+ * Deploys incrementally: hashes the folder (reading only files changed since the last deploy
+ * from it), sends the manifest and only the content the service lacks, then finalizes.
  */
 export async function deploy(dir: string, options: DeployOptions): Promise<void> {
   const hostOptions = await readHostOptions(options.config);
@@ -57,44 +120,40 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   const deployable = api.checkDeployable(sitePath(domain));
   deployable.catch(() => {});
   const root = resolve(dir);
-  const folder = await collectFolder(root);
+  const cache = await HashCache.open(root, options.cache !== false);
+  const listedAtNs = BigInt(Date.now()) * 1_000_000n;
+  const folder = collectFolder(root);
   if (folder.files.length === 0) throw new CliError('usage', `There are no files to deploy in ${dir}.`);
 
   const say = (line: string) => {
     if (!options.json) process.stderr.write(`${line}\n`);
   };
   say(`Deploying ${relative(process.cwd(), root) || '.'} to ${pc.bold(domain)}`);
-  const files = await hashFolder(folder.files);
-  await deployable;
-  const pending = await createDeployment(api, domain, files, hostOptions.options);
-  const toSend = filesToSend(files, pending.missing ?? []);
-  const sendBytes = sizeOf(toSend);
-  const skipped = `skipped ${count(files.length - toSend.length, 'file')} (${formatBytes(folder.totalBytes - sendBytes)}) already stored`;
-
-  if (toSend.length === 0) {
-    say(`Nothing to upload: the service has every file already; publishing…`);
-  } else {
-    const mode = options.json ? 'silent' : process.stderr.isTTY ? 'bar' : 'lines';
-    const progress = createProgress(mode, { files: toSend.length, bytes: sendBytes });
-    const resumed = (why: string, remaining: number) => say(`The upload was interrupted (${why}); resuming with ${count(remaining, 'file')} still to send…`);
-    try {
-      await sendMissing(pending.id, toSend, cliTransport(api, domain, progress, resumed));
-      progress.onComplete();
-    } finally {
-      progress.stop();
-    }
+  const files = await hashFolder(folder.files, cache);
+  const target = `${api.origin} ${domain}`;
+  const deployed = cache.deployedTo(target);
+  // Written while the deploy runs. Should it fail, the next deploy sends too few bytes with its
+  // manifest, and the service's answer says what else it lacks.
+  const saved = cache.save(files, listedAtNs, { target, hashes: [...new Set(files.map((file) => file.hash))] });
+  let published: Published;
+  try {
+    await deployable;
+    const finalize = options.preview ? 'preview' : 'live';
+    published = await publish(api, domain, files, { configuration: hostOptions.options, finalize, deployed, json: options.json, say });
+  } finally {
+    await saved;
   }
 
-  if (options.preview) {
-    const deployment = await finalizeDeployment(api, domain, pending.id, true);
-    if (options.json) return printJson(deployment);
+  const { outcome, sent } = published;
+  if (options.json) return printJson(outcome);
+  const sentBytes = sizeOf(sent);
+  const skipped = `skipped ${count(files.length - sent.length, 'file')} (${formatBytes(folder.totalBytes - sentBytes)}) already stored`;
+  if (!('type' in outcome)) {
     console.log(`${pc.green('✔')} Preview of ${count(files.length, 'file')} (${formatBytes(folder.totalBytes)}) for ${pc.bold(domain)}; ${skipped}. The live site is unchanged.`);
-    console.log(`  ${pc.cyan(deployment.previewUrl)}`);
+    console.log(`  ${pc.cyan(outcome.previewUrl)}`);
     return;
   }
-  const result = await finalizeDeployment(api, domain, pending.id, false);
-  if (options.json) return printJson(result);
-  console.log(`${pc.green('✔')} Deployed ${count(files.length, 'file')} (${formatBytes(folder.totalBytes)}) to ${pc.bold(result.domain)}: ${describe(result)}`);
-  console.log(`  Uploaded ${count(toSend.length, 'file')} (${formatBytes(sendBytes)}); ${skipped}. Deployment ${result.deploymentId}.`);
-  console.log(`  ${pc.cyan(siteUrl(new URL(api.origin), result.domain))}`);
+  console.log(`${pc.green('✔')} Deployed ${count(files.length, 'file')} (${formatBytes(folder.totalBytes)}) to ${pc.bold(outcome.domain)}: ${describe(outcome)}`);
+  console.log(`  Uploaded ${count(sent.length, 'file')} (${formatBytes(sentBytes)}); ${skipped}. Deployment ${outcome.deploymentId}.`);
+  console.log(`  ${pc.cyan(siteUrl(new URL(api.origin), outcome.domain))}`);
 }

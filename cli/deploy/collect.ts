@@ -1,5 +1,4 @@
-import type { Dirent } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { type Dirent, type BigIntStats, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { CliError } from '../errors.ts';
@@ -7,11 +6,21 @@ import { CliError } from '../errors.ts';
 /** The ignore file in the deployed folder's root, in .gitignore syntax. It is never uploaded itself. */
 export const ignoreFileName = '.sitehostignore';
 
+/** What says a file is unchanged since it was last hashed (see ./hash-cache.ts). */
+export interface FileIdentity {
+  size: number;
+  /** Nanoseconds since the epoch. */
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  ino: bigint;
+}
+
 export interface LocalFile {
   /** Path relative to the deployed folder, `/`-separated: the file's path on the site. */
   path: string;
   absolutePath: string;
   size: number;
+  identity: FileIdentity;
 }
 
 export interface CollectedFolder {
@@ -21,47 +30,51 @@ export interface CollectedFolder {
 
 /**
  * Lists the files to deploy from `root`, sorted by path: everything except `.git` (at any
- * depth), the ignore file, and what the ignore file matches. Only names and sizes are read
- * here; contents are read one file at a time while uploading. Symbolic links are followed.
+ * depth), the ignore file, and what the ignore file matches. Only names and stats are read
+ * here; contents are read one file at a time while hashing and uploading. Symbolic links are
+ * followed. Synchronous: a CLI has nothing else to do meanwhile, and 2,000 stats take 10 ms
+ * this way against 50 ms through promises.
  */
-export async function collectFolder(root: string): Promise<CollectedFolder> {
-  const rootStat = await stat(root).catch((error: NodeJS.ErrnoException) => {
+export function collectFolder(root: string): CollectedFolder {
+  const rootStat = tryStat(root, (error) => {
     throw new CliError('usage', `Cannot deploy ${root}: ${error.code === 'ENOENT' ? 'no such folder' : error.message}.`);
   });
   if (!rootStat.isDirectory()) throw new CliError('usage', `Cannot deploy ${root}: it is not a folder.`);
 
-  const rules = await readIgnoreRules(root);
+  const rules = readIgnoreRules(root);
   const files: LocalFile[] = [];
 
   /** `ancestors` holds the real paths of the folders above, to stop at a symbolic link loop. */
-  async function walk(directory: string, prefix: string, ancestors: ReadonlySet<string>): Promise<void> {
-    const real = await realpath(directory);
+  function walk(directory: string, prefix: string, ancestors: ReadonlySet<string>): void {
+    const real = realpathSync(directory);
     if (ancestors.has(real)) return;
     const below = new Set(ancestors).add(real);
-    const entries = await readdir(directory, { withFileTypes: true });
+    const entries = readdirSync(directory, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const kept = entries.filter((entry) => entry.name !== '.git' && prefix + entry.name !== ignoreFileName && !rules.ignores(prefix + entry.name));
-    // A folder's entries are looked at all at once: one at a time, 2,000 files took 100 ms.
-    const found = await Promise.all(kept.map((entry) => inspect(entry, join(directory, entry.name))));
-    for (const [index, entry] of kept.entries()) {
-      const { kind, size } = found[index]!;
+    for (const entry of entries) {
       const path = prefix + entry.name;
+      if (entry.name === '.git' || path === ignoreFileName || rules.ignores(path)) continue;
       const absolutePath = join(directory, entry.name);
-      if (kind === 'directory' && !rules.ignores(`${path}/`)) await walk(absolutePath, `${path}/`, below);
-      if (kind === 'file') files.push({ path, absolutePath, size });
+      const found = inspect(entry, absolutePath);
+      if (found === 'directory' && !rules.ignores(`${path}/`)) walk(absolutePath, `${path}/`, below);
+      if (found !== 'directory' && found !== 'other') files.push({ path, absolutePath, size: found.size, identity: found });
     }
   }
 
-  await walk(root, '', new Set()).catch((error: NodeJS.ErrnoException) => {
-    throw error instanceof CliError ? error : new CliError('failure', `Cannot read ${error.path ?? root}: ${error.code ?? error.message}.`);
-  });
+  try {
+    walk(root, '', new Set());
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const failure = error as NodeJS.ErrnoException;
+    throw new CliError('failure', `Cannot read ${failure.path ?? root}: ${failure.code ?? failure.message}.`);
+  }
   return { files, totalBytes: files.reduce((sum, file) => sum + file.size, 0) };
 }
 
-async function readIgnoreRules(root: string): Promise<Ignore> {
+function readIgnoreRules(root: string): Ignore {
   const rules = ignore();
   try {
-    rules.add(await readFile(join(root, ignoreFileName), 'utf8'));
+    rules.add(readFileSync(join(root, ignoreFileName), 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new CliError('failure', `Cannot read ${join(root, ignoreFileName)}: ${(error as Error).message}`);
@@ -70,13 +83,23 @@ async function readIgnoreRules(root: string): Promise<Ignore> {
   return rules;
 }
 
-/** What an entry is, looking through symbolic links, and a file's size; sockets, FIFOs and devices are skipped. */
-async function inspect(entry: Dirent, absolutePath: string): Promise<{ kind: 'file' | 'directory' | 'other'; size: number }> {
-  if (entry.isDirectory()) return { kind: 'directory', size: 0 };
-  if (!entry.isFile() && !entry.isSymbolicLink()) return { kind: 'other', size: 0 };
-  const target = await stat(absolutePath).catch((error: unknown) => {
+function tryStat(path: string, onError: (error: NodeJS.ErrnoException) => never): BigIntStats {
+  try {
+    return statSync(path, { bigint: true });
+  } catch (error) {
+    return onError(error as NodeJS.ErrnoException);
+  }
+}
+
+/** What an entry is, looking through symbolic links, and a file's identity; sockets, FIFOs and devices are skipped. */
+function inspect(entry: Dirent, absolutePath: string): FileIdentity | 'directory' | 'other' {
+  if (entry.isDirectory()) return 'directory';
+  if (!entry.isFile() && !entry.isSymbolicLink()) return 'other';
+  const target = tryStat(absolutePath, (error) => {
     if (!entry.isSymbolicLink()) throw error;
     throw new CliError('failure', `${absolutePath} is a broken symbolic link; remove it or list it in ${ignoreFileName}.`);
   });
-  return { kind: target.isFile() ? 'file' : target.isDirectory() ? 'directory' : 'other', size: target.size };
+  if (target.isDirectory()) return 'directory';
+  if (!target.isFile()) return 'other';
+  return { size: Number(target.size), mtimeNs: target.mtimeNs, ctimeNs: target.ctimeNs, ino: target.ino };
 }

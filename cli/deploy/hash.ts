@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { CliError } from '../errors.ts';
 import { hashFiles } from '../../src/common/incremental-deploy.ts';
 import type { LocalFile } from './collect.ts';
+import type { HashCache } from './hash-cache.ts';
 
 export type HashedLocalFile = LocalFile & { hash: string };
 
@@ -45,7 +46,10 @@ async function hashFile(file: LocalFile): Promise<string> {
 /** Small files cost more in opening and reading than in hashing: several at once keep the disk busy. */
 const filesAtOnce = 8;
 
-/** Every file's content hash, a few files at a time so that reading and hashing overlap. */
-export function hashFolder(files: readonly LocalFile[]): Promise<HashedLocalFile[]> {
-  return hashFiles(files, hashFile, filesAtOnce);
+/**
+ * Every file's content hash: recorded in `cache` for a file unchanged since, else read, a few
+ * files at a time so that reading and hashing overlap.
+ */
+export function hashFolder(files: readonly LocalFile[], cache: HashCache): Promise<HashedLocalFile[]> {
+  return hashFiles(files, async (file) => cache.hashOf(file) ?? hashFile(file), filesAtOnce);
 }

@@ -15,17 +15,46 @@ const uploadFolder = 'site';
 
 const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-/** `POST .../deployments`: the manifest (and host options); answers which hashes the service lacks. */
-export function createDeployment(api: ApiClient, domain: string, files: readonly HashedLocalFile[], configuration?: unknown): Promise<PendingDeployment> {
+/** What becomes of the deployment once the service lacks none of its bytes. */
+export type Finalize = 'live' | 'preview';
+
+/** The service's answer to a manifest: finalized at once (the deploy result, or the ready preview), or still uploading. */
+export type Begun = DeployResult | Deployment;
+
+/** The manifest body: every path under the upload folder, the host options if any, and `finalize`. */
+function manifestBody(files: readonly HashedLocalFile[], configuration: unknown, finalize: Finalize): string {
   const manifest = manifestOf(files.map((file) => ({ ...file, path: `${uploadFolder}/${file.path}` })));
-  return api.json<PendingDeployment>(sitePath(domain, '/deployments'), json({ files: manifest, ...(configuration === undefined ? {} : { configuration }) }));
+  return JSON.stringify({ files: manifest, ...(configuration === undefined ? {} : { configuration }), finalize });
+}
+
+/** `POST .../deployments` with the manifest: the service answers which hashes it lacks, or, lacking none, finalizes. */
+export async function createDeployment(api: ApiClient, domain: string, files: readonly HashedLocalFile[], configuration: unknown, finalize: Finalize): Promise<Begun> {
+  const init: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json' }, body: manifestBody(files, configuration, finalize) };
+  return api.json<Begun>(sitePath(domain, '/deployments'), init);
+}
+
+/** `POST .../deployments` with the manifest and the bytes of `blobs` in one multipart body. */
+export async function createWithBlobs(
+  api: ApiClient,
+  domain: string,
+  files: readonly HashedLocalFile[],
+  blobs: readonly HashedLocalFile[],
+  options: { configuration: unknown; finalize: Finalize; progress: UploadProgress },
+): Promise<Begun> {
+  const body = blobsBody(blobs, options.progress, manifestBody(files, options.configuration, options.finalize));
+  const headers = { 'content-type': body.contentType, 'content-length': String(body.contentLength) };
+  const response = await api.upload(sitePath(domain, '/deployments'), 'POST', headers, body.write);
+  return (await response.json()) as Begun;
+}
+
+/** Whether the service finalized the deployment already. */
+export function isFinalized(begun: Begun): begun is DeployResult | (Deployment & { state: 'ready' }) {
+  return 'type' in begun || begun.state === 'ready';
 }
 
 /** `POST .../deployments/<id>/finalize`: live (the deploy result) or a preview (the deployment). */
-export function finalizeDeployment(api: ApiClient, domain: string, id: string, preview: true): Promise<Deployment>;
-export function finalizeDeployment(api: ApiClient, domain: string, id: string, preview: false): Promise<DeployResult>;
-export function finalizeDeployment(api: ApiClient, domain: string, id: string, preview: boolean): Promise<DeployResult | Deployment> {
-  return api.json(deploymentPath(domain, id, '/finalize'), json(preview ? { preview: true } : {}));
+export function finalizeDeployment(api: ApiClient, domain: string, id: string, finalize: Finalize): Promise<DeployResult | Deployment> {
+  return api.json(deploymentPath(domain, id, '/finalize'), json(finalize === 'preview' ? { preview: true } : {}));
 }
 
 export function deploymentPath(domain: string, id: string, rest = ''): string {

@@ -22,12 +22,18 @@ const crlf = encoder.encode('\r\n');
 
 /**
  * The body of `PUT .../deployments/<id>/blobs`: one part per file, named `blob`, its file name
- * the content's SHA-256, written as it is sent, each file read from disk a chunk at a time.
+ * the content's SHA-256, written as it is sent, each file read from disk a chunk at a time. With
+ * `manifest`, a first part named `manifest` carries it: the body of `POST .../deployments` in one.
  * Hand-written rather than a FormData body so that memory holds two chunks, never the folder,
  * the length is known before sending, and progress follows the bytes onto the wire.
  */
-export function blobsBody(files: readonly HashedLocalFile[], progress: UploadProgress): MultipartBody {
+export function blobsBody(files: readonly HashedLocalFile[], progress: UploadProgress, manifest?: string): MultipartBody {
   const boundary = `sitehost-${randomBytes(16).toString('hex')}`;
+  const opening = encoder.encode(
+    manifest === undefined
+      ? ''
+      : `--${boundary}\r\nContent-Disposition: form-data; name="manifest"\r\nContent-Type: application/json\r\n\r\n${manifest}\r\n`,
+  );
   const parts = files.map((file) => ({
     file,
     header: encoder.encode(
@@ -35,9 +41,11 @@ export function blobsBody(files: readonly HashedLocalFile[], progress: UploadPro
     ),
   }));
   const closing = encoder.encode(`--${boundary}--\r\n`);
-  const contentLength = parts.reduce((sum, { file, header }) => sum + header.byteLength + file.size + crlf.byteLength, 0) + closing.byteLength;
+  const contentLength =
+    opening.byteLength + parts.reduce((sum, { file, header }) => sum + header.byteLength + file.size + crlf.byteLength, 0) + closing.byteLength;
 
   const write: BodyWriter = async (send) => {
+    if (opening.byteLength > 0) await send(opening);
     for (const { file, header } of parts) {
       await send(header);
       await writeFileContent(file.absolutePath, file.size, send, progress.onBytes);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -20,9 +20,9 @@ let work: string;
 let alice: string;
 let bob: string;
 
-/** The environment of a CI job: origin and token from variables, no stored login. */
+/** The environment of a CI job: origin and token from variables, no stored login, the hash cache in the test's folder. */
 function as(userToken: string): Record<string, string> {
-  return { SITEHOST_ORIGIN: service.origin, SITEHOST_TOKEN: userToken, XDG_CONFIG_HOME: join(work, 'no-login') };
+  return { SITEHOST_ORIGIN: service.origin, SITEHOST_TOKEN: userToken, XDG_CONFIG_HOME: join(work, 'no-login'), XDG_CACHE_HOME: join(work, 'cache') };
 }
 
 async function writeTree(root: string, files: Record<string, string>): Promise<string> {
@@ -228,13 +228,57 @@ describe('incremental deploys, previews and rollback', () => {
     await expectServed(first);
   });
 
-  it('uploads only the file that changed', async () => {
+  it('uploads only the file that changed, with the manifest in one request', async () => {
     await writeTree(folder, second);
+    const requestsBefore = relay.requestLines().length;
     const { run, bytes } = await counted(['deploy', folder, '--domain', domain]);
     expect(bytes).toBeGreaterThan(256 * kiB);
     expect(bytes).toBeLessThan(256 * kiB + 16 * kiB);
     expect(run.stdout).toContain('Uploaded 1 file (262 kB); skipped 2 files (524 kB) already stored.');
+    // The check that the site may be deployed to, asked while the folder is read; then the deploy.
+    expect(relay.requestLines().slice(requestsBefore)).toEqual([`GET /v2/sites/${domain}/info HTTP/1.1`, `POST /v2/sites/${domain}/deployments HTTP/1.1`]);
     await expectServed(second);
+  });
+
+  it('deploys a file whose content changed with its size and modification time put back', async () => {
+    const site = 'cli-identity.example';
+    const files = { 'index.html': 'v1', 'app.js': randomBytes(1024).toString('base64') };
+    const root = await writeTree(join(work, 'identity'), files);
+    const path = join(root, 'app.js');
+    // A whole second, which every file system keeps exactly, as build tools and archives set it.
+    const mtime = new Date('2026-01-01T00:00:00Z');
+    await utimes(path, mtime, mtime);
+    // Listed well after that change, the file's record is trusted (not "racily clean") from then on.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await counted(['deploy', root, '--domain', site]);
+    const same = { ...files, 'app.js': files['app.js'].replace(/^./, (first) => (first === 'A' ? 'B' : 'A')) };
+    await writeTree(root, same);
+    await utimes(path, mtime, mtime);
+    expect((await stat(path, { bigint: true })).mtimeNs).toBe(BigInt(mtime.getTime()) * 1_000_000n);
+    await counted(['deploy', root, '--domain', site]);
+    await expectServed(same, site);
+    await writeTree(root, files);
+    await counted(['deploy', root, '--domain', site, '--no-cache']);
+    await expectServed(files, site);
+  });
+
+  it('goes the resumable way when its one request is cut', async () => {
+    const cut = 'cli-cut-once.example';
+    const site = await writeTree(join(work, 'cut-once'), { 'index.html': 'v1' });
+    // Both deploys through the relay: one origin, so the second knows what the first left there.
+    const cutting = await startCountingRelay(service.port, { dropOnceAfterBytes: 1024 * kiB });
+    const env = { ...as(alice), SITEHOST_ORIGIN: cutting.origin };
+    try {
+      expect((await runCli(['deploy', site, '--domain', cut], { env })).code).toBe(0);
+      const changed = { 'index.html': 'v2', 'big.txt': randomBytes(3 * 1024 * kiB).toString('base64') };
+      await writeTree(site, changed);
+      const run = await runCli(['deploy', site, '--domain', cut], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/^The upload was interrupted \(Could not reach .*\); sending the manifest first…$/m);
+      for (const [path, body] of Object.entries(changed)) expect((await getFromSite(service, cut, `/${path}`)).body === body, path).toBe(true);
+    } finally {
+      await cutting.close();
+    }
   });
 
   it('makes a preview with --preview, and leaves the live site alone', async () => {

@@ -5,6 +5,8 @@ export interface CountingRelay {
   origin: string;
   /** Bytes received from clients so far. */
   bytesFromClients(): number;
+  /** The request lines (`POST /v2/… HTTP/1.1`) seen so far, in order. */
+  requestLines(): string[];
   close(): Promise<void>;
 }
 
@@ -16,6 +18,7 @@ export interface RelayOptions {
 export function startCountingRelay(targetPort: number, options: RelayOptions = {}): Promise<CountingRelay> {
   let bytes = 0;
   let dropped = false;
+  const requests: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(targetPort, '127.0.0.1');
@@ -26,6 +29,8 @@ export function startCountingRelay(targetPort: number, options: RelayOptions = {
     let connectionBytes = 0;
     client.on('data', (chunk: Buffer) => {
       bytes += chunk.byteLength;
+      // Bodies here are files of random text, which never hold a request line.
+      for (const line of chunk.toString('latin1').matchAll(/(?:^|\r\n)((?:GET|HEAD|POST|PUT|PATCH|DELETE) \S+ HTTP\/1\.1)\r\n/g)) requests.push(line[1]!);
       connectionBytes += chunk.byteLength;
       if (options.dropOnceAfterBytes === undefined || dropped || connectionBytes <= options.dropOnceAfterBytes) return;
       dropped = true;
@@ -46,6 +51,7 @@ export function startCountingRelay(targetPort: number, options: RelayOptions = {
       resolve({
         origin: `http://127.0.0.1:${port}`,
         bytesFromClients: () => bytes,
+        requestLines: () => [...requests],
         close: () =>
           new Promise((done) => {
             for (const socket of sockets) socket.destroy();
