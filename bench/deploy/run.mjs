@@ -10,8 +10,8 @@
 // 4. The same bodies sent to bench/deploy/floor, a Worker that only reads and discards them:
 //    the transfer floor, the ratio deploy/floor (target: ≤ 2.0), and the floor's own memory
 //    growth for the 100 MiB body.
-// 5. The 2,000-file site deployed by the CLI (`sitehost deploy`, incremental), then redeployed
-//    with 1 file changed: bytes sent (counted by a relay in front of the service) and wall time
+// 5. The 2,000-file site deployed by the CLI (`sitehost deploy`, incremental, its hash cache in
+//    the bench's own folder), then redeployed with 1 file changed: bytes sent (counted by a relay in front of the service) and wall time
 //    of the redeploy ÷ the full deploy (targets ≤ 1 % and ≤ 10 %); then a rollback to the full
 //    deploy: time from the activate call until the old content is served (target < 1 s).
 // BENCH_RUNS (default 5) sets how often the 40 MiB site is sent to each; the machine is
@@ -62,7 +62,7 @@ function cliDeploy(relay, token, dir, domain) {
     execFile(
       process.execPath,
       [join(repo, 'bin/sitehost.mjs'), 'deploy', dir, '--domain', domain, '--json'],
-      { env: { ...process.env, SITEHOST_ORIGIN: relay.origin, SITEHOST_TOKEN: token } },
+      { env: { ...process.env, SITEHOST_ORIGIN: relay.origin, SITEHOST_TOKEN: token, XDG_CACHE_HOME: join(workDir, 'cli-cache') } },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`sitehost deploy ${domain}: ${error.message}\n${stderr}`));
         resolve({ ms: performance.now() - started, bytes: relay.bytesFromClients() - before, result: JSON.parse(stdout) });

@@ -50,6 +50,13 @@ const filesAtOnce = 8;
  * Every file's content hash: recorded in `cache` for a file unchanged since, else read, a few
  * files at a time so that reading and hashing overlap.
  */
-export function hashFolder(files: readonly LocalFile[], cache: HashCache): Promise<HashedLocalFile[]> {
-  return hashFiles(files, async (file) => cache.hashOf(file) ?? hashFile(file), filesAtOnce);
+export async function hashFolder(files: readonly LocalFile[], cache: HashCache): Promise<HashedLocalFile[]> {
+  const recorded = files.map((file) => cache.hashOf(file));
+  const read = await hashFiles(
+    files.filter((_, index) => recorded[index] === undefined),
+    hashFile,
+    filesAtOnce,
+  );
+  let next = 0;
+  return files.map((file, index) => ({ ...file, hash: recorded[index] ?? read[next++]!.hash }));
 }
