@@ -52,11 +52,18 @@ export async function deployFolder(
   // Two at a time: each file is read whole into memory to be hashed.
   const hashed: HashedSelection[] = await hashFiles(files, async ({ file }) => sha256Hex(await file.arrayBuffer()), 2);
   signal.throwIfAborted();
-  const body = { files: manifestOf(hashed), ...(configuration === undefined ? {} : { configuration }) };
-  const pending = await request<PendingDeployment>('POST', sitePath(domain, '/deployments'), { json: body });
+  // With "finalize", a folder the service holds entirely goes live in this one request.
+  const body = { files: manifestOf(hashed), ...(configuration === undefined ? {} : { configuration }), finalize: 'live' };
+  const begun = await request<PendingDeployment | DeployResult>('POST', sitePath(domain, '/deployments'), { json: body });
+  const totalBytes = hashed.reduce((sum, file) => sum + file.size, 0);
+  if ('type' in begun) {
+    const plan = { sendFiles: 0, sendBytes: 0, skippedFiles: hashed.length, skippedBytes: totalBytes };
+    progress.onPlan(plan);
+    return { result: begun, plan };
+  }
+  const pending = begun;
   const toSend = filesToSend(hashed, pending.missing ?? []);
   const sendBytes = toSend.reduce((sum, file) => sum + file.size, 0);
-  const totalBytes = hashed.reduce((sum, file) => sum + file.size, 0);
   const plan = { sendFiles: toSend.length, sendBytes, skippedFiles: hashed.length - toSend.length, skippedBytes: totalBytes - sendBytes };
   progress.onPlan(plan);
 
