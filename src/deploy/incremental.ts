@@ -2,8 +2,8 @@
  * Incremental deploys, the Worker's half: the manifest is stored and answered with the hashes the
  * site lacks (one D1 query for any number of files), or, when it comes with every missing blob and
  * asks to be finalized, committed in that one request. Uploaded blobs are streamed into one pack
- * per request, each verified against its name. What arrived whole and verified is recorded even
- * when the request fails later, so a client resumes by asking again what is missing. The
+ * per request, each verified against its name. What a blob upload brought whole and verified is
+ * recorded even when the request fails later, so a client resumes by asking again what is missing. The
  * coordinator records the blobs and, on finalize, builds the deployment (src/site/coordinator.ts).
  */
 import type { DeployResult } from '../common/api-types';
