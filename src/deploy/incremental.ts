@@ -88,7 +88,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
     });
     if (received.length > 0) await pack.finish();
   } catch (error) {
-    await discard(domain, pack.key, pack.abort());
+    await discard(pack.key, pack.abort());
     throw error;
   }
   if (!begun.prepared) throw new Problem('invalid-request', 'An incremental deploy sends its "manifest" part first.');
@@ -99,8 +99,8 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
 }
 
 /** Waits for a pack no deployment holds to be discarded; failing, it only leaves bytes behind. */
-async function discard(domain: string, pack: string, discarding: Promise<void>): Promise<void> {
-  await discarding.catch((error: unknown) => log.error('A failed deploy could not discard its pack', { domain, pack, error }));
+async function discard(pack: string, discarding: Promise<void>): Promise<void> {
+  await discarding.catch((error: unknown) => log.error('A failed deploy could not discard its pack', { pack, error }));
 }
 
 function manifestPart(limits: DeployLimits): TextPartRules {
@@ -120,7 +120,8 @@ async function settle(
   const { domain, userId, id, upload } = begin;
   const missing = missingHashes(manifest, known);
   if (finalize && missing.length === 0) {
-    const done = await siteCoordinator(env, domain).deployManifest({ domain, userId, deploymentId: id, manifest, upload, preview: finalize === 'preview' });
+    const commit = { domain, userId, deploymentId: id, manifest, upload, preview: finalize === 'preview' };
+    const done = await handOver(env, upload, () => siteCoordinator(env, domain).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
   }
   const created = Date.now();
@@ -146,11 +147,25 @@ async function settle(
     await putDeployment(env.DB, record).run();
   } catch (error) {
     // The pack is still this request's own: no deployment holds it yet.
-    if (upload) await discard(domain, upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    if (upload) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
     throw error;
   }
-  if (upload) await siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload });
+  if (upload) await handOver(env, upload, () => siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload }));
   return { state: 'uploading', record, missing };
+}
+
+/**
+ * Has the coordinator take `upload`'s pack into a change. Only a refusal is known to leave it
+ * unrecorded, and then it is discarded; when the call throws otherwise the change may have
+ * happened, and the pack is kept (collected with its deployment, or the site, at worst).
+ */
+async function handOver<T>(env: Env, upload: { pack: string } | undefined, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (upload && error instanceof Problem) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    throw error;
+  }
 }
 
 /** What `record` still lacks. */

@@ -199,6 +199,14 @@ describe('incremental deploys', () => {
     expect(await liveFiles(domain)).toEqual(files);
   });
 
+  it('discards the bytes of a one-request deploy that the coordinator refuses', async () => {
+    // A preview needs a site: the Worker lets a deploy to a new domain through, the coordinator refuses the preview.
+    const domain = 'one-request-refused.example';
+    const response = await deployInOne(domain, { 'index.html': 'never' }, ['never'], 'preview');
+    expect(response.status).toBe(404);
+    expect(await storedObjects(domain)).toEqual(new Map());
+  });
+
   it('refuses a one-request deploy that is malformed with 400, storing nothing and keeping the live site', async () => {
     const domain = 'one-request-bad.example';
     await deploy(domain, { 'index.html': 'live' });
