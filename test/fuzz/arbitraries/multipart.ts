@@ -3,7 +3,7 @@ import { concat, printable } from './bytes';
 import { awkwardString, fileName, plainName } from './strings';
 
 /** One body part: its raw header lines and its content. */
-interface Part {
+export interface Part {
   headers: string[];
   content: string;
 }
@@ -14,14 +14,14 @@ export interface MultipartCase {
 }
 
 /** A boundary RFC 2046 allows, or one it does not (empty, too long, with quotes, CR LF or spaces). */
-const boundary = fc.oneof(
+export const boundary = fc.oneof(
   { weight: 4, arbitrary: fc.stringMatching(/^[0-9A-Za-z'()+_,\-./:=?]{1,70}$/) },
   { weight: 1, arbitrary: awkwardString },
   { weight: 1, arbitrary: fc.constantFrom('', ' ', '--', 'a'.repeat(71), 'a'.repeat(5000)) },
 );
 
 /** The Content-Type of the whole request: usually right, sometimes mangled or naming another boundary. */
-const contentType = (actual: string) =>
+export const contentType = (actual: string) =>
   fc.oneof(
     { weight: 6, arbitrary: fc.constant(`multipart/form-data; boundary=${actual}`) },
     {
@@ -99,20 +99,20 @@ const parts = fc.oneof(
   }))) },
 );
 
-function serialise(boundary: string, parts: Part[], closed: boolean): Uint8Array {
+export function serialise(boundary: string, parts: Part[], closed: boolean): Uint8Array {
   const sections = parts.map((p) => `--${boundary}\r\n${p.headers.join('\r\n')}\r\n\r\n${p.content}\r\n`);
   return new TextEncoder().encode(`${sections.join('')}${closed ? `--${boundary}--\r\n` : ''}`);
 }
 
 /** A byte-level damage to a body: positions are taken modulo its length, so they shrink well. */
-type Mutation =
+export type Mutation =
   | { kind: 'flip'; at: number; bit: number }
   | { kind: 'insert'; at: number; bytes: number[] }
   | { kind: 'delete'; at: number; length: number }
   | { kind: 'truncate'; at: number }
   | { kind: 'repeat'; at: number; length: number };
 
-const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bit: fc.nat(7) }),
   fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), bytes: fc.oneof(fc.array(fc.nat(255), { minLength: 1, maxLength: 8 }), fc.constantFrom<number[]>([13, 10], [45, 45], [13, 10, 13, 10], [0], [0xff, 0xfe])) }),
   fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 64 }) }),
@@ -120,7 +120,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('repeat' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 128 }) }),
 );
 
-function mutate(body: Uint8Array, change: Mutation): Uint8Array {
+export function mutate(body: Uint8Array, change: Mutation): Uint8Array {
   if (body.length === 0) return change.kind === 'insert' ? Uint8Array.from(change.bytes) : body;
   const at = change.at % body.length;
   switch (change.kind) {

@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import { sha256Hex } from '../../support/deployments';
+import { type Mutation, type Part, boundary, contentType, mutate, mutation, serialise } from './multipart';
+import { awkwardString, fileName, plainPath } from './strings';
+
+/** How a blob part names its bytes: rightly, by another file's hash, by no hash at all, or with bytes that hash otherwise. */
+type BlobNaming = 'right' | 'other' | 'garbage' | 'forged';
+
+/**
+ * A one-request incremental deploy to fuzz (`POST .../deployments`, multipart): a manifest part
+ * (well formed or not) and blob parts, in order or not, then byte-level damage. Hashes are
+ * computed when the body is built (WebCrypto is asynchronous): see `incrementalBody`.
+ */
+export interface IncrementalCase {
+  boundary: string;
+  contentType: string;
+  files: { name: string; content: string }[];
+  finalize: unknown;
+  manifest: 'right' | 'json' | 'text';
+  oddManifest: string;
+  blobs: { file: number; naming: BlobNaming; headers: 'plain' | 'no-filename' | 'other-name' }[];
+  manifestLast: boolean;
+  closed: boolean;
+  mutations: Mutation[];
+}
+
+/** Mostly well framed (the deploy's fuzzing covers framing): the manifest, its blobs and finalize are what is aimed at. */
+const framing = fc.oneof(
+  { weight: 5, arbitrary: fc.stringMatching(/^[0-9A-Za-z_-]{1,40}$/).map((actual) => ({ actual, contentType: fc.constant(`multipart/form-data; boundary=${actual}`) })) },
+  { weight: 1, arbitrary: boundary.map((actual) => ({ actual, contentType: contentType(actual) })) },
+);
+
+export const incrementalCase: fc.Arbitrary<IncrementalCase> = framing.chain(({ actual, contentType }) =>
+  fc.record({
+    boundary: fc.constant(actual),
+    contentType,
+    // Mostly names a deploy accepts, so that the blobs and finalize are reached.
+    files: fc.array(fc.record({ name: fc.oneof({ weight: 12, arbitrary: plainPath }, { weight: 1, arbitrary: fileName }), content: fc.string({ maxLength: 32 }) }), { maxLength: 5 }),
+    finalize: fc.oneof(
+      { weight: 6, arbitrary: fc.constant<unknown>('live') },
+      { weight: 3, arbitrary: fc.constant<unknown>('preview') },
+      { weight: 2, arbitrary: fc.constant<unknown>(undefined) },
+      { weight: 1, arbitrary: fc.constantFrom<unknown>('now', 1, null, true) },
+    ),
+    manifest: fc.oneof({ weight: 8, arbitrary: fc.constant<IncrementalCase['manifest']>('right') }, { weight: 1, arbitrary: fc.constantFrom<IncrementalCase['manifest']>('json', 'text') }),
+    oddManifest: fc.oneof(fc.json({ maxDepth: 3 }), awkwardString),
+    blobs: fc.array(
+      fc.record({
+        file: fc.nat(4),
+        naming: fc.oneof({ weight: 20, arbitrary: fc.constant<BlobNaming>('right') }, { weight: 1, arbitrary: fc.constantFrom<BlobNaming>('other', 'garbage', 'forged') }),
+        headers: fc.oneof(
+          { weight: 20, arbitrary: fc.constant<IncrementalCase['blobs'][number]['headers']>('plain') },
+          { weight: 1, arbitrary: fc.constantFrom<IncrementalCase['blobs'][number]['headers']>('no-filename', 'other-name') },
+        ),
+      }),
+      { maxLength: 6 },
+    ),
+    manifestLast: fc.oneof({ weight: 10, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    closed: fc.oneof({ weight: 10, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+    mutations: fc.oneof({ weight: 4, arbitrary: fc.constant<Mutation[]>([]) }, { weight: 1, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }) }),
+  }),
+);
+
+/** The body of `fuzzed`, its hashes computed. */
+export async function incrementalBody(fuzzed: IncrementalCase): Promise<Uint8Array> {
+  const hashes = await Promise.all(fuzzed.files.map((file) => sha256Hex(file.content)));
+  const files = Object.fromEntries(fuzzed.files.map((file, index) => [file.name, hashes[index]!]));
+  const manifestText = {
+    right: JSON.stringify({ files, ...(fuzzed.finalize === undefined ? {} : { finalize: fuzzed.finalize }) }),
+    json: fuzzed.oddManifest,
+    text: fuzzed.oddManifest,
+  }[fuzzed.manifest];
+  const manifest: Part = { headers: ['Content-Disposition: form-data; name="manifest"', 'Content-Type: application/json'], content: manifestText };
+  const blobs = fuzzed.blobs
+    .filter((blob) => blob.file < fuzzed.files.length)
+    .map((blob): Part => {
+      const file = fuzzed.files[blob.file]!;
+      const name = { right: hashes[blob.file]!, other: hashes[(blob.file + 1) % hashes.length]!, garbage: file.name, forged: hashes[blob.file]! }[blob.naming];
+      const disposition = {
+        plain: `Content-Disposition: form-data; name="blob"; filename="${name}"`,
+        'no-filename': 'Content-Disposition: form-data; name="blob"',
+        'other-name': `Content-Disposition: form-data; name="directory"; filename="${name}"`,
+      }[blob.headers];
+      return { headers: [disposition], content: blob.naming === 'forged' ? `${file.content}!` : file.content };
+    });
+  const parts = fuzzed.manifestLast ? [...blobs, manifest] : [manifest, ...blobs];
+  return fuzzed.mutations.reduce(mutate, serialise(fuzzed.boundary, parts, fuzzed.closed));
+}
