@@ -69,9 +69,17 @@ async function publish(
   api: ApiClient,
   domain: string,
   files: readonly HashedLocalFile[],
-  options: { configuration: unknown; finalize: Finalize; deployed?: ReadonlySet<string>; json?: boolean; say: (line: string) => void },
+  options: {
+    configuration: unknown;
+    finalize: Finalize;
+    deployed?: ReadonlySet<string>;
+    /** What the service would refuse the deploy for, asked before any upload it could refuse mid-way. */
+    deployable: Promise<void>;
+    json?: boolean;
+    say: (line: string) => void;
+  },
 ): Promise<Published> {
-  const { configuration, finalize, say } = options;
+  const { configuration, finalize, deployable, say } = options;
   const mode = options.json ? 'silent' : process.stderr.isTTY ? 'bar' : 'lines';
   const guess = options.deployed && filesToSend(files, new Set(files.filter((file) => file.size > 0 && !options.deployed!.has(file.hash)).map((file) => file.hash)));
   let begun: Begun | undefined;
@@ -82,14 +90,18 @@ async function publish(
       begun = await createWithBlobs(api, domain, files, guess, { configuration, finalize, progress });
       sent = guess;
     } catch (error) {
-      // Nothing was stored: the resumable way below starts over.
       if (!(error instanceof CliError && error.kind === 'server')) throw error;
+      // A refusal may have been lost with the connection; if none, nothing was stored and the resumable way starts over.
+      await deployable;
       say(`The upload was interrupted (${error.message}); sending the manifest first…`);
     } finally {
       progress.stop();
     }
   }
-  begun ??= await createDeployment(api, domain, files, configuration, finalize);
+  if (!begun) {
+    await deployable;
+    begun = await createDeployment(api, domain, files, configuration, finalize);
+  }
   if (isFinalized(begun)) return { outcome: begun, sent };
 
   const toSend = filesToSend(files, begun.missing ?? []);
@@ -116,7 +128,8 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   if (!named) throw new CliError('usage', 'Which domain? Pass --domain example.com (or set "domain" in the --config file).');
   const domain = checkedDomain(named);
   const api = await connect();
-  // Asked while the folder is read and hashed: a refusal still comes before any byte of it is sent.
+  // Asked while the folder is read and hashed: a refusal comes before a large upload begins, and
+  // explains a small one cut short (see publish).
   const deployable = api.checkDeployable(sitePath(domain));
   deployable.catch(() => {});
   const root = resolve(dir);
@@ -137,9 +150,8 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   const saved = cache.save(files, listedAtNs, { target, hashes: [...new Set(files.map((file) => file.hash))] });
   let published: Published;
   try {
-    await deployable;
     const finalize = options.preview ? 'preview' : 'live';
-    published = await publish(api, domain, files, { configuration: hostOptions.options, finalize, deployed, json: options.json, say });
+    published = await publish(api, domain, files, { configuration: hostOptions.options, finalize, deployed, deployable, json: options.json, say });
   } finally {
     await saved;
   }

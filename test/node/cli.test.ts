@@ -240,6 +240,15 @@ describe('incremental deploys, previews and rollback', () => {
     await expectServed(second);
   });
 
+  it("refuses another user's redeploy from the same folder with the service's reason, changing nothing", async () => {
+    // Bob shares the folder and its hash cache: the CLI sends its one request straight away.
+    const run = await runCli(['deploy', folder, '--domain', domain], { env: { ...as(bob), SITEHOST_ORIGIN: relay.origin } });
+    expect(run.code).toBe(5);
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Error: Forbidden: /);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    await expectServed(second);
+  });
+
   it('deploys a file whose content changed with its size and modification time put back', async () => {
     const site = 'cli-identity.example';
     const files = { 'index.html': 'v1', 'app.js': randomBytes(1024).toString('base64') };
