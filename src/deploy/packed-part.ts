@@ -10,9 +10,15 @@ export interface PackedBytes {
 }
 
 /**
- * Receives one multipart part into `pack`, hashing its bytes as they stream. `check` sees the
- * size so far and each chunk before it is stored, to refuse what goes over a limit; `stored`
- * gets where the whole part lies once it has ended.
+ * Receives one multipart part into `pack` and hashes it. `check` sees the size so far and each
+ * chunk before it is stored, to refuse what goes over a limit; `stored` gets where the whole part
+ * lies once it has ended.
+ *
+ * A part is hashed at its end, in one call, from the pack's part buffer, which holds it whole
+ * unless an append of it filled that buffer and uploaded it: from that chunk on (in every part
+ * larger than a pack part, and the few that cross a part boundary), it is hashed as it streams.
+ * Most files are far smaller than a pack part, and a DigestStream for each cost as much as
+ * hashing their bytes.
  */
 export function packedPart(
   pack: PackWriter,
@@ -21,17 +27,36 @@ export function packedPart(
 ): PartReceiver {
   const offset = pack.size;
   let size = 0;
-  const digest = new crypto.DigestStream('SHA-256');
-  const hasher = digest.getWriter();
+  let streamed: StreamedHash | undefined;
   return {
     async write(chunk) {
       size += chunk.byteLength;
       check(size, chunk);
-      await Promise.all([hasher.write(chunk), pack.append(chunk)]);
+      if (!streamed && chunk.byteLength >= pack.room) streamed = await streamedHash(pack.heldSince(offset)!);
+      await (streamed ? Promise.all([streamed.write(chunk), pack.append(chunk)]) : pack.append(chunk));
     },
     async end() {
-      await hasher.close();
-      stored({ offset, size, hash: base64url.encode(new Uint8Array(await digest.digest)) });
+      const digest = streamed ? await streamed.digest() : await crypto.subtle.digest('SHA-256', pack.heldSince(offset)!);
+      stored({ offset, size, hash: base64url.encode(new Uint8Array(digest)) });
+    },
+  };
+}
+
+interface StreamedHash {
+  write(chunk: Uint8Array): Promise<void>;
+  digest(): Promise<ArrayBuffer>;
+}
+
+/** A SHA-256 of bytes written as they stream, `first` first: written once this resolves, so its buffer may change. */
+async function streamedHash(first: Uint8Array): Promise<StreamedHash> {
+  const stream = new crypto.DigestStream('SHA-256');
+  const writer = stream.getWriter();
+  await writer.write(first);
+  return {
+    write: (chunk) => writer.write(chunk),
+    async digest() {
+      await writer.close();
+      return stream.digest;
     },
   };
 }

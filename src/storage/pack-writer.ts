@@ -52,6 +52,20 @@ export class PackWriter {
     return this.#written + this.#filled;
   }
 
+  /** How many more bytes the part being filled takes: an append of as many or more uploads it. */
+  get room(): number {
+    return this.partSize - this.#filled;
+  }
+
+  /**
+   * The bytes appended since `offset`, while the part being filled still holds them all: a view of
+   * its buffer, valid until the next append. Undefined once some of them are in an uploaded part.
+   */
+  heldSince(offset: number): Uint8Array | undefined {
+    if (offset < this.#written) return undefined;
+    return this.#filling?.subarray(offset - this.#written, this.#filled) ?? new Uint8Array(0);
+  }
+
   /** Copies `bytes` into the pack and returns their offset in it. */
   async append(bytes: Uint8Array): Promise<number> {
     const offset = this.size;
