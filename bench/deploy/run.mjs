@@ -14,8 +14,8 @@
 //    the bench's own folder), then redeployed with 1 file changed: bytes sent (counted by a relay in front of the service) and wall time
 //    of the redeploy ÷ the full deploy (targets ≤ 1 % and ≤ 10 %); then a rollback to the full
 //    deploy: time from the activate call until the old content is served (target < 1 s).
-// BENCH_RUNS (default 5) sets how often the 40 MiB site is sent to each; the machine is
-// shared, so the report gives the median and the best run.
+// BENCH_RUNS (default 5) sets how often the 40 MiB site is sent to each, alternately (both
+// servers run at once); the machine is shared, so the report gives the median and the best run.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
@@ -100,17 +100,6 @@ async function bodyBytes(form) {
   return (await new Response(form).blob()).size;
 }
 
-/** Sends `form` `runs` times; returns the times in ms. */
-async function repeat(label, send) {
-  const times = [];
-  for (let run = 0; run < runs; run++) {
-    const ms = await send(run);
-    times.push(ms);
-    console.log(`  ${label} run ${run + 1}: ${seconds(ms)}`);
-  }
-  return times;
-}
-
 /**
  * Measures the memory of the server's workerd processes while `work` runs, naming each: wrangler
  * dev runs the Worker in one and its proxy in another. The processes are looked up each time:
@@ -139,7 +128,8 @@ async function startDev(argsFor, env = {}) {
 }
 
 const workDir = await mkdtemp(join(tmpdir(), 'sitehost-bench-'));
-let server;
+/** The wrangler dev servers running, stopped at the end whatever happens. */
+const servers = [];
 try {
   console.log('generating sites…');
   const siteRoot = join(workDir, 'files');
@@ -154,10 +144,18 @@ try {
   const warmUp = new FormData();
   warmUp.append('directory', new Blob(['<p>warm</p>']), 'index.html');
 
-  // --- the service ---
+  // --- the service, and the transfer floor beside it ---
+  // Both run at once and the 40 MiB site goes to one then the other, run after run, so that
+  // whatever else loads the machine weighs on the deploy and its floor alike. The floor's local
+  // workerd gets the V8 flags scripts/start.mjs gives the service's, so both are measured alike.
   const secret = randomBytes(32).toString('base64url');
-  server = await startDev(() => ['scripts/start.mjs'], { SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: secret });
-  const service = server;
+  const service = await startDev(() => ['scripts/start.mjs'], { SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: secret });
+  servers.push(service);
+  const floor = await startDev((port) => [
+    wrangler, 'dev', '-c', 'bench/deploy/floor/wrangler.toml', '--port', String(port), '--ip', '127.0.0.1',
+    '--persist-to', join(workDir, 'floor-state'), '--show-interactive-dev-session=false',
+  ], { MINIFLARE_WORKERD_V8_FLAGS: process.env.MINIFLARE_WORKERD_V8_FLAGS ?? '--initial-old-space-size=4' });
+  servers.push(floor);
   const token = execFileSync(process.execPath, ['scripts/token.mjs', '--user', 'github|bench', '--scope', 'deploy'], {
     cwd: repo,
     env: { ...process.env, AUTH_SECRET: secret },
@@ -165,21 +163,31 @@ try {
     .toString()
     .trim();
   const deployTo = (domain, form) => upload(`${service.url}/v2/sites/${domain}`, form, token);
+  const floorSend = (form) => upload(`${floor.url}/`, form);
   await deployTo('warm.example', warmUp);
+  await floorSend(warmUp);
 
-  console.log(`deploying ${big.length} files of 256 KiB (100 MiB) to the fresh service…`);
+  console.log(`deploying ${big.length} files of 256 KiB (100 MiB) to the fresh service, then to the floor…`);
   const bigDeploy = await measure(service, () => deployTo('big.example', bigForm));
+  const floorBig = await measure(floor, () => floorSend(bigForm));
 
-  console.log(`deploying ${site.length} files, ${mb(siteBytes)} (multipart body ${mb(siteBody)})…`);
+  console.log(`deploying ${site.length} files, ${mb(siteBytes)} (multipart body ${mb(siteBody)}), and sending the same body to the floor…`);
   let siteMemory;
-  const deployTimes = await repeat('deploy', async (run) => {
+  const deployTimes = [];
+  const floorTimes = [];
+  for (let run = 0; run < runs; run++) {
     const measured = await measure(service, () => deployTo(`site-${run}.example`, siteForm));
     if (!siteMemory || peakOf(measured) > peakOf(siteMemory)) siteMemory = measured;
-    return measured.result.ms;
-  });
+    deployTimes.push(measured.result.ms);
+    const floorRun = await floorSend(siteForm);
+    if (floorRun.body.bytes !== siteBody) throw new Error(`the floor read ${floorRun.body.bytes} bytes of ${siteBody}`);
+    floorTimes.push(floorRun.ms);
+    console.log(`  run ${run + 1}: deploy ${seconds(deployTimes.at(-1))}, floor ${seconds(floorTimes.at(-1))}`);
+  }
 
-  console.log('deploying 20,000 small files…');
+  console.log('deploying 20,000 small files, then to the floor…');
   const smallDeploy = await deployTo('small.example', smallForm);
+  const floorSmall = await floorSend(smallForm);
 
   console.log(`deploying the ${site.length}-file site with the CLI, then again with 1 file changed, then rolling back…`);
   const cliSite = join(workDir, 'cli-site');
@@ -207,30 +215,9 @@ try {
   }
 
   const serviceLog = service.output();
-  await service.stop();
-  server = undefined;
+  for (const running of servers.splice(0)) await running.stop();
   const logged = serviceLog.slice(serviceLog.indexOf('Ready on'));
   if (/error|uncaught/i.test(logged)) console.warn(`the service logged errors:\n${logged}`);
-
-  // --- the transfer floor ---
-  // Its local workerd gets the V8 flags scripts/start.mjs gives the service's, so both are measured alike.
-  server = await startDev((port) => [
-    wrangler, 'dev', '-c', 'bench/deploy/floor/wrangler.toml', '--port', String(port), '--ip', '127.0.0.1',
-    '--persist-to', join(workDir, 'floor-state'), '--show-interactive-dev-session=false',
-  ], { MINIFLARE_WORKERD_V8_FLAGS: process.env.MINIFLARE_WORKERD_V8_FLAGS ?? '--initial-old-space-size=4' });
-  const floor = server;
-  const floorSend = (form) => upload(`${floor.url}/`, form);
-  await floorSend(warmUp);
-  console.log('uploading the same bodies to the floor Worker…');
-  const floorBig = await measure(floor, () => floorSend(bigForm));
-  const floorTimes = await repeat('floor', async () => {
-    const { ms, body } = await floorSend(siteForm);
-    if (body.bytes !== siteBody) throw new Error(`the floor read ${body.bytes} bytes of ${siteBody}`);
-    return ms;
-  });
-  const floorSmall = await floorSend(smallForm);
-  await floor.stop();
-  server = undefined;
 
   // --- platform calls, counted by the workers test ---
   console.log('counting platform calls (test/deploy/platform-calls.test.ts)…');
@@ -281,6 +268,6 @@ try {
   const width = Math.max(...rows.map(([label]) => label.length));
   for (const [label, value] of rows) console.log(`${label.padEnd(width)}  ${value}`);
 } finally {
-  await server?.stop();
+  for (const running of servers) await running.stop();
   await rm(workDir, { recursive: true, force: true });
 }
