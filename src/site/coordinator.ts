@@ -150,16 +150,23 @@ export class SiteCoordinator extends DurableObject<Env> {
     const { domain } = commit;
     const site = await this.#load(domain);
     authorize({ userId: commit.userId }, domain, site?.userId ?? null, action);
-    // An unpublish while this deploy uploaded deleted everything under the site, its new files too.
-    if (commit.files && !(await this.env.FILES.head(commit.files.indexKey))) {
-      throw new Problem('conflict', `The site ${domain} was unpublished while this deploy uploaded; deploy again.`);
-    }
-    // Its packs are complete: no unfinished upload is left to abort.
-    for (const pack of commit.files?.packs ?? []) this.#commits.uploads.forget(pack);
+    if (commit.files) await this.#claimUpload(domain, commit.files.indexKey, commit.files.packs);
     const id = commit.files?.id ?? newDeploymentId();
     const configuration = commit.configuration ?? site?.configuration ?? {};
     const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), commit.files ?? site?.deployment ?? null, configuration);
     return { site, record };
+  }
+
+  /**
+   * Takes into a change what the Worker uploaded: 409 when `written` is gone (an unpublish while
+   * it uploaded deleted everything under the site, its new objects too); else its `packs` are
+   * complete, and no unfinished upload of theirs is left to abort.
+   */
+  async #claimUpload(domain: string, written: string, packs: readonly string[]): Promise<void> {
+    if (!(await this.env.FILES.head(written))) {
+      throw new Problem('conflict', `The site ${domain} was unpublished while this deploy uploaded; deploy again.`);
+    }
+    for (const pack of packs) this.#commits.uploads.forget(pack);
   }
 
   /** Makes the kept deployment `id` live again (a rollback, or a roll forward): its files and its host options. */
@@ -182,12 +189,8 @@ export class SiteCoordinator extends DurableObject<Env> {
   addBlobs(upload: BlobUpload): Promise<Outcome<null>> {
     return this.#change(async () => {
       const { domain, pack } = upload;
-      // Its pack is complete: no unfinished upload is left to abort.
-      this.#commits.uploads.forget(pack);
       const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, upload.userId);
-      if (!(await this.env.FILES.head(pack))) {
-        throw new Problem('conflict', `The site ${domain} was unpublished while these bytes uploaded; deploy again.`);
-      }
+      await this.#claimUpload(domain, pack, [pack]);
       // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
       this.#commits.deadlines.record(domain, uploading.id, uploading.created);
       await this.#commits.scheduleAlarm();
@@ -215,13 +218,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { domain, userId, upload } = commit;
       const site = await this.#load(domain);
       authorize({ userId }, domain, site?.userId ?? null, commit.preview ? 'change' : 'deploy');
-      if (upload) {
-        // Its pack is complete: no unfinished upload is left to abort.
-        this.#commits.uploads.forget(upload.pack);
-        if (!(await this.env.FILES.head(upload.pack))) {
-          throw new Problem('conflict', `The site ${domain} was unpublished while this deploy uploaded; deploy again.`);
-        }
-      }
+      if (upload) await this.#claimUpload(domain, upload.pack, [upload.pack]);
       return this.#commitManifest(site, commit, []);
     });
   }
