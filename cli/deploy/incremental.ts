@@ -21,16 +21,15 @@ export type Finalize = 'live' | 'preview';
 /** The service's answer to a manifest: finalized at once (the deploy result, or the ready preview), or still uploading. */
 export type Begun = DeployResult | Deployment;
 
-/** The manifest body: every path under the upload folder, the host options if any, and `finalize`. */
-function manifestBody(files: readonly HashedLocalFile[], configuration: unknown, finalize: Finalize): string {
-  const manifest = manifestOf(files.map((file) => ({ ...file, path: `${uploadFolder}/${file.path}` })));
-  return JSON.stringify({ files: manifest, ...(configuration === undefined ? {} : { configuration }), finalize });
+/** The manifest: every path under the upload folder, the host options if any, and `finalize`. */
+function manifest(files: readonly HashedLocalFile[], configuration: unknown, finalize: Finalize): object {
+  const paths = manifestOf(files.map((file) => ({ ...file, path: `${uploadFolder}/${file.path}` })));
+  return { files: paths, ...(configuration === undefined ? {} : { configuration }), finalize };
 }
 
 /** `POST .../deployments` with the manifest: the service answers which hashes it lacks, or, lacking none, finalizes. */
-export async function createDeployment(api: ApiClient, domain: string, files: readonly HashedLocalFile[], configuration: unknown, finalize: Finalize): Promise<Begun> {
-  const init: RequestInit = { method: 'POST', headers: { 'content-type': 'application/json' }, body: manifestBody(files, configuration, finalize) };
-  return api.json<Begun>(sitePath(domain, '/deployments'), init);
+export function createDeployment(api: ApiClient, domain: string, files: readonly HashedLocalFile[], configuration: unknown, finalize: Finalize): Promise<Begun> {
+  return api.json<Begun>(sitePath(domain, '/deployments'), json(manifest(files, configuration, finalize)));
 }
 
 /** `POST .../deployments` with the manifest and the bytes of `blobs` in one multipart body. */
@@ -41,7 +40,7 @@ export async function createWithBlobs(
   blobs: readonly HashedLocalFile[],
   options: { configuration: unknown; finalize: Finalize; progress: UploadProgress },
 ): Promise<Begun> {
-  const body = blobsBody(blobs, options.progress, manifestBody(files, options.configuration, options.finalize));
+  const body = blobsBody(blobs, options.progress, JSON.stringify(manifest(files, options.configuration, options.finalize)));
   const headers = { 'content-type': body.contentType, 'content-length': String(body.contentLength) };
   const response = await api.upload(sitePath(domain, '/deployments'), 'POST', headers, body.write);
   return (await response.json()) as Begun;

@@ -78,10 +78,10 @@ resource(deployments, '/v2/sites/:domain/deployments', {
     async (c) => {
       const domain = domainParam(c);
       const begun = await beginIncremental(c.env, c.req.raw, domain, c.get('principal').userId);
-      if (begun.state === 'live') return c.json(begun.result, 200, { location: `${new URL(c.req.url).pathname}/${begun.result.deploymentId}` });
-      const location = `${new URL(c.req.url).pathname}/${begun.record.id}`;
+      const location = (id: string) => ({ location: `${new URL(c.req.url).pathname}/${id}` });
+      if (begun.state === 'live') return c.json(begun.result, 200, location(begun.result.deploymentId));
       const missing = begun.state === 'uploading' ? begun.missing : undefined;
-      return c.json(deploymentView(c, begun.record, null, missing), 201, { location });
+      return c.json(deploymentView(c, begun.record, null, missing), 201, location(begun.record.id));
     },
   ],
 });
