@@ -1,12 +1,19 @@
 import { type ApiError, apiErrorOf } from '../src/common/problem.ts';
 import { CliError, type ErrorKind } from './errors.ts';
-import { type BodyWriter, streamRequest } from './upload.ts';
+import { type Answer, type BodyWriter, type ChunkWriter, streamRequest } from './upload.ts';
 import { version } from './version.ts';
 
 export interface Credentials {
   /** The API's origin, e.g. `https://api.example.net`, without a trailing slash. */
   origin: string;
   token: string;
+}
+
+/** A request's method, headers and (text) body. */
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
 }
 
 /** The API over HTTP: the bearer token on every request, and every non-2xx answer thrown as a `CliError`. */
@@ -19,41 +26,27 @@ export class ApiClient {
     this.#token = credentials.token;
   }
 
-  async fetch(path: string, init: RequestInit = {}): Promise<Response> {
-    return this.#answer(() => this.send(path, init));
+  async request(path: string, options: RequestOptions = {}): Promise<Answer> {
+    return this.#answer(() => this.#send(path, options));
   }
 
-  /** The answer whatever its status; only an unreachable server is thrown, as a `CliError`. */
-  async send(path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = this.#headers(init.headers);
-    return fetch(`${this.origin}${path}`, { ...init, headers }).catch((error: unknown) => {
-      throw unreachable(error, this.origin);
-    });
+  async json<T>(path: string, options: RequestOptions = {}): Promise<T> {
+    return (await (await this.request(path, options)).json()) as T;
   }
 
   /** Sends a body produced chunk by chunk (see upload.ts): deploys and file uploads. */
-  async upload(path: string, method: string, headers: Record<string, string>, body: BodyWriter): Promise<Response> {
-    const allHeaders = Object.fromEntries(this.#headers(headers));
-    return this.#answer(() => streamRequest(new URL(`${this.origin}${path}`), method, allHeaders, body));
+  async upload(path: string, method: string, headers: Record<string, string>, body: BodyWriter): Promise<Answer> {
+    return this.#answer(() => streamRequest(new URL(`${this.origin}${path}`), method, this.#headers(headers), body));
   }
 
-  #headers(init: RequestInit['headers']): Headers {
-    const headers = new Headers(init);
-    headers.set('authorization', `Bearer ${this.#token}`);
-    headers.set('user-agent', `sitehost-cli/${version}`);
-    if (!headers.has('accept')) headers.set('accept', 'application/json, application/problem+json');
-    return headers;
-  }
-
-  async #answer(send: () => Promise<Response>): Promise<Response> {
-    let response: Response;
-    try {
-      response = await send();
-    } catch (error) {
+  /**
+   * A streamed answer whatever its status, through fetch: the event stream, which the CLI and the
+   * dashboard read alike (src/common/event-stream.ts). Only an unreachable server is thrown.
+   */
+  async stream(path: string, headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> {
+    return fetch(`${this.origin}${path}`, { headers: this.#headers(headers), signal }).catch((error: unknown) => {
       throw unreachable(error, this.origin);
-    }
-    if (!response.ok) throw cliErrorOf(await apiErrorOf(response));
-    return response;
+    });
   }
 
   /**
@@ -63,13 +56,38 @@ export class ApiClient {
    * body, and the reset can discard the answer. A site not hosted yet (404) is fine to deploy.
    */
   async checkDeployable(sitePath: string): Promise<void> {
-    const response = await this.send(`${sitePath}/info`);
-    if (!response.ok && response.status !== 404) throw cliErrorOf(await apiErrorOf(response));
-    await response.body?.cancel();
+    const answer = await this.#send(`${sitePath}/info`, {});
+    if (answer.status >= 300 && answer.status !== 404) throw cliErrorOf(await apiErrorOf(answer));
+    await answer.body.cancel();
   }
 
-  async json<T>(path: string, init: RequestInit = {}): Promise<T> {
-    return (await (await this.fetch(path, init)).json()) as T;
+  /** The answer whatever its status; only an unreachable server is thrown, as a `CliError`. */
+  async #send(path: string, { method = 'GET', headers = {}, body }: RequestOptions): Promise<Answer> {
+    const all = this.#headers(body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    const writeBody = body === undefined ? undefined : (write: ChunkWriter) => write(Buffer.from(body));
+    return streamRequest(new URL(`${this.origin}${path}`), method, all, writeBody).catch((error: unknown) => {
+      throw unreachable(error, this.origin);
+    });
+  }
+
+  #headers(headers: Record<string, string>): Record<string, string> {
+    return {
+      accept: 'application/json, application/problem+json',
+      ...headers,
+      authorization: `Bearer ${this.#token}`,
+      'user-agent': `sitehost-cli/${version}`,
+    };
+  }
+
+  async #answer(send: () => Promise<Answer>): Promise<Answer> {
+    let answer: Answer;
+    try {
+      answer = await send();
+    } catch (error) {
+      throw unreachable(error, this.origin);
+    }
+    if (answer.status < 200 || answer.status >= 300) throw cliErrorOf(await apiErrorOf(answer));
+    return answer;
   }
 }
 

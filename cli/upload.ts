@@ -1,8 +1,15 @@
 import { open } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import type { HeaderLookup } from '../src/common/problem.ts';
 import { CliError } from './errors.ts';
+
+/**
+ * node:http and node:https, not imported statically: an ESM import of node:http evaluates all
+ * its exports, among them undici's, and loading undici takes Node about 20 ms, a fifth of a
+ * one-file redeploy. For the same reason answers are not web Responses (undici's class).
+ */
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
 
 /** Hands one chunk to the network; resolves once the chunk has been written and may be reused. */
 export type ChunkWriter = (chunk: Uint8Array) => Promise<void>;
@@ -10,16 +17,53 @@ export type ChunkWriter = (chunk: Uint8Array) => Promise<void>;
 /** Produces a request body chunk by chunk. */
 export type BodyWriter = (write: ChunkWriter) => Promise<void>;
 
+/** An HTTP answer: the parts of a fetch `Response` the CLI reads. Its body is read once. */
+export class Answer {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: HeaderLookup;
+  readonly #incoming: IncomingMessage;
+
+  constructor(incoming: IncomingMessage) {
+    this.#incoming = incoming;
+    this.status = incoming.statusCode ?? 500;
+    this.statusText = incoming.statusMessage ?? '';
+    this.headers = {
+      get: (name) => {
+        const value = incoming.headers[name.toLowerCase()];
+        return Array.isArray(value) ? value.join(', ') : (value ?? null);
+      },
+    };
+  }
+
+  async text(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.#incoming) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  /** Discards the body unread, as `Response.body.cancel()` does. */
+  readonly body = {
+    cancel: async (): Promise<void> => {
+      this.#incoming.resume();
+    },
+  };
+}
+
 /**
- * Sends a request whose body `writeBody` produces, and resolves to the answer as a web
- * Response (as soon as it arrives: an early refusal stops the upload).
+ * Sends a request whose body `writeBody` produces (none without it), and resolves to the answer as
+ * soon as it arrives: an early refusal stops the upload.
  *
  * node:http rather than fetch: its write callback says when a chunk is on the wire, so the
  * same buffers serve the whole upload. Streaming 50 MB through fetch kept every sent chunk
  * alive until a full garbage collection and grew the process by about 60 MB.
  */
-export function streamRequest(url: URL, method: string, headers: Record<string, string>, writeBody: BodyWriter): Promise<Response> {
-  const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers });
+export function streamRequest(url: URL, method: string, headers: Record<string, string>, writeBody?: BodyWriter): Promise<Answer> {
+  const request = (url.protocol === 'https:' ? https : http).request(url, { method, headers });
   let answered = false;
   const stopped = new Error('The server answered before the upload ended.');
   const write: ChunkWriter = (chunk) =>
@@ -32,24 +76,13 @@ export function streamRequest(url: URL, method: string, headers: Record<string, 
     request.on('error', reject);
     request.on('response', (incoming) => {
       answered = true;
-      // One request per process run: close the connection once the answer has been read.
-      incoming.on('close', () => request.destroy());
-      const responseHeaders = new Headers();
-      for (const [name, value] of Object.entries(incoming.headers)) {
-        for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, item);
-      }
-      const status = incoming.statusCode ?? 500;
-      const nullBody = status === 204 || status === 304 || method === 'HEAD';
-      if (nullBody) incoming.resume();
-      resolve(
-        new Response(nullBody ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), {
-          status,
-          statusText: incoming.statusMessage,
-          headers: responseHeaders,
-        }),
-      );
+      // An upload the server answered early cannot go on, and its connection cannot serve another request.
+      incoming.on('end', () => {
+        if (!request.writableFinished) request.destroy();
+      });
+      resolve(new Answer(incoming));
     });
-    writeBody(write).then(
+    (writeBody ?? (async () => {}))(write).then(
       () => request.end(),
       (error: unknown) => {
         if (error === stopped || answered) return;

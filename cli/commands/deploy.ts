@@ -45,6 +45,12 @@ function describe(result: DeployResult): string {
   ].join(', ');
 }
 
+/** Calls `start` the first time, and answers every call with that first call's promise. */
+function once<T>(start: () => Promise<T>): () => Promise<T> {
+  let started: Promise<T> | undefined;
+  return () => (started ??= start());
+}
+
 const sizeOf = (files: readonly { size: number }[]) => files.reduce((sum, file) => sum + file.size, 0);
 
 /**
@@ -74,7 +80,7 @@ async function publish(
     finalize: Finalize;
     deployed?: ReadonlySet<string>;
     /** What the service would refuse the deploy for, asked before any upload it could refuse mid-way. */
-    deployable: Promise<void>;
+    deployable: () => Promise<void>;
     json?: boolean;
     say: (line: string) => void;
   },
@@ -92,14 +98,14 @@ async function publish(
     } catch (error) {
       if (!(error instanceof CliError && error.kind === 'server')) throw error;
       // A refusal may have been lost with the connection; if none, nothing was stored and the resumable way starts over.
-      await deployable;
+      await deployable();
       say(`The upload was interrupted (${error.message}); sending the manifest first…`);
     } finally {
       progress.stop();
     }
   }
   if (!begun) {
-    await deployable;
+    await deployable();
     begun = await createDeployment(api, domain, files, configuration, finalize);
   }
   if (isFinalized(begun)) return { outcome: begun, sent };
@@ -128,12 +134,15 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   if (!named) throw new CliError('usage', 'Which domain? Pass --domain example.com (or set "domain" in the --config file).');
   const domain = checkedDomain(named);
   const api = await connect();
-  // Asked while the folder is read and hashed: a refusal comes before a large upload begins, and
-  // explains a small one cut short (see publish).
-  const deployable = api.checkDeployable(sitePath(domain));
-  deployable.catch(() => {});
   const root = resolve(dir);
   const cache = await HashCache.open(root, options.cache !== false);
+  const target = `${api.origin} ${domain}`;
+  const deployed = cache.deployedTo(target);
+  // What the service would refuse the deploy for: a refusal should come before a large upload
+  // begins, and explains a small one cut short (see publish). A folder deployed here before likely
+  // takes one small request, and asks only if that fails; any other asks while it is hashed.
+  const deployable = once(() => api.checkDeployable(sitePath(domain)));
+  if (!deployed) deployable().catch(() => {});
   const listedAtNs = BigInt(Date.now()) * 1_000_000n;
   const folder = collectFolder(root);
   if (folder.files.length === 0) throw new CliError('usage', `There are no files to deploy in ${dir}.`);
@@ -143,8 +152,6 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   };
   say(`Deploying ${relative(process.cwd(), root) || '.'} to ${pc.bold(domain)}`);
   const files = await hashFolder(folder.files, cache);
-  const target = `${api.origin} ${domain}`;
-  const deployed = cache.deployedTo(target);
   // Written while the deploy runs. Should it fail, the next deploy sends too few bytes with its
   // manifest, and the service's answer says what else it lacks.
   const saved = cache.save(files, listedAtNs, { target, hashes: [...new Set(files.map((file) => file.hash))] });

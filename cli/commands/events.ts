@@ -31,7 +31,7 @@ function asJsonLine(id: string | undefined, data: string): string {
 
 export async function followEventsCommand(options: { json?: boolean; lastEventId?: string }): Promise<void> {
   const api = await connect();
-  const events = followEvents((headers, signal) => api.send('/v2/events', { headers, signal }), {
+  const events = followEvents((headers, signal) => api.stream('/v2/events', headers, signal), {
     lastEventId: options.lastEventId,
     onReconnect: (reason, delayMs) =>
       console.error(pc.yellow(`Event stream interrupted (${reason}); reconnecting in ${Math.round(delayMs / 1000)} s…`)),

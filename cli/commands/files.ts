@@ -53,7 +53,7 @@ export async function putFile(domain: string, path: string, file: string | undef
 
 export async function removeFile(domain: string, path: string): Promise<void> {
   const api = await connect();
-  const response = await api.fetch(filesPath(domain, path), { method: 'DELETE' });
+  const response = await api.request(filesPath(domain, path), { method: 'DELETE' });
   await response.body?.cancel();
   console.log(`${pc.green('✔')} Removed ${path} from ${pc.bold(domain)}.`);
 }

@@ -31,7 +31,7 @@ export async function login(options: LoginOptions): Promise<void> {
   const origin = normaliseOrigin(options.origin);
   const token = await readToken(options);
   // Any answer but 401 proves the token valid; one without the deploy scope may still follow events.
-  const scopeWarning = await new ApiClient({ origin, token }).fetch('/v2/sites').then(
+  const scopeWarning = await new ApiClient({ origin, token }).request('/v2/sites').then(
     async (response) => void (await response.body?.cancel()),
     (error: unknown) => {
       if (error instanceof CliError && error.kind === 'auth' && error.status === 403) return error.message;

@@ -22,7 +22,7 @@ export async function deleteSite(domain: string, options: { yes?: boolean }): Pr
     if (!(await confirm(`Delete ${domain} and all of its files?`))) throw new CliError('usage', 'Cancelled; nothing was deleted.');
   }
   const api = await connect();
-  const response = await api.fetch(sitePath(domain), { method: 'DELETE' });
+  const response = await api.request(sitePath(domain), { method: 'DELETE' });
   await response.body?.cancel();
   console.log(`${pc.green('✔')} Deleted ${pc.bold(domain)}.`);
 }

@@ -1,4 +1,4 @@
-import type { ApiClient } from '../api.ts';
+import type { ApiClient, RequestOptions } from '../api.ts';
 import { CliError } from '../errors.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
 import { type DeployTransport, type PendingDeployment, manifestOf } from '../../src/common/incremental-deploy.ts';
@@ -13,7 +13,7 @@ import { blobsBody, type UploadProgress } from './multipart.ts';
  */
 const uploadFolder = 'site';
 
-const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown): RequestOptions => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 /** What becomes of the deployment once the service lacks none of its bytes. */
 export type Finalize = 'live' | 'preview';

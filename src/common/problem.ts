@@ -3,13 +3,27 @@ import type { PointerError, ProblemDetails } from './api-types.ts';
 /** What an error answer said: its problem's members, or what HTTP alone tells. */
 export type ReceivedProblem = Pick<ProblemDetails, 'title' | 'status'> & Partial<Pick<ProblemDetails, 'type' | 'detail' | 'errors'>>;
 
+/** An answer's headers, looked up by name: a `Headers`, or the CLI's own over node:http. */
+export interface HeaderLookup {
+  get(name: string): string | null;
+}
+
+/** What `apiErrorOf` reads of an answer: a fetch `Response` has it, and so has the CLI's answer. */
+export interface ErrorAnswer {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: HeaderLookup;
+  text(): Promise<string>;
+  readonly body: { cancel(): Promise<void> } | null;
+}
+
 /** An error answer of the API (any status outside 2xx). */
 export class ApiError extends Error {
   readonly problem: ReceivedProblem;
   /** The answer's headers: `WWW-Authenticate` tells a missing scope from a bad token. */
-  readonly headers: Headers;
+  readonly headers: HeaderLookup;
 
-  constructor(problem: ReceivedProblem, headers: Headers = new Headers()) {
+  constructor(problem: ReceivedProblem, headers: HeaderLookup = new Headers()) {
     super(problem.detail ?? problem.title);
     this.name = 'ApiError';
     this.problem = problem;
@@ -44,7 +58,7 @@ function jsonObject(body: string): Record<string, unknown> | undefined {
  * text, and a plain-text body as the detail (a proxy's HTML error page would say nothing
  * readable, so other bodies are discarded unread).
  */
-export async function apiErrorOf(response: Response): Promise<ApiError> {
+export async function apiErrorOf(response: ErrorAnswer): Promise<ApiError> {
   const { status, headers } = response;
   const title = response.statusText || `HTTP ${status}`;
   const contentType = headers.get('content-type') ?? '';
