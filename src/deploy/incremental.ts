@@ -15,6 +15,7 @@ import { authorize } from '../site/access';
 import { siteCoordinator, uploadRecord } from '../site/client';
 import { newDeploymentId } from '../site/deployment-id';
 import { missingHashes, uploadingDeployment } from '../site/deployments';
+import { keptBase, knownLocations } from '../site/manifest-base';
 import { checkFileSize, checkSiteSize } from '../site/file-rules';
 import { type BlobLocation, type DeploymentRecord, knownBlobs, putDeployment } from '../storage/deployments';
 import { keys } from '../storage/file-index';
@@ -22,7 +23,7 @@ import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
 import { getSiteOwner } from '../storage/sites';
 import { type DeployLimits, checkContentLength, deployLimits } from './limits';
-import { type Manifest, type ManifestRequest, checkManifest, hexToHash, isSha256Hex, manifestTooLarge, maxManifestBytes, readManifest, writeManifest } from './manifest';
+import { type Finalize, type Manifest, checkManifest, hexToHash, isSha256Hex, manifestTooLarge, maxManifestBytes, patchedManifest, readManifest, writeManifest } from './manifest';
 import { maxFramingBytes, readMultipartFormData, type PartHeader, type PartReceiver } from './multipart-reader';
 import { packedPart } from './packed-part';
 import { isMultipartFormData } from './receive';
@@ -42,18 +43,24 @@ function knownBytes(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>
   return manifest.files.reduce((sum, file) => sum + (known.get(file.hash)?.size ?? 0), 0);
 }
 
-/** A checked manifest request, with what the site already stores of it. */
-interface Prepared extends ManifestRequest {
+/** A checked manifest request (a patch resolved against its base), with what the site already stores of it. */
+interface Prepared {
+  manifest: Manifest;
+  finalize?: Finalize;
   known: Map<string, BlobLocation>;
+  /** The kept deployment a patch was made against. */
+  base?: string;
 }
 
 async function prepare(env: Env, domain: string, limits: DeployLimits, body: unknown): Promise<Prepared> {
   const request = checkManifest(body, limits);
-  const { manifest } = request;
+  const { finalize } = request;
+  const base = 'patch' in request ? { id: request.patch.base, index: await keptBase(env, domain, request.patch.base) } : undefined;
+  const manifest = 'patch' in request ? patchedManifest(base!.index, request.patch, limits) : request.manifest;
   if (manifest.configuration && JSON.stringify(manifest.configuration).length > maxJsonBytes) throw jsonTooLarge('The configuration');
-  const known = await knownBlobs(env.DB, domain, manifest.files.map((file) => file.hash));
+  const known = await knownLocations(env.DB, domain, manifest, base?.index ?? null);
   checkSiteSize(limits, manifest.files.length, knownBytes(manifest, known));
-  return { ...request, known };
+  return { manifest, known, ...(finalize ? { finalize } : {}), ...(base ? { base: base.id } : {}) };
 }
 
 /**
@@ -115,12 +122,12 @@ function manifestPart(limits: DeployLimits): TextPartRules {
 async function settle(
   env: Env,
   begin: { domain: string; userId: string; id: string; upload?: { pack: string; blobs: BlobLocation[] } },
-  { manifest, finalize, known }: Prepared,
+  { manifest, finalize, known, base }: Prepared,
 ): Promise<Begun> {
   const { domain, userId, id, upload } = begin;
   const missing = missingHashes(manifest, known);
   if (finalize && missing.length === 0) {
-    const commit = { domain, userId, deploymentId: id, manifest, upload, preview: finalize === 'preview' };
+    const commit = { domain, userId, deploymentId: id, manifest, base, upload, preview: finalize === 'preview' };
     const done = await handOver(env, upload, () => siteCoordinator(env, domain).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
   }

@@ -2,13 +2,15 @@
  * An incremental deploy's manifest: every path of the new deployment with its content's SHA-256,
  * and optionally its host options. Checked by the multipart deploy's rules (paths, the common top
  * folder dropped, files and folders, MAX_FILES), and stored in R2 beside the deployment's index
- * until the deployment is finalized.
+ * until the deployment is finalized. Or a patch of a kept deployment's files (`base`): the paths
+ * that changed, so that a redeploy of a large site sends and checks only those.
  */
 import { base64url } from 'jose';
 import { type HostConfiguration, checkHostConfiguration } from '../configuration/parse';
 import { maxJsonBytes } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { checkFilesAndFolders, checkSiteSize } from '../site/file-rules';
+import type { FileIndex } from '../storage/file-index';
 import { type DeployLimits, limitExceeded } from './limits';
 import { checkFilePath, commonFolderPrefixLength, maxPathBytes } from './paths';
 
@@ -69,41 +71,73 @@ function invalid(detail: string): Problem {
 /** What becomes of a manifest's deployment once no bytes are missing: it goes live, or waits as a preview. */
 export type Finalize = 'live' | 'preview';
 
-/** A manifest, and whether to finalize its deployment in the same request when the service lacks no bytes. */
-export interface ManifestRequest {
-  manifest: Manifest;
-  finalize?: Finalize;
+/**
+ * A manifest against the kept deployment `base`: its files with `files` merged in as RFC 7396
+ * merges (a hash adds or replaces a path, null removes it). Paths are the site's own: no common
+ * folder is dropped, since a patch lists only some of them.
+ */
+export interface ManifestPatch {
+  base: string;
+  /** Site paths (NFC) to their content's SHA-256 (base64url), or null for a path removed. */
+  files: Map<string, string | null>;
+  configuration?: HostConfiguration;
 }
+
+/** A manifest (or a patch of a kept deployment's), and whether to finalize its deployment in the same request when the service lacks no bytes. */
+export type ManifestRequest = ({ manifest: Manifest } | { patch: ManifestPatch }) & { finalize?: Finalize };
+
+const byPath = (a: ManifestFile, b: ManifestFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 /** Checks a manifest body: 400 naming what is wrong, 413 past MAX_FILES. */
 export function checkManifest(body: unknown, limits: DeployLimits): ManifestRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The manifest must be a JSON object with "files".');
-  const { files, configuration, finalize, ...rest } = body as Record<string, unknown>;
+  const { files, configuration, finalize, base, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw invalid(`Unknown member ${JSON.stringify(unknown[0])}: a manifest has "files", "configuration" and "finalize" only.`);
+  if (unknown.length > 0) throw invalid(`Unknown member ${JSON.stringify(unknown[0])}: a manifest has "files", "base", "configuration" and "finalize" only.`);
   if (finalize !== undefined && finalize !== 'live' && finalize !== 'preview') throw invalid('"finalize" must be "live" or "preview".');
+  if (base !== undefined && (typeof base !== 'string' || base === '')) throw invalid('"base" must be the id of a deployment of this site.');
   if (typeof files !== 'object' || files === null || Array.isArray(files)) {
-    throw invalid('"files" must be an object of paths to SHA-256 hashes (lowercase hex).');
+    throw invalid(`"files" must be an object of paths to SHA-256 hashes (lowercase hex)${base === undefined ? '' : ', or null for a path removed'}.`);
   }
   const entries = Object.entries(files as Record<string, unknown>);
   checkSiteSize(limits, entries.length, 0);
   const seen = new Set<string>();
-  const checked = entries.map(([name, hex]): ManifestFile => {
+  const checked = entries.map(([name, hex]) => {
+    if (base !== undefined && hex === null) return { path: checkedPath(name, seen), hash: null };
     if (typeof hex !== 'string' || !isSha256Hex(hex)) {
-      throw invalid(`The hash of ${JSON.stringify(name)} must be a SHA-256 in lowercase hex (64 characters).`);
+      throw invalid(`The hash of ${JSON.stringify(name)} must be a SHA-256 in lowercase hex (64 characters)${base === undefined ? '' : ', or null'}.`);
     }
-    const path = checkFilePath(name);
-    // Two names may differ before NFC and be one path after it.
-    if (seen.has(path)) throw new Problem('invalid-path', `The file ${JSON.stringify(path)} is listed twice.`);
-    seen.add(path);
-    return { path, hash: hexToHash(hex) };
+    return { path: checkedPath(name, seen), hash: hexToHash(hex) };
   });
-  const strip = commonFolderPrefixLength(checked.map((file) => file.path));
-  for (const file of checked) file.path = file.path.slice(strip);
-  checkFilesAndFolders(new Set(checked.map((file) => file.path)));
-  checked.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const manifest = { files: checked, ...(configuration === undefined ? {} : { configuration: checkHostConfiguration(configuration) }) };
-  return { manifest, ...(finalize === undefined ? {} : { finalize }) };
+  const hostOptions = configuration === undefined ? {} : { configuration: checkHostConfiguration(configuration) };
+  const finalizing = finalize === undefined ? {} : { finalize: finalize as Finalize };
+  if (typeof base === 'string') return { patch: { base, files: new Map(checked.map((file) => [file.path, file.hash])), ...hostOptions }, ...finalizing };
+  const whole = checked as ManifestFile[];
+  const strip = commonFolderPrefixLength(whole.map((file) => file.path));
+  for (const file of whole) file.path = file.path.slice(strip);
+  checkFilesAndFolders(new Set(whole.map((file) => file.path)));
+  return { manifest: { files: whole.sort(byPath), ...hostOptions }, ...finalizing };
+}
+
+/** `name` as a checked path in NFC, once: two names may differ before NFC and be one path after it. */
+function checkedPath(name: string, seen: Set<string>): string {
+  const path = checkFilePath(name);
+  if (seen.has(path)) throw new Problem('invalid-path', `The file ${JSON.stringify(path)} is listed twice.`);
+  seen.add(path);
+  return path;
+}
+
+/** The manifest `patch` makes of its base's files (`base`, as its index holds them), checked as a whole manifest is. */
+export function patchedManifest(base: FileIndex | null, patch: ManifestPatch, limits: DeployLimits): Manifest {
+  const files = new Map((base?.files ?? []).map((file) => [file.path, file.hash]));
+  for (const [path, hash] of patch.files) {
+    if (hash === null) files.delete(path);
+    else files.set(path, hash);
+  }
+  checkSiteSize(limits, files.size, 0);
+  checkFilesAndFolders(new Set(files.keys()));
+  const merged = Array.from(files, ([path, hash]) => ({ path, hash })).sort(byPath);
+  return { files: merged, ...(patch.configuration === undefined ? {} : { configuration: patch.configuration }) };
 }
 
 export async function writeManifest(bucket: R2Bucket, key: string, manifest: Manifest): Promise<void> {

@@ -14,6 +14,7 @@ const kinds = {
   'site-not-found': { status: 404, title: 'Site not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict' },
+  'base-not-kept': { status: 409, title: 'Base deployment not kept' },
   gone: { status: 410, title: 'Gone' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },

@@ -38,6 +38,8 @@ export interface ManifestCommit {
   userId: string;
   deploymentId: string;
   manifest: Manifest;
+  /** The kept deployment the manifest was patched from: its files keep their places and times. */
+  base?: string;
   upload?: { pack: string; blobs: BlobLocation[] };
   preview: boolean;
 }

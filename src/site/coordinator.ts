@@ -19,7 +19,6 @@ import {
   forgetBlobsIn,
   forgetBlobsOf,
   getDeployment,
-  knownBlobs,
   putDeployment,
   recordBlobs,
 } from '../storage/deployments';
@@ -35,6 +34,7 @@ import { deployResult, indexOfManifest, keptWindowOf, missingHashes, newestFirst
 import type { FollowUp, PendingChange, SiteEvent } from './follow-ups';
 import { LiveRecord, type LiveSite } from './freshness';
 import { collection } from './kept-window';
+import { keptBase, knownLocations } from './manifest-base';
 import { type Outcome, outcomeOf } from './outcome';
 
 /**
@@ -227,7 +227,9 @@ export class SiteCoordinator extends DurableObject<Env> {
   async #commitManifest(site: SiteRecord | null, commit: ManifestCommit, followUps: FollowUp[]): Promise<DeployResult | DeploymentRecord> {
     const { domain, userId, deploymentId: id, manifest, upload } = commit;
     const { DB, FILES } = this.env;
-    const known = await knownBlobs(DB, domain, manifest.files.map((file) => file.hash));
+    // Read again under the lock: only a base still kept vouches for its bytes.
+    const base = commit.base === undefined ? null : await keptBase(this.env, domain, commit.base);
+    const known = await knownLocations(DB, domain, manifest, base);
     // A hash stored again points at its newest copy, as recordBlobs keeps it.
     for (const blob of upload?.blobs ?? []) known.set(blob.hash, blob);
     const missing = missingHashes(manifest, known);
@@ -237,7 +239,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       });
     }
     const now = Date.now();
-    const index = indexOfManifest(manifest, known, id, now);
+    const index = indexOfManifest(manifest, known, id, now, base);
     const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
     checkSiteSize(deployLimits(this.env), index.files.length, totalBytes);
     const indexKey = keys.index(domain, id);

@@ -107,19 +107,26 @@ export function missingHashes(manifest: Manifest, known: ReadonlyMap<string, Blo
 }
 
 /** The index of `manifest`'s files at the `known` locations of their bytes; every hash must be known or empty. */
-export function indexOfManifest(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>, deploymentId: string, now: number): FileIndex {
+/**
+ * The index `manifest` resolves to. A file its `base` holds with the same content keeps its time
+ * (`Last-Modified`); any other is new as of `now`.
+ */
+export function indexOfManifest(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>, deploymentId: string, now: number, base: FileIndex | null = null): FileIndex {
   const packs: string[] = [];
   const packNumbers = new Map<string, number>();
+  const before = new Map(base?.files.map((file) => [file.path, file]));
   const files = manifest.files.map((file): FileEntry => {
     const blob = known.get(file.hash);
-    const base = { path: file.path, hash: file.hash, contentType: contentTypeOf(file.path), modified: now };
-    if (file.hash === emptyHash || !blob) return { ...base, pack: 0, offset: 0, size: 0 };
+    const previous = before.get(file.path);
+    const modified = previous?.hash === file.hash ? previous.modified : now;
+    const entry = { path: file.path, hash: file.hash, contentType: contentTypeOf(file.path), modified };
+    if (file.hash === emptyHash || !blob) return { ...entry, pack: 0, offset: 0, size: 0 };
     let pack = packNumbers.get(blob.pack);
     if (pack === undefined) {
       pack = packs.push(blob.pack) - 1;
       packNumbers.set(blob.pack, pack);
     }
-    return { ...base, pack, offset: blob.offset, size: blob.size };
+    return { ...entry, pack, offset: blob.offset, size: blob.size };
   });
   return { version: 1, deploymentId, created: now, packs, files };
 }

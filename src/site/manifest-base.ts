@@ -1,0 +1,33 @@
+/**
+ * A manifest patch's base: a kept deployment of the site, whose index gives the paths the patch
+ * leaves alone and where their bytes lie. The Worker reads it to resolve the patch, and the
+ * coordinator again under its lock, where the base's being kept is what keeps those bytes.
+ */
+import { emptyHash, type Manifest } from '../deploy/manifest';
+import type { Env } from '../env';
+import { Problem } from '../http/problem';
+import { type BlobLocation, getDeployment, knownBlobs } from '../storage/deployments';
+import { type FileIndex, readFileIndex } from '../storage/file-index';
+
+/** The ready deployment `id` of `domain` with its index (null: it has no files); 409 when it is not kept. */
+export async function keptBase(env: Env, domain: string, id: string): Promise<FileIndex | null> {
+  const record = await getDeployment(env.DB, domain, id);
+  if (record?.state !== 'ready') {
+    throw new Problem('base-not-kept', `The deployment ${JSON.stringify(id)} is not one ${domain} keeps; send the whole manifest, without "base".`);
+  }
+  return record.indexKey ? readFileIndex(env.FILES, record.indexKey) : null;
+}
+
+/**
+ * Where the bytes of `manifest`'s files lie, by hash: the base's own places, then the site's stored
+ * blobs for the hashes the base lacks (one D1 query, none when a patch only removed or reused).
+ */
+export async function knownLocations(db: D1Database, domain: string, manifest: Manifest, base: FileIndex | null): Promise<Map<string, BlobLocation>> {
+  const known = new Map<string, BlobLocation>();
+  for (const file of base?.files ?? []) {
+    if (file.size > 0) known.set(file.hash, { hash: file.hash, pack: base!.packs[file.pack]!, offset: file.offset, size: file.size });
+  }
+  const others = manifest.files.filter((file) => file.hash !== emptyHash && !known.has(file.hash)).map((file) => file.hash);
+  if (others.length > 0) for (const [hash, blob] of await knownBlobs(db, domain, others)) known.set(hash, blob);
+  return known;
+}
