@@ -16,7 +16,7 @@ describe('fuzzed one-request incremental deploys', () => {
     await fc.assert(
       fc.asyncProperty(incrementalCase, async (fuzzed) => {
         fc.pre(sendableHeaderValue(fuzzed.contentType));
-        const body = await incrementalBody(fuzzed);
+        const body = await incrementalBody(fuzzed, site.liveDeploymentId);
         const what = `POST /v2/sites/${site.domain}/deployments (${fuzzed.contentType}, ${body.length} bytes)`;
         const answer = await answered(
           () => call(`/v2/sites/${site.domain}/deployments`, { method: 'POST', headers: { 'content-type': fuzzed.contentType, authorization: bearer }, body }),

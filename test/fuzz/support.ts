@@ -70,9 +70,14 @@ export class BaselineSite {
     return `http://${this.domain}.localhost`;
   }
 
+  /** The live deployment's id, once deployed: a manifest patch's base. */
+  liveDeploymentId = '';
+
   async deploy(): Promise<void> {
     const response = await deploy(this.domain, this.files, this.configuration);
-    expect(response.status, await response.text()).toBe(200);
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    this.liveDeploymentId = (JSON.parse(text) as { deploymentId: string }).deploymentId;
     const info = await authorized(`/v2/sites/${this.domain}/info`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },

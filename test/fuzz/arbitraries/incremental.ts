@@ -16,6 +16,10 @@ export interface IncrementalCase {
   contentType: string;
   files: { name: string; content: string }[];
   finalize: unknown;
+  /** A whole manifest, or a patch of the live deployment, of one the site does not keep, or of an odd value. */
+  base: { kind: 'none' | 'live' | 'unknown' } | { kind: 'odd'; value: unknown };
+  /** In a patch: paths removed (null). */
+  removed: string[];
   manifest: 'right' | 'json' | 'text';
   oddManifest: string;
   blobs: { file: number; naming: BlobNaming; headers: 'plain' | 'no-filename' | 'other-name' }[];
@@ -42,6 +46,13 @@ export const incrementalCase: fc.Arbitrary<IncrementalCase> = framing.chain(({ a
       { weight: 2, arbitrary: fc.constant<unknown>(undefined) },
       { weight: 1, arbitrary: fc.constantFrom<unknown>('now', 1, null, true) },
     ),
+    base: fc.oneof(
+      { weight: 6, arbitrary: fc.constant<IncrementalCase['base']>({ kind: 'none' }) },
+      { weight: 4, arbitrary: fc.constant<IncrementalCase['base']>({ kind: 'live' }) },
+      { weight: 1, arbitrary: fc.constant<IncrementalCase['base']>({ kind: 'unknown' }) },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value): IncrementalCase['base'] => ({ kind: 'odd', value })) },
+    ),
+    removed: fc.array(fc.oneof(fc.constantFrom('index.html', 'css/a.css', 'data.bin', 'missing.html'), plainPath), { maxLength: 2 }),
     manifest: fc.oneof({ weight: 8, arbitrary: fc.constant<IncrementalCase['manifest']>('right') }, { weight: 1, arbitrary: fc.constantFrom<IncrementalCase['manifest']>('json', 'text') }),
     oddManifest: fc.oneof(fc.json({ maxDepth: 3 }), awkwardString),
     blobs: fc.array(
@@ -61,12 +72,14 @@ export const incrementalCase: fc.Arbitrary<IncrementalCase> = framing.chain(({ a
   }),
 );
 
-/** The body of `fuzzed`, its hashes computed. */
-export async function incrementalBody(fuzzed: IncrementalCase): Promise<Uint8Array> {
+/** The body of `fuzzed`, its hashes computed; `liveDeploymentId` is the base of a patch of the live deployment. */
+export async function incrementalBody(fuzzed: IncrementalCase, liveDeploymentId: string): Promise<Uint8Array> {
   const hashes = await Promise.all(fuzzed.files.map((file) => sha256Hex(file.content)));
-  const files = Object.fromEntries(fuzzed.files.map((file, index) => [file.name, hashes[index]!]));
+  const files: Record<string, string | null> = Object.fromEntries(fuzzed.files.map((file, index) => [file.name, hashes[index]!]));
+  const base = { none: undefined, live: liveDeploymentId, unknown: 'not-a-kept-deployment', odd: 'value' in fuzzed.base ? fuzzed.base.value : undefined }[fuzzed.base.kind];
+  if (fuzzed.base.kind !== 'none') for (const path of fuzzed.removed) files[path] = null;
   const manifestText = {
-    right: JSON.stringify({ files, ...(fuzzed.finalize === undefined ? {} : { finalize: fuzzed.finalize }) }),
+    right: JSON.stringify({ files, ...(base === undefined ? {} : { base }), ...(fuzzed.finalize === undefined ? {} : { finalize: fuzzed.finalize }) }),
     json: fuzzed.oddManifest,
     text: fuzzed.oddManifest,
   }[fuzzed.manifest];
