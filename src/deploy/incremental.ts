@@ -15,7 +15,7 @@ import { authorize } from '../site/access';
 import { siteCoordinator, uploadRecord } from '../site/client';
 import { newDeploymentId } from '../site/deployment-id';
 import { missingHashes, uploadingDeployment } from '../site/deployments';
-import { keptBase, knownLocations } from '../site/manifest-base';
+import { addStoredLocations, baseLocations, keptBase } from '../site/manifest-base';
 import { checkFileSize, checkSiteSize } from '../site/file-rules';
 import { type BlobLocation, type DeploymentRecord, knownBlobs, putDeployment } from '../storage/deployments';
 import { keys } from '../storage/file-index';
@@ -43,7 +43,7 @@ function knownBytes(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>
   return manifest.files.reduce((sum, file) => sum + (known.get(file.hash)?.size ?? 0), 0);
 }
 
-/** A checked manifest request (a patch resolved against its base), with what the site already stores of it. */
+/** A checked manifest request (a patch resolved against its base), with where the site stores its bytes (`known`). */
 interface Prepared {
   manifest: Manifest;
   finalize?: Finalize;
@@ -52,15 +52,26 @@ interface Prepared {
   base?: string;
 }
 
+/** Checks a manifest body and resolves a patch against its base, whose index tells where the bytes it keeps lie. */
 async function prepare(env: Env, domain: string, limits: DeployLimits, body: unknown): Promise<Prepared> {
   const request = checkManifest(body, limits);
   const { finalize } = request;
   const base = 'patch' in request ? { id: request.patch.base, index: await keptBase(env, domain, request.patch.base) } : undefined;
   const manifest = 'patch' in request ? patchedManifest(base!.index, request.patch, limits) : request.manifest;
   if (manifest.configuration && JSON.stringify(manifest.configuration).length > maxJsonBytes) throw jsonTooLarge('The configuration');
-  const known = await knownLocations(env.DB, domain, manifest, base?.index ?? null);
+  return { manifest, known: baseLocations(base?.index ?? null), ...(finalize ? { finalize } : {}), ...(base ? { base: base.id } : {}) };
+}
+
+/**
+ * Completes what `prepared` knows with the blobs the request brought, then the site's other stored
+ * bytes (asked after the blobs, so a small redeploy asks nothing), and checks the site's size.
+ */
+async function complete(env: Env, domain: string, limits: DeployLimits, prepared: Prepared, received: readonly BlobLocation[] = []): Promise<Prepared> {
+  const { manifest, known } = prepared;
+  for (const blob of received) known.set(blob.hash, blob);
+  await addStoredLocations(env.DB, domain, manifest, known);
   checkSiteSize(limits, manifest.files.length, knownBytes(manifest, known));
-  return { manifest, known, ...(finalize ? { finalize } : {}), ...(base ? { base: base.id } : {}) };
+  return prepared;
 }
 
 /**
@@ -76,7 +87,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   const id = newDeploymentId();
   if (!isMultipartFormData(request)) {
     const body = await readJsonBody(request, 'application/json', { maxBytes: maxManifestBytes(limits), tooLarge: () => manifestTooLarge(limits) });
-    return settle(env, { domain, userId, id }, await prepare(env, domain, limits, body));
+    return settle(env, { domain, userId, id }, await complete(env, domain, limits, await prepare(env, domain, limits, body)));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
@@ -93,13 +104,13 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
         begun.receive = blobParts(prepared.manifest, prepared.known, limits, pack, received);
       });
     });
+    if (!begun.prepared) throw new Problem('invalid-request', 'An incremental deploy sends its "manifest" part first.');
+    await complete(env, domain, limits, begun.prepared, received);
     if (received.length > 0) await pack.finish();
   } catch (error) {
     await discard(pack.key, pack.abort());
     throw error;
   }
-  if (!begun.prepared) throw new Problem('invalid-request', 'An incremental deploy sends its "manifest" part first.');
-  for (const blob of received) begun.prepared.known.set(blob.hash, blob);
   // From here the pack is the coordinator's to keep or, when its commit fails, to delete.
   const upload = received.length > 0 ? { pack: pack.key, blobs: received } : undefined;
   return settle(env, { domain, userId, id, upload }, begun.prepared);

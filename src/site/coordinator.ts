@@ -34,7 +34,7 @@ import { deployResult, indexOfManifest, keptWindowOf, missingHashes, newestFirst
 import type { FollowUp, PendingChange, SiteEvent } from './follow-ups';
 import { LiveRecord, type LiveSite } from './freshness';
 import { collection } from './kept-window';
-import { keptBase, knownLocations } from './manifest-base';
+import { addStoredLocations, baseLocations, keptBase } from './manifest-base';
 import { type Outcome, outcomeOf } from './outcome';
 
 /**
@@ -49,6 +49,8 @@ export class SiteCoordinator extends DurableObject<Env> {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #live = new LiveRecord(this.ctx.storage, () => this.env);
   readonly #commits = new Commits(this.ctx.storage, () => this.env, this.#live);
+  /** The index this object wrote last: the base a client's next manifest patch most likely names. */
+  #lastIndex?: { key: string; index: FileIndex };
 
   /** Runs changes one after another. A DO's input gate alone would let them interleave at every await on D1 or R2. */
   #exclusive<T>(change: () => Promise<T>): Promise<T> {
@@ -63,6 +65,10 @@ export class SiteCoordinator extends DurableObject<Env> {
       await this.#commits.recover();
       return outcomeOf(change);
     });
+  }
+
+  async #readIndex(key: string): Promise<FileIndex> {
+    return this.#lastIndex?.key === key ? this.#lastIndex.index : readFileIndex(this.env.FILES, key);
   }
 
   async #load(domain: string): Promise<SiteRecord | null> {
@@ -228,10 +234,11 @@ export class SiteCoordinator extends DurableObject<Env> {
     const { domain, userId, deploymentId: id, manifest, upload } = commit;
     const { DB, FILES } = this.env;
     // Read again under the lock: only a base still kept vouches for its bytes.
-    const base = commit.base === undefined ? null : await keptBase(this.env, domain, commit.base);
-    const known = await knownLocations(DB, domain, manifest, base);
+    const base = commit.base === undefined ? null : await keptBase(this.env, domain, commit.base, (key) => this.#readIndex(key));
+    const known = baseLocations(base);
     // A hash stored again points at its newest copy, as recordBlobs keeps it.
     for (const blob of upload?.blobs ?? []) known.set(blob.hash, blob);
+    await addStoredLocations(DB, domain, manifest, known);
     const missing = missingHashes(manifest, known);
     if (missing.length > 0) {
       throw new Problem('conflict', `The deployment ${id} still lacks the bytes of ${missing.length} files; upload them first.`, {
@@ -244,6 +251,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     checkSiteSize(deployLimits(this.env), index.files.length, totalBytes);
     const indexKey = keys.index(domain, id);
     await writeFileIndex(FILES, indexKey, index);
+    this.#lastIndex = { key: indexKey, index };
     const files = { indexKey, packs: index.packs, fileCount: index.files.length, totalBytes };
     const configuration = manifest.configuration ?? site?.configuration ?? {};
     const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration);

@@ -9,25 +9,38 @@ import { Problem } from '../http/problem';
 import { type BlobLocation, getDeployment, knownBlobs } from '../storage/deployments';
 import { type FileIndex, readFileIndex } from '../storage/file-index';
 
-/** The ready deployment `id` of `domain` with its index (null: it has no files); 409 when it is not kept. */
-export async function keptBase(env: Env, domain: string, id: string): Promise<FileIndex | null> {
+/**
+ * The ready deployment `id` of `domain` with its index (null: it has no files); 409 when it is not
+ * kept. `readIndex` reads an index by its key: indexes never change, so a copy in memory will do.
+ */
+export async function keptBase(
+  env: Env,
+  domain: string,
+  id: string,
+  readIndex: (key: string) => Promise<FileIndex> = (key) => readFileIndex(env.FILES, key),
+): Promise<FileIndex | null> {
   const record = await getDeployment(env.DB, domain, id);
   if (record?.state !== 'ready') {
     throw new Problem('base-not-kept', `The deployment ${JSON.stringify(id)} is not one ${domain} keeps; send the whole manifest, without "base".`);
   }
-  return record.indexKey ? readFileIndex(env.FILES, record.indexKey) : null;
+  return record.indexKey ? readIndex(record.indexKey) : null;
 }
 
-/**
- * Where the bytes of `manifest`'s files lie, by hash: the base's own places, then the site's stored
- * blobs for the hashes the base lacks (one D1 query, none when a patch only removed or reused).
- */
-export async function knownLocations(db: D1Database, domain: string, manifest: Manifest, base: FileIndex | null): Promise<Map<string, BlobLocation>> {
+/** Where the bytes of `base`'s files lie, by hash: a deployment's index holds its own places. */
+export function baseLocations(base: FileIndex | null): Map<string, BlobLocation> {
   const known = new Map<string, BlobLocation>();
   for (const file of base?.files ?? []) {
     if (file.size > 0) known.set(file.hash, { hash: file.hash, pack: base!.packs[file.pack]!, offset: file.offset, size: file.size });
   }
-  const others = manifest.files.filter((file) => file.hash !== emptyHash && !known.has(file.hash)).map((file) => file.hash);
-  if (others.length > 0) for (const [hash, blob] of await knownBlobs(db, domain, others)) known.set(hash, blob);
   return known;
+}
+
+/**
+ * Adds to `known` where the site stores the bytes of `manifest`'s other files: one D1 query, and
+ * none when the base and the request's own blobs hold them all (a small redeploy's usual case).
+ */
+export async function addStoredLocations(db: D1Database, domain: string, manifest: Manifest, known: Map<string, BlobLocation>): Promise<void> {
+  const others = manifest.files.filter((file) => file.hash !== emptyHash && !known.has(file.hash)).map((file) => file.hash);
+  if (others.length === 0) return;
+  for (const [hash, blob] of await knownBlobs(db, domain, others)) known.set(hash, blob);
 }
