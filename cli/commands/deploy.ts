@@ -4,8 +4,18 @@ import { connect } from '../credentials.ts';
 import type { ApiClient } from '../api.ts';
 import { collectFolder } from '../deploy/collect.ts';
 import { type HashedLocalFile, hashFolder } from '../deploy/hash.ts';
-import { HashCache } from '../deploy/hash-cache.ts';
-import { type Begun, type Finalize, cliTransport, createDeployment, createWithBlobs, finalizeDeployment, isFinalized } from '../deploy/incremental.ts';
+import { type DeployedRecord, HashCache, patchBetween } from '../deploy/hash-cache.ts';
+import {
+  type Begun,
+  type DeploymentFiles,
+  type Finalize,
+  cliTransport,
+  createDeployment,
+  createWithBlobs,
+  finalizeDeployment,
+  isBaseNotKept,
+  isFinalized,
+} from '../deploy/incremental.ts';
 import { createProgress } from '../deploy/progress.ts';
 import { checkedDomain } from '../domain.ts';
 import { CliError } from '../errors.ts';
@@ -67,9 +77,11 @@ interface Published {
 
 /**
  * Sends the manifest and the bytes the service lacks, and finalizes. When this folder was
- * deployed to the same target before (`deployed`), the service lacks what changed since: those
- * bytes go with the manifest, and an unchanged folder or a small change takes one request.
- * Otherwise the manifest goes first and the service answers what it lacks.
+ * deployed to the same target before (`deployed`), the manifest is a patch of the deployment made
+ * then, and the service lacks what changed since: those bytes go with the manifest, and an
+ * unchanged folder or a small change takes one small request. Otherwise, or when the service no
+ * longer keeps that deployment, the whole manifest goes first and the service answers what it
+ * lacks.
  */
 async function publish(
   api: ApiClient,
@@ -78,35 +90,54 @@ async function publish(
   options: {
     configuration: unknown;
     finalize: Finalize;
-    deployed?: ReadonlySet<string>;
+    deployed?: DeployedRecord;
     /** What the service would refuse the deploy for, asked before any upload it could refuse mid-way. */
     deployable: () => Promise<void>;
     json?: boolean;
     say: (line: string) => void;
   },
 ): Promise<Published> {
-  const { configuration, finalize, deployable, say } = options;
+  const { configuration, finalize, deployed, deployable, say } = options;
   const mode = options.json ? 'silent' : process.stderr.isTTY ? 'bar' : 'lines';
-  const guess = options.deployed && filesToSend(files, new Set(files.filter((file) => file.size > 0 && !options.deployed!.has(file.hash)).map((file) => file.hash)));
+  let content: DeploymentFiles = files;
+  let guess: HashedLocalFile[] | undefined;
+  if (deployed) {
+    content = { base: deployed.deploymentId, files: patchBetween(deployed.files, new Map(files.map((file) => [file.path, file.hash]))) };
+    const held = new Set(deployed.files.values());
+    guess = filesToSend(files, new Set(files.filter((file) => file.size > 0 && !held.has(file.hash)).map((file) => file.hash)));
+  }
+  /** Creates the deployment with the manifest first, the whole one should the service not keep the base. */
+  const create = (): Promise<Begun> =>
+    createDeployment(api, domain, content, configuration, finalize).catch((error: unknown) => {
+      if (content === files || !isBaseNotKept(error)) throw error;
+      content = files;
+      return createDeployment(api, domain, files, configuration, finalize);
+    });
+
   let begun: Begun | undefined;
   let sent: HashedLocalFile[] = [];
   if (guess && guess.length <= oneRequestLimits.files && sizeOf(guess) <= oneRequestLimits.bytes) {
     const progress = createProgress(guess.length > 0 ? mode : 'silent', { files: guess.length, bytes: sizeOf(guess) });
     try {
-      begun = await createWithBlobs(api, domain, files, guess, { configuration, finalize, progress });
+      begun = await createWithBlobs(api, domain, content, guess, { configuration, finalize, progress });
       sent = guess;
     } catch (error) {
-      if (!(error instanceof CliError && error.kind === 'server')) throw error;
-      // A refusal may have been lost with the connection; if none, nothing was stored and the resumable way starts over.
-      await deployable();
-      say(`The upload was interrupted (${error.message}); sending the manifest first…`);
+      if (isBaseNotKept(error)) {
+        // The service read the patch and stored nothing: the whole manifest, manifest first.
+        content = files;
+      } else {
+        if (!(error instanceof CliError && error.kind === 'server')) throw error;
+        // A refusal may have been lost with the connection; if none, nothing was stored and the resumable way starts over.
+        await deployable();
+        say(`The upload was interrupted (${error.message}); sending the manifest first…`);
+      }
     } finally {
       progress.stop();
     }
   }
   if (!begun) {
     await deployable();
-    begun = await createDeployment(api, domain, files, configuration, finalize);
+    begun = await create();
   }
   if (isFinalized(begun)) return { outcome: begun, sent };
 
@@ -152,9 +183,8 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   };
   say(`Deploying ${relative(process.cwd(), root) || '.'} to ${pc.bold(domain)}`);
   const files = await hashFolder(folder.files, cache);
-  // Written while the deploy runs. Should it fail, the next deploy sends too few bytes with its
-  // manifest, and the service's answer says what else it lacks.
-  const saved = cache.save(files, listedAtNs, { target, hashes: [...new Set(files.map((file) => file.hash))] });
+  // The hashes, written while the deploy runs; what the target holds, once it succeeded.
+  const saved = cache.save(files, listedAtNs, target);
   let published: Published;
   try {
     const finalize = options.preview ? 'preview' : 'live';
@@ -164,6 +194,7 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   }
 
   const { outcome, sent } = published;
+  await cache.deployed(target, 'type' in outcome ? outcome.deploymentId : outcome.id);
   if (options.json) return printJson(outcome);
   const sentBytes = sizeOf(sent);
   const skipped = `skipped ${count(files.length - sent.length, 'file')} (${formatBytes(folder.totalBytes - sentBytes)}) already stored`;

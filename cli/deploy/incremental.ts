@@ -1,9 +1,11 @@
 import type { ApiClient, RequestOptions } from '../api.ts';
 import { CliError } from '../errors.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
+import { ApiError } from '../../src/common/problem.ts';
 import { type DeployTransport, type PendingDeployment, manifestOf } from '../../src/common/incremental-deploy.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 import type { HashedLocalFile } from './hash.ts';
+import type { FilesPatch } from './hash-cache.ts';
 import { blobsBody, type UploadProgress } from './multipart.ts';
 
 /**
@@ -21,22 +23,36 @@ export type Finalize = 'live' | 'preview';
 /** The service's answer to a manifest: finalized at once (the deploy result, or the ready preview), or still uploading. */
 export type Begun = DeployResult | Deployment;
 
-/** The manifest: every path under the upload folder, the host options if any, and `finalize`. */
-function manifest(files: readonly HashedLocalFile[], configuration: unknown, finalize: Finalize): object {
-  const paths = manifestOf(files.map((file) => ({ ...file, path: `${uploadFolder}/${file.path}` })));
-  return { files: paths, ...(configuration === undefined ? {} : { configuration }), finalize };
+/**
+ * What a deployment is made of: every file of the folder, or the deployment `base` (one this
+ * folder made on the site) with `files` merged in (a hash adds or replaces a path, null removes it).
+ */
+export type DeploymentFiles = readonly HashedLocalFile[] | { base: string; files: FilesPatch };
+
+/**
+ * The manifest: every path under the upload folder, or a patch of `base` in the site's own paths
+ * (nothing is dropped from a patch's paths); the host options if any, and `finalize`.
+ */
+function manifest(content: DeploymentFiles, configuration: unknown, finalize: Finalize): object {
+  const files = 'base' in content ? content : { files: manifestOf(content.map((file) => ({ ...file, path: `${uploadFolder}/${file.path}` }))) };
+  return { ...files, ...(configuration === undefined ? {} : { configuration }), finalize };
 }
 
 /** `POST .../deployments` with the manifest: the service answers which hashes it lacks, or, lacking none, finalizes. */
-export function createDeployment(api: ApiClient, domain: string, files: readonly HashedLocalFile[], configuration: unknown, finalize: Finalize): Promise<Begun> {
+export function createDeployment(api: ApiClient, domain: string, files: DeploymentFiles, configuration: unknown, finalize: Finalize): Promise<Begun> {
   return api.json<Begun>(sitePath(domain, '/deployments'), json(manifest(files, configuration, finalize)));
+}
+
+/** Whether the service refused a patch because its base is not a deployment the site keeps (any more): a whole manifest will do. */
+export function isBaseNotKept(error: unknown): boolean {
+  return error instanceof CliError && error.cause instanceof ApiError && error.cause.problem.type === '/problems/base-not-kept';
 }
 
 /** `POST .../deployments` with the manifest and the bytes of `blobs` in one multipart body. */
 export async function createWithBlobs(
   api: ApiClient,
   domain: string,
-  files: readonly HashedLocalFile[],
+  files: DeploymentFiles,
   blobs: readonly HashedLocalFile[],
   options: { configuration: unknown; finalize: Finalize; progress: UploadProgress },
 ): Promise<Begun> {

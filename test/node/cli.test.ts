@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CountingRelay, startCountingRelay } from './cli/counting-relay';
@@ -288,6 +288,84 @@ describe('incremental deploys, previews and rollback', () => {
     } finally {
       await cutting.close();
     }
+  });
+
+  it('sends a redeploy as a patch of the deployment it made last time: a one-file change costs that file', async () => {
+    const site = 'cli-patch.example';
+    const pages = Object.fromEntries(Array.from({ length: 1000 }, (_, index) => [`pages/page-${index}.html`, `page ${index}`]));
+    const root = await writeTree(join(work, 'patch'), { ...pages, 'index.html': 'v1' });
+    const full = await counted(['deploy', root, '--domain', site]);
+    // The whole manifest: 1,001 paths and hashes.
+    expect(full.bytes).toBeGreaterThan(90 * kiB);
+
+    await writeTree(root, { 'index.html': 'v2' });
+    await rm(join(root, 'pages/page-0.html'));
+    const requestsBefore = relay.requestLines().length;
+    const { run, bytes } = await counted(['deploy', root, '--domain', site]);
+    expect(relay.requestLines().slice(requestsBefore)).toEqual([`POST /v2/sites/${site}/deployments HTTP/1.1`]);
+    // Request headers, the two paths that changed and the 2 bytes of index.html.
+    console.log(`Redeploy of one file of 1,001 as a patch: ${bytes} bytes sent, the first deploy ${full.bytes}`);
+    expect(bytes).toBeLessThan(2 * kiB);
+    expect(run.stdout).toContain('Uploaded 1 file (2 B); skipped 999 files (7.9 kB) already stored.');
+    expect(await getFromSite(service, site, '/index.html')).toEqual({ status: 200, body: 'v2' });
+    expect(await getFromSite(service, site, '/pages/page-999.html')).toEqual({ status: 200, body: 'page 999' });
+    expect((await getFromSite(service, site, '/pages/page-0.html')).status).toBe(404);
+
+    // Without the cache, every file is read and the whole manifest sent.
+    await writeTree(root, { 'index.html': 'v3' });
+    const whole = await counted(['deploy', root, '--domain', site, '--no-cache']);
+    expect(whole.bytes).toBeGreaterThan(90 * kiB);
+    expect(await getFromSite(service, site, '/index.html')).toEqual({ status: 200, body: 'v3' });
+  });
+
+  it('sends the whole manifest when the service no longer keeps the deployment it made last time', async () => {
+    const site = 'cli-patch-gone.example';
+    const root = await writeTree(join(work, 'patch-gone'), { 'index.html': 'v1', 'about.html': 'about' });
+    await counted(['deploy', root, '--domain', site]);
+    // As though that deployment had been collected: the folder's record names one the site never had.
+    const folderKey = createHash('sha256').update(resolve(root)).digest('hex').slice(0, 32);
+    const record = join(work, 'cache', 'sitehost', 'folders', `${folderKey}.deployed.json`);
+    const last = JSON.parse(await readFile(record, 'utf8')) as { deploymentId: string };
+    expect(last.deploymentId).toMatch(/^[a-z2-7]{20,}$/);
+    await writeFile(record, JSON.stringify({ ...last, deploymentId: 'a'.repeat(26) }));
+
+    await writeTree(root, { 'index.html': 'v2' });
+    const requestsBefore = relay.requestLines().length;
+    const { run } = await counted(['deploy', root, '--domain', site]);
+    const deployments = `/v2/sites/${site}/deployments`;
+    expect(relay.requestLines().slice(requestsBefore)).toEqual([
+      `POST ${deployments} HTTP/1.1`,
+      `GET /v2/sites/${site}/info HTTP/1.1`,
+      `POST ${deployments} HTTP/1.1`,
+      expect.stringMatching(new RegExp(`^PUT ${deployments}/[a-z2-7]+/blobs HTTP/1\\.1$`)),
+      expect.stringMatching(new RegExp(`^POST ${deployments}/[a-z2-7]+/finalize HTTP/1\\.1$`)),
+    ]);
+    expect(run.stdout).toContain('Uploaded 1 file (2 B); skipped 1 file (5 B) already stored.');
+    expect(await getFromSite(service, site, '/index.html')).toEqual({ status: 200, body: 'v2' });
+    expect(await getFromSite(service, site, '/about.html')).toEqual({ status: 200, body: 'about' });
+
+    // The deployment made then is the next redeploy's base: one request again.
+    await writeTree(root, { 'index.html': 'v3' });
+    const again = relay.requestLines().length;
+    await counted(['deploy', root, '--domain', site]);
+    expect(relay.requestLines().slice(again)).toEqual([`POST ${deployments} HTTP/1.1`]);
+    expect(await getFromSite(service, site, '/index.html')).toEqual({ status: 200, body: 'v3' });
+
+    // A change too large for one request sends the patch first, and the whole manifest after it.
+    await writeFile(record, JSON.stringify({ ...JSON.parse(await readFile(record, 'utf8')), deploymentId: 'a'.repeat(26) }));
+    const large = { 'index.html': 'v4', 'large.txt': randomBytes(6.5 * 1024 * kiB).toString('base64') };
+    await writeTree(root, large);
+    const largeBefore = relay.requestLines().length;
+    const largeRun = await counted(['deploy', root, '--domain', site]);
+    expect(relay.requestLines().slice(largeBefore)).toEqual([
+      `GET /v2/sites/${site}/info HTTP/1.1`,
+      `POST ${deployments} HTTP/1.1`,
+      `POST ${deployments} HTTP/1.1`,
+      expect.stringMatching(new RegExp(`^PUT ${deployments}/[a-z2-7]+/blobs HTTP/1\\.1$`)),
+      expect.stringMatching(new RegExp(`^POST ${deployments}/[a-z2-7]+/finalize HTTP/1\\.1$`)),
+    ]);
+    expect(largeRun.run.stdout).toContain('Uploaded 2 files (9.1 MB); skipped 1 file (5 B) already stored.');
+    for (const [path, body] of Object.entries(large)) expect((await getFromSite(service, site, `/${path}`)).body === body, path).toBe(true);
   });
 
   it('makes a preview with --preview, and leaves the live site alone', async () => {
