@@ -4,12 +4,12 @@ import type { HeaderLookup } from '../src/common/problem.ts';
 import { CliError } from './errors.ts';
 
 /**
- * node:http and node:https, not imported statically: an ESM import of node:http evaluates all
- * its exports, among them undici's, and loading undici takes Node about 20 ms, a fifth of a
- * one-file redeploy. For the same reason answers are not web Responses (undici's class).
+ * node:http (and node:https, loaded only for https: TLS takes 3 ms to load) are not imported
+ * statically: an ESM import of node:http evaluates all its exports, among them undici's, and
+ * loading undici takes Node about 20 ms, a fifth of a one-file redeploy. For the same reason
+ * answers are not web Responses (undici's class).
  */
-const http = process.getBuiltinModule('node:http');
-const https = process.getBuiltinModule('node:https');
+const client = (url: URL) => process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
 
 /** Hands one chunk to the network; resolves once the chunk has been written and may be reused. */
 export type ChunkWriter = (chunk: Uint8Array) => Promise<void>;
@@ -63,7 +63,7 @@ export class Answer {
  * alive until a full garbage collection and grew the process by about 60 MB.
  */
 export function streamRequest(url: URL, method: string, headers: Record<string, string>, writeBody?: BodyWriter): Promise<Answer> {
-  const request = (url.protocol === 'https:' ? https : http).request(url, { method, headers });
+  const request = client(url).request(url, { method, headers });
   let answered = false;
   const stopped = new Error('The server answered before the upload ended.');
   const write: ChunkWriter = (chunk) =>

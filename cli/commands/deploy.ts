@@ -93,6 +93,8 @@ async function publish(
     deployed?: DeployedRecord;
     /** What the service would refuse the deploy for, asked before any upload it could refuse mid-way. */
     deployable: () => Promise<void>;
+    /** Work to do while the service handles the deploy: called once its first request is sent, or about to be. */
+    whileWaiting: () => void;
     json?: boolean;
     say: (line: string) => void;
   },
@@ -119,7 +121,7 @@ async function publish(
   if (guess && guess.length <= oneRequestLimits.files && sizeOf(guess) <= oneRequestLimits.bytes) {
     const progress = createProgress(guess.length > 0 ? mode : 'silent', { files: guess.length, bytes: sizeOf(guess) });
     try {
-      begun = await createWithBlobs(api, domain, content, guess, { configuration, finalize, progress });
+      begun = await createWithBlobs(api, domain, content, guess, { configuration, finalize, progress, onSent: options.whileWaiting });
       sent = guess;
     } catch (error) {
       if (isBaseNotKept(error)) {
@@ -137,6 +139,7 @@ async function publish(
   }
   if (!begun) {
     await deployable();
+    options.whileWaiting();
     begun = await create();
   }
   if (isFinalized(begun)) return { outcome: begun, sent };
@@ -183,14 +186,16 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   };
   say(`Deploying ${relative(process.cwd(), root) || '.'} to ${pc.bold(domain)}`);
   const files = await hashFolder(folder.files, cache);
-  // The hashes, written while the deploy runs; what the target holds, once it succeeded.
-  const saved = cache.save(files, listedAtNs, target);
+  // The hashes, written while the service handles the deploy (their 5 ms of CPU before the
+  // request would delay it); what the target holds, once it succeeded.
+  const save = once(() => cache.save(files, listedAtNs, target));
   let published: Published;
   try {
     const finalize = options.preview ? 'preview' : 'live';
-    published = await publish(api, domain, files, { configuration: hostOptions.options, finalize, deployed, deployable, json: options.json, say });
+    const whileWaiting = () => void save();
+    published = await publish(api, domain, files, { configuration: hostOptions.options, finalize, deployed, deployable, whileWaiting, json: options.json, say });
   } finally {
-    await saved;
+    await save();
   }
 
   const { outcome, sent } = published;

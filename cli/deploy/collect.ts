@@ -1,5 +1,5 @@
 import { type Dirent, type BigIntStats, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { CliError } from '../errors.ts';
 
@@ -54,7 +54,8 @@ export function collectFolder(root: string): CollectedFolder {
     for (const entry of entries) {
       const path = prefix + entry.name;
       if (entry.name === '.git' || path === ignoreFileName || rules.ignores(path)) continue;
-      const absolutePath = join(directory, entry.name);
+      // Not path.join: names from readdir hold no separator, and normalising 2,000 paths took 2 ms.
+      const absolutePath = `${directory}${sep}${entry.name}`;
       const found = inspect(entry, absolutePath);
       if (found === 'directory' && !rules.ignores(`${path}/`)) walk(absolutePath, `${path}/`, below);
       if (found !== 'directory' && found !== 'other') files.push({ path, absolutePath, size: found.size, identity: found });

@@ -7,6 +7,7 @@ import { sitePath } from '../../src/common/site-paths.ts';
 import type { HashedLocalFile } from './hash.ts';
 import type { FilesPatch } from './hash-cache.ts';
 import { blobsBody, type UploadProgress } from './multipart.ts';
+import type { ChunkWriter } from '../upload.ts';
 
 /**
  * The service drops one first folder that every path of a deploy shares (a browser's directory
@@ -54,11 +55,15 @@ export async function createWithBlobs(
   domain: string,
   files: DeploymentFiles,
   blobs: readonly HashedLocalFile[],
-  options: { configuration: unknown; finalize: Finalize; progress: UploadProgress },
+  options: { configuration: unknown; finalize: Finalize; progress: UploadProgress; onSent?: () => void },
 ): Promise<Begun> {
   const body = blobsBody(blobs, options.progress, JSON.stringify(manifest(files, options.configuration, options.finalize)));
   const headers = { 'content-type': body.contentType, 'content-length': String(body.contentLength) };
-  const response = await api.upload(sitePath(domain, '/deployments'), 'POST', headers, body.write);
+  const write = async (chunk: ChunkWriter) => {
+    await body.write(chunk);
+    options.onSent?.();
+  };
+  const response = await api.upload(sitePath(domain, '/deployments'), 'POST', headers, write);
   return (await response.json()) as Begun;
 }
 
