@@ -15,10 +15,10 @@ import { authorize } from '../site/access';
 import { siteCoordinator, uploadRecord } from '../site/client';
 import { newDeploymentId } from '../site/deployment-id';
 import { missingHashes, uploadingDeployment } from '../site/deployments';
-import { addStoredLocations, baseLocations, keptBase } from '../site/manifest-base';
+import { addStoredLocations, baseIndex, baseLocations } from '../site/manifest-base';
 import { checkFileSize, checkSiteSize } from '../site/file-rules';
-import { type BlobLocation, type DeploymentRecord, knownBlobs, putDeployment } from '../storage/deployments';
-import { keys } from '../storage/file-index';
+import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs, putDeployment } from '../storage/deployments';
+import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
 import { getSiteOwner } from '../storage/sites';
@@ -56,10 +56,14 @@ interface Prepared {
 async function prepare(env: Env, domain: string, limits: DeployLimits, body: unknown): Promise<Prepared> {
   const request = checkManifest(body, limits);
   const { finalize } = request;
-  const base = 'patch' in request ? { id: request.patch.base, index: await keptBase(env, domain, request.patch.base) } : undefined;
+  const base = 'patch' in request ? { id: request.patch.base, index: await readBase(env, domain, request.patch.base) } : undefined;
   const manifest = 'patch' in request ? patchedManifest(base!.index, request.patch, limits) : request.manifest;
   if (manifest.configuration && JSON.stringify(manifest.configuration).length > maxJsonBytes) throw jsonTooLarge('The configuration');
   return { manifest, known: baseLocations(base?.index ?? null), ...(finalize ? { finalize } : {}), ...(base ? { base: base.id } : {}) };
+}
+
+function readBase(env: Env, domain: string, id: string): Promise<FileIndex | null> {
+  return getDeployment(env.DB, domain, id).then((record) => baseIndex(domain, id, record, (key) => readFileIndex(env.FILES, key)));
 }
 
 /**

@@ -34,7 +34,7 @@ import { deployResult, indexOfManifest, keptWindowOf, missingHashes, newestFirst
 import type { FollowUp, PendingChange, SiteEvent } from './follow-ups';
 import { LiveRecord, type LiveSite } from './freshness';
 import { collection } from './kept-window';
-import { addStoredLocations, baseLocations, keptBase } from './manifest-base';
+import { addStoredLocations, baseIndex, baseLocations } from './manifest-base';
 import { type Outcome, outcomeOf } from './outcome';
 
 /**
@@ -233,8 +233,14 @@ export class SiteCoordinator extends DurableObject<Env> {
   async #commitManifest(site: SiteRecord | null, commit: ManifestCommit, followUps: FollowUp[]): Promise<DeployResult | DeploymentRecord> {
     const { domain, userId, deploymentId: id, manifest, upload } = commit;
     const { DB, FILES } = this.env;
-    // Read again under the lock: only a base still kept vouches for its bytes.
-    const base = commit.base === undefined ? null : await keptBase(this.env, domain, commit.base, (key) => this.#readIndex(key));
+    // Read again under the lock: only a base still kept vouches for its bytes. The site's
+    // deployments, read for that, are also what the kept window is drawn from at the commit.
+    let deployments: DeploymentRecord[] | undefined;
+    let base: FileIndex | null = null;
+    if (commit.base !== undefined) {
+      deployments = await deploymentsOf(DB, domain);
+      base = await baseIndex(domain, commit.base, deployments.find((kept) => kept.id === commit.base), (key) => this.#readIndex(key));
+    }
     const known = baseLocations(base);
     // A hash stored again points at its newest copy, as recordBlobs keeps it.
     for (const blob of upload?.blobs ?? []) known.set(blob.hash, blob);
@@ -250,7 +256,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
     checkSiteSize(deployLimits(this.env), index.files.length, totalBytes);
     const indexKey = keys.index(domain, id);
-    await writeFileIndex(FILES, indexKey, index);
+    const [kept] = await Promise.all([deployments ?? deploymentsOf(DB, domain), writeFileIndex(FILES, indexKey, index)]);
     this.#lastIndex = { key: indexKey, index };
     const files = { indexKey, packs: index.packs, fileCount: index.files.length, totalBytes };
     const configuration = manifest.configuration ?? site?.configuration ?? {};
@@ -258,17 +264,20 @@ export class SiteCoordinator extends DurableObject<Env> {
     const orphans = [indexKey, ...(upload ? [upload.pack] : [])];
     const newBlobs = recordBlobs(DB, domain, upload?.blobs ?? []);
     if (commit.preview) {
-      await this.#commitDeployment(record, newBlobs, undefined, { now: followUps, orphans });
+      await this.#commitDeployment(record, newBlobs, undefined, { now: followUps, orphans }, kept);
       return record;
     }
     const next = siteWith(site, record, userId, now);
     const statements = [upsertSite(DB, next), ...newBlobs];
     if (manifest.configuration !== undefined || !site) statements.push(tickConfigurationsClock(DB, now));
     const result = deployResult(site, next, true, manifest.configuration !== undefined);
-    await this.#commitDeployment(record, statements, next, {
-      now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), ...followUps],
-      orphans,
-    });
+    await this.#commitDeployment(
+      record,
+      statements,
+      next,
+      { now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), ...followUps], orphans },
+      kept,
+    );
     return result;
   }
 
@@ -405,11 +414,13 @@ export class SiteCoordinator extends DurableObject<Env> {
     statements: D1PreparedStatement[],
     live: SiteRecord | undefined,
     followUps: Omit<PendingChange, 'id' | 'domain' | 'later'>,
+    /** The site's deployments, when this change read them already under the lock. */
+    deployments?: DeploymentRecord[],
   ): Promise<void> {
     const { DB } = this.env;
     const { domain } = record;
     const liveId = live ? live.liveDeploymentId : (this.#live.site?.liveDeploymentId ?? null);
-    const others = (await deploymentsOf(DB, domain)).filter((kept) => kept.id !== record.id);
+    const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
     const freed = this.#collection(domain, [record, ...others].sort(newestFirst), liveId);
     await this.#commits.commit(domain, [putDeployment(DB, record), ...statements, ...freed.statements], live, { ...followUps, later: freed.later });
   }

@@ -4,22 +4,21 @@
  * coordinator again under its lock, where the base's being kept is what keeps those bytes.
  */
 import { emptyHash, type Manifest } from '../deploy/manifest';
-import type { Env } from '../env';
 import { Problem } from '../http/problem';
-import { type BlobLocation, getDeployment, knownBlobs } from '../storage/deployments';
-import { type FileIndex, readFileIndex } from '../storage/file-index';
+import { type BlobLocation, type DeploymentRecord, knownBlobs } from '../storage/deployments';
+import type { FileIndex } from '../storage/file-index';
 
 /**
- * The ready deployment `id` of `domain` with its index (null: it has no files); 409 when it is not
- * kept. `readIndex` reads an index by its key: indexes never change, so a copy in memory will do.
+ * The index of the base deployment `id` of `domain` (null: it has no files), `record` being its row
+ * as found (none: not kept); 409 unless it is a ready deployment. `readIndex` reads an index by its
+ * key: indexes never change, so a copy in memory will do.
  */
-export async function keptBase(
-  env: Env,
+export async function baseIndex(
   domain: string,
   id: string,
-  readIndex: (key: string) => Promise<FileIndex> = (key) => readFileIndex(env.FILES, key),
+  record: DeploymentRecord | null | undefined,
+  readIndex: (key: string) => Promise<FileIndex>,
 ): Promise<FileIndex | null> {
-  const record = await getDeployment(env.DB, domain, id);
   if (record?.state !== 'ready') {
     throw new Problem('base-not-kept', `The deployment ${JSON.stringify(id)} is not one ${domain} keeps; send the whole manifest, without "base".`);
   }
