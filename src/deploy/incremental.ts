@@ -23,7 +23,22 @@ import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
 import { getSiteOwner } from '../storage/sites';
 import { type DeployLimits, checkContentLength, deployLimits } from './limits';
-import { type Finalize, type Manifest, checkManifest, hexToHash, isSha256Hex, manifestTooLarge, maxManifestBytes, patchedManifest, readManifest, writeManifest } from './manifest';
+import {
+  type Finalize,
+  type Manifest,
+  type ManifestContent,
+  type ManifestFile,
+  type ManifestPatch,
+  checkManifest,
+  filesNamed,
+  hexToHash,
+  isSha256Hex,
+  manifestTooLarge,
+  maxManifestBytes,
+  patchedManifest,
+  readManifest,
+  writeManifest,
+} from './manifest';
 import { maxFramingBytes, readMultipartFormData, type PartHeader, type PartReceiver } from './multipart-reader';
 import { packedPart } from './packed-part';
 import { isMultipartFormData } from './receive';
@@ -39,43 +54,48 @@ export interface Uploading {
 export type Begun = ({ state: 'uploading' } & Uploading) | { state: 'live'; result: DeployResult } | { state: 'preview'; record: DeploymentRecord };
 
 /** Bytes of the manifest's files whose content is stored, counting a hash once per path that holds it. */
-function knownBytes(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>): number {
-  return manifest.files.reduce((sum, file) => sum + (known.get(file.hash)?.size ?? 0), 0);
+function knownBytes(files: readonly ManifestFile[], known: ReadonlyMap<string, BlobLocation>): number {
+  return files.reduce((sum, file) => sum + (known.get(file.hash)?.size ?? 0), 0);
 }
 
-/** A checked manifest request (a patch resolved against its base), with where the site stores its bytes (`known`). */
+/**
+ * A checked manifest request, with where the site stores the bytes it names (`known`). A patch
+ * stays one unless it must be stored: committed at once, the coordinator resolves it.
+ */
 interface Prepared {
-  manifest: Manifest;
+  content: ManifestContent;
   finalize?: Finalize;
   known: Map<string, BlobLocation>;
-  /** The kept deployment a patch was made against. */
-  base?: string;
 }
 
-/** Checks a manifest body and resolves a patch against its base, whose index tells where the bytes it keeps lie. */
-async function prepare(env: Env, domain: string, limits: DeployLimits, body: unknown): Promise<Prepared> {
-  const request = checkManifest(body, limits);
-  const { finalize } = request;
-  const base = 'patch' in request ? { id: request.patch.base, index: await readBase(env, domain, request.patch.base) } : undefined;
-  const manifest = 'patch' in request ? patchedManifest(base!.index, request.patch, limits) : request.manifest;
-  if (manifest.configuration && JSON.stringify(manifest.configuration).length > maxJsonBytes) throw jsonTooLarge('The configuration');
-  return { manifest, known: baseLocations(base?.index ?? null), ...(finalize ? { finalize } : {}), ...(base ? { base: base.id } : {}) };
-}
-
-function readBase(env: Env, domain: string, id: string): Promise<FileIndex | null> {
-  return getDeployment(env.DB, domain, id).then((record) => baseIndex(domain, id, record, (key) => readFileIndex(env.FILES, key)));
+function prepare(limits: DeployLimits, body: unknown): Prepared {
+  const { finalize, ...content } = checkManifest(body, limits);
+  const { configuration } = 'patch' in content ? content.patch : content.manifest;
+  if (configuration && JSON.stringify(configuration).length > maxJsonBytes) throw jsonTooLarge('The configuration');
+  return { content, known: new Map(), ...(finalize ? { finalize } : {}) };
 }
 
 /**
  * Completes what `prepared` knows with the blobs the request brought, then the site's other stored
- * bytes (asked after the blobs, so a small redeploy asks nothing), and checks the site's size.
+ * bytes (asked after the blobs, so a small redeploy asks nothing), and checks a whole manifest's
+ * size (a patch's is checked once it is resolved).
  */
 async function complete(env: Env, domain: string, limits: DeployLimits, prepared: Prepared, received: readonly BlobLocation[] = []): Promise<Prepared> {
-  const { manifest, known } = prepared;
+  const { content, known } = prepared;
   for (const blob of received) known.set(blob.hash, blob);
-  await addStoredLocations(env.DB, domain, manifest, known);
-  checkSiteSize(limits, manifest.files.length, knownBytes(manifest, known));
+  await addStoredLocations(env.DB, domain, filesNamed(content), known);
+  if ('manifest' in content) checkSiteSize(limits, content.manifest.files.length, knownBytes(content.manifest.files, known));
   return prepared;
+}
+
+/** The whole manifest a patch makes of its base, to be stored, with where the base's bytes lie added to `known`. */
+async function resolvePatch(env: Env, domain: string, limits: DeployLimits, patch: ManifestPatch, known: Map<string, BlobLocation>): Promise<Manifest> {
+  const base = await baseIndex(domain, patch.base, await getDeployment(env.DB, domain, patch.base), (key) => readFileIndex(env.FILES, key));
+  const manifest = patchedManifest(base, patch, limits);
+  // The request's own blobs and stored ones already known stay: a hash stored again points at its newest copy.
+  for (const [hash, blob] of baseLocations(base)) if (!known.has(hash)) known.set(hash, blob);
+  checkSiteSize(limits, manifest.files.length, knownBytes(manifest.files, known));
+  return manifest;
 }
 
 /**
@@ -91,7 +111,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   const id = newDeploymentId();
   if (!isMultipartFormData(request)) {
     const body = await readJsonBody(request, 'application/json', { maxBytes: maxManifestBytes(limits), tooLarge: () => manifestTooLarge(limits) });
-    return settle(env, { domain, userId, id }, await complete(env, domain, limits, await prepare(env, domain, limits, body)));
+    return settle(env, { domain, userId, id, limits }, await complete(env, domain, limits, prepare(limits, body)));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
@@ -103,9 +123,9 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
       if (begun.receive) return begun.receive(part);
       if (part.name !== 'manifest') throw new Problem('invalid-request', 'The first part of an incremental deploy is its "manifest".');
       return textPart(manifestPart(limits), async (text) => {
-        const prepared = await prepare(env, domain, limits, parseJsonText(text, 'The manifest'));
+        const prepared = prepare(limits, parseJsonText(text, 'The manifest'));
         begun.prepared = prepared;
-        begun.receive = blobParts(prepared.manifest, prepared.known, limits, pack, received);
+        begun.receive = blobParts(filesNamed(prepared.content), limits, pack, received);
       });
     });
     if (!begun.prepared) throw new Problem('invalid-request', 'An incremental deploy sends its "manifest" part first.');
@@ -117,7 +137,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   }
   // From here the pack is the coordinator's to keep or, when its commit fails, to delete.
   const upload = received.length > 0 ? { pack: pack.key, blobs: received } : undefined;
-  return settle(env, { domain, userId, id, upload }, begun.prepared);
+  return settle(env, { domain, userId, id, limits, upload }, begun.prepared);
 }
 
 /** Waits for a pack no deployment holds to be discarded; failing, it only leaves bytes behind. */
@@ -136,22 +156,39 @@ function manifestPart(limits: DeployLimits): TextPartRules {
 /** Commits the deployment when it was asked to be finalized and lacks nothing; else stores it as uploading. */
 async function settle(
   env: Env,
-  begin: { domain: string; userId: string; id: string; upload?: { pack: string; blobs: BlobLocation[] } },
-  { manifest, finalize, known, base }: Prepared,
+  begin: { domain: string; userId: string; id: string; limits: DeployLimits; upload?: { pack: string; blobs: BlobLocation[] } },
+  { content, finalize, known }: Prepared,
 ): Promise<Begun> {
   const { domain, userId, id, upload } = begin;
-  const missing = missingHashes(manifest, known);
-  if (finalize && missing.length === 0) {
-    const commit = { domain, userId, deploymentId: id, manifest, base, upload, preview: finalize === 'preview' };
+  if (finalize && missingHashes(filesNamed(content), known).length === 0) {
+    const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview' };
     const done = await handOver(env, upload, () => siteCoordinator(env, domain).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
   }
-  const created = Date.now();
-  const manifestKey = keys.manifest(domain, id);
-  const record: DeploymentRecord = {
+  let manifest: Manifest;
+  let record: DeploymentRecord;
+  try {
+    // Stored, a patch is the whole manifest it makes of its base: finalizing it reads no base.
+    manifest = 'patch' in content ? await resolvePatch(env, domain, begin.limits, content.patch, known) : content.manifest;
+    record = uploadingRecord(domain, userId, id, manifest);
+    // Before anything is stored: whatever this request leaves unfinished, the coordinator collects at its deadline.
+    await siteCoordinator(env, domain).beginIncremental(domain, id, record.created);
+    await writeManifest(env.FILES, record.manifestKey!, manifest);
+    await putDeployment(env.DB, record).run();
+  } catch (error) {
+    // The pack is still this request's own: no deployment holds it yet.
+    if (upload) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    throw error;
+  }
+  if (upload) await handOver(env, upload, () => siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload }));
+  return { state: 'uploading', record, missing: missingHashes(manifest.files, known) };
+}
+
+function uploadingRecord(domain: string, userId: string, id: string, manifest: Manifest): DeploymentRecord {
+  return {
     id,
     domain,
-    created,
+    created: Date.now(),
     createdBy: userId,
     source: 'incremental',
     state: 'uploading',
@@ -160,20 +197,8 @@ async function settle(
     indexKey: null,
     packs: [],
     configuration: manifest.configuration ?? {},
-    manifestKey,
+    manifestKey: keys.manifest(domain, id),
   };
-  try {
-    // Before anything is stored: whatever this request leaves unfinished, the coordinator collects at its deadline.
-    await siteCoordinator(env, domain).beginIncremental(domain, id, created);
-    await writeManifest(env.FILES, manifestKey, manifest);
-    await putDeployment(env.DB, record).run();
-  } catch (error) {
-    // The pack is still this request's own: no deployment holds it yet.
-    if (upload) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
-    throw error;
-  }
-  if (upload) await handOver(env, upload, () => siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload }));
-  return { state: 'uploading', record, missing };
 }
 
 /**
@@ -196,7 +221,7 @@ export async function stillMissing(env: Env, record: DeploymentRecord): Promise<
 }
 
 async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<string[]> {
-  return missingHashes(manifest, await knownBlobs(env.DB, domain, manifest.files.map((file) => file.hash)));
+  return missingHashes(manifest.files, await knownBlobs(env.DB, domain, manifest.files.map((file) => file.hash)));
 }
 
 /**
@@ -215,7 +240,7 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
   const received: BlobLocation[] = [];
   try {
-    await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, blobParts(manifest, known, limits, pack, received));
+    await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, blobParts(manifest.files, limits, pack, received, known));
   } catch (error) {
     // Whole, verified blobs are kept: the client sends only the rest next time.
     await keepReceived(env, { domain, userId, id, pack, received }).catch((keeping: unknown) =>
@@ -228,20 +253,20 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
 }
 
 /**
- * Receives a request's blob parts into `pack`, each one of `manifest`'s hashes, and lists in
+ * Receives a request's blob parts into `pack`, each one of the hashes of `files`, and lists in
  * `received` those stored whole and verified. The site's bytes are counted against
- * MAX_TOTAL_BYTES with what it stores already (`known`).
+ * MAX_TOTAL_BYTES with what it stores already (`known`, when the request knows it yet).
  */
 function blobParts(
-  manifest: Manifest,
-  known: ReadonlyMap<string, BlobLocation>,
+  files: readonly ManifestFile[],
   limits: DeployLimits,
   pack: PackWriter,
   received: BlobLocation[],
+  known: ReadonlyMap<string, BlobLocation> = new Map(),
 ): (part: PartHeader) => PartReceiver {
   const uses = new Map<string, number>();
-  for (const file of manifest.files) uses.set(file.hash, (uses.get(file.hash) ?? 0) + 1);
-  const budget: Budget = { totalBytes: knownBytes(manifest, known), limits, counted: new Set(known.keys()) };
+  for (const file of files) uses.set(file.hash, (uses.get(file.hash) ?? 0) + 1);
+  const budget: Budget = { totalBytes: knownBytes(files, known), limits, counted: new Set(known.keys()) };
   return (part) => blobReceiver(part, uses, received, pack, budget);
 }
 

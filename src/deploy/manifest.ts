@@ -83,8 +83,19 @@ export interface ManifestPatch {
   configuration?: HostConfiguration;
 }
 
-/** A manifest (or a patch of a kept deployment's), and whether to finalize its deployment in the same request when the service lacks no bytes. */
-export type ManifestRequest = ({ manifest: Manifest } | { patch: ManifestPatch }) & { finalize?: Finalize };
+/** What a deployment is made of: a whole manifest, or a patch of a kept deployment's files. */
+export type ManifestContent = { manifest: Manifest } | { patch: ManifestPatch };
+
+/** A manifest (or a patch), and whether to finalize its deployment in the same request when the service lacks no bytes. */
+export type ManifestRequest = ManifestContent & { finalize?: Finalize };
+
+/** The files of `content` whose bytes a deploy must have: all of a manifest's, or those a patch adds. */
+export function filesNamed(content: ManifestContent): ManifestFile[] {
+  if ('manifest' in content) return content.manifest.files;
+  const added: ManifestFile[] = [];
+  for (const [path, hash] of content.patch.files) if (hash !== null) added.push({ path, hash });
+  return added;
+}
 
 const byPath = (a: ManifestFile, b: ManifestFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 

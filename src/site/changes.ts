@@ -1,6 +1,6 @@
 /** What the Worker hands a domain's coordinator to commit: ./coordinator.ts's changes take these. */
 import type { HostConfiguration } from '../configuration/parse';
-import type { Manifest } from '../deploy/manifest';
+import type { ManifestContent } from '../deploy/manifest';
 import type { BlobLocation } from '../storage/deployments';
 import type { FileEntry } from '../storage/file-index';
 import type { Deployment } from '../storage/sites';
@@ -37,9 +37,8 @@ export interface ManifestCommit {
   domain: string;
   userId: string;
   deploymentId: string;
-  manifest: Manifest;
-  /** The kept deployment the manifest was patched from: its files keep their places and times. */
-  base?: string;
+  /** A patch's base must still be kept when the coordinator commits it: its files keep their places and times. */
+  content: ManifestContent;
   upload?: { pack: string; blobs: BlobLocation[] };
   preview: boolean;
 }

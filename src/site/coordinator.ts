@@ -3,7 +3,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { checkHostConfiguration } from '../configuration/parse';
 import type { DeployResult } from '../common/api-types';
 import { deployLimits } from '../deploy/limits';
-import { readManifest } from '../deploy/manifest';
+import { type Manifest, patchedManifest, readManifest } from '../deploy/manifest';
 import { checkMetadata, type SiteMetadata } from '../deploy/metadata';
 import type { Env } from '../env';
 import { applyMergePatch } from '../http/merge-patch';
@@ -214,7 +214,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
-      return this.#commitManifest(site, { domain, userId, deploymentId: id, manifest, preview }, [dropManifest]);
+      return this.#commitManifest(site, { domain, userId, deploymentId: id, content: { manifest }, preview }, [dropManifest]);
     });
   }
 
@@ -231,21 +231,26 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   /** Makes `commit.manifest` a ready deployment, live unless a preview; 409 while bytes are missing. */
   async #commitManifest(site: SiteRecord | null, commit: ManifestCommit, followUps: FollowUp[]): Promise<DeployResult | DeploymentRecord> {
-    const { domain, userId, deploymentId: id, manifest, upload } = commit;
+    const { domain, userId, deploymentId: id, content, upload } = commit;
     const { DB, FILES } = this.env;
-    // Read again under the lock: only a base still kept vouches for its bytes. The site's
-    // deployments, read for that, are also what the kept window is drawn from at the commit.
+    // A patch is resolved here, under the lock: only a base still kept vouches for its bytes. The
+    // site's deployments, read for that, are also what the kept window is drawn from at the commit.
     let deployments: DeploymentRecord[] | undefined;
     let base: FileIndex | null = null;
-    if (commit.base !== undefined) {
+    let manifest: Manifest;
+    if ('patch' in content) {
+      const { patch } = content;
       deployments = await deploymentsOf(DB, domain);
-      base = await baseIndex(domain, commit.base, deployments.find((kept) => kept.id === commit.base), (key) => this.#readIndex(key));
+      base = await baseIndex(domain, patch.base, deployments.find((kept) => kept.id === patch.base), (key) => this.#readIndex(key));
+      manifest = patchedManifest(base, patch, deployLimits(this.env));
+    } else {
+      manifest = content.manifest;
     }
     const known = baseLocations(base);
     // A hash stored again points at its newest copy, as recordBlobs keeps it.
     for (const blob of upload?.blobs ?? []) known.set(blob.hash, blob);
-    await addStoredLocations(DB, domain, manifest, known);
-    const missing = missingHashes(manifest, known);
+    await addStoredLocations(DB, domain, manifest.files, known);
+    const missing = missingHashes(manifest.files, known);
     if (missing.length > 0) {
       throw new Problem('conflict', `The deployment ${id} still lacks the bytes of ${missing.length} files; upload them first.`, {
         extensions: { missing },

@@ -3,7 +3,7 @@
  * change that goes live, and the index an incremental deploy's manifest resolves to.
  */
 import { contentTypeOf } from '../deploy/content-type';
-import { emptyHash, hashToHex, type Manifest } from '../deploy/manifest';
+import { emptyHash, hashToHex, type Manifest, type ManifestFile } from '../deploy/manifest';
 import type { Env } from '../env';
 import { Problem } from '../http/problem';
 import { timestamp } from '../http/time';
@@ -99,10 +99,10 @@ export async function uploadingDeployment(db: D1Database, domain: string, id: st
   return record;
 }
 
-/** The hashes of `manifest` whose bytes are neither stored (`known`) nor empty, in hex, once each. */
-export function missingHashes(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>): string[] {
+/** The hashes of `files` whose bytes are neither stored (`known`) nor empty, in hex, once each. */
+export function missingHashes(files: readonly ManifestFile[], known: ReadonlyMap<string, BlobLocation>): string[] {
   const missing = new Set<string>();
-  for (const file of manifest.files) if (file.hash !== emptyHash && !known.has(file.hash)) missing.add(hashToHex(file.hash));
+  for (const file of files) if (file.hash !== emptyHash && !known.has(file.hash)) missing.add(hashToHex(file.hash));
   return [...missing];
 }
 

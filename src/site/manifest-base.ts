@@ -3,7 +3,7 @@
  * leaves alone and where their bytes lie. The Worker reads it to resolve the patch, and the
  * coordinator again under its lock, where the base's being kept is what keeps those bytes.
  */
-import { emptyHash, type Manifest } from '../deploy/manifest';
+import { emptyHash, type ManifestFile } from '../deploy/manifest';
 import { Problem } from '../http/problem';
 import { type BlobLocation, type DeploymentRecord, knownBlobs } from '../storage/deployments';
 import type { FileIndex } from '../storage/file-index';
@@ -35,11 +35,11 @@ export function baseLocations(base: FileIndex | null): Map<string, BlobLocation>
 }
 
 /**
- * Adds to `known` where the site stores the bytes of `manifest`'s other files: one D1 query, and
+ * Adds to `known` where the site stores the bytes of the other `files`: one D1 query, and
  * none when the base and the request's own blobs hold them all (a small redeploy's usual case).
  */
-export async function addStoredLocations(db: D1Database, domain: string, manifest: Manifest, known: Map<string, BlobLocation>): Promise<void> {
-  const others = manifest.files.filter((file) => file.hash !== emptyHash && !known.has(file.hash)).map((file) => file.hash);
+export async function addStoredLocations(db: D1Database, domain: string, files: readonly ManifestFile[], known: Map<string, BlobLocation>): Promise<void> {
+  const others = files.filter((file) => file.hash !== emptyHash && !known.has(file.hash)).map((file) => file.hash);
   if (others.length === 0) return;
   for (const [hash, blob] of await knownBlobs(db, domain, others)) known.set(hash, blob);
 }

@@ -104,8 +104,7 @@ describe('incremental deploys against a base deployment', () => {
         domain,
         userId: 'github|1',
         deploymentId: 'patched-deployment-id-0001',
-        manifest: { files: [] },
-        base: 'collected-deployment-id-01',
+        content: { patch: { base: 'collected-deployment-id-01', files: new Map() } },
         preview: false,
       }),
     );
@@ -123,6 +122,8 @@ describe('incremental deploys against a base deployment', () => {
       [await patch(domain, base, { 'index.html': 'not-a-hash' }), 400, /or null/],
       [await patch(domain, base, { 'docs/a.html/b.html': hash }), 400, /both a file and a folder/],
       [await patch(domain, base, { docs: hash }), 400, /both a file and a folder/],
+      // Committed at once, the patch is resolved by the coordinator, which refuses it alike and drops the blob sent.
+      [await patch(domain, base, { 'docs/a.html/b.html': hash }, { blobs: ['x'], finalize: 'live' }), 400, /both a file and a folder/],
       [await patch(domain, 42 as unknown as string, {}), 400, /"base"/],
       [
         await authorized(`/v2/sites/${domain}/deployments`, {
