@@ -42,6 +42,7 @@ export function collectFolder(root: string): CollectedFolder {
   if (!rootStat.isDirectory()) throw new CliError('usage', `Cannot deploy ${root}: it is not a folder.`);
 
   const rules = readIgnoreRules(root);
+  const ignored = (path: string) => rules?.ignores(path) ?? false;
   const files: LocalFile[] = [];
 
   /** `ancestors` holds the real paths of the folders above, to stop at a symbolic link loop. */
@@ -53,11 +54,11 @@ export function collectFolder(root: string): CollectedFolder {
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const path = prefix + entry.name;
-      if (entry.name === '.git' || path === ignoreFileName || rules.ignores(path)) continue;
+      if (entry.name === '.git' || path === ignoreFileName || ignored(path)) continue;
       // Not path.join: names from readdir hold no separator, and normalising 2,000 paths took 2 ms.
       const absolutePath = `${directory}${sep}${entry.name}`;
       const found = inspect(entry, absolutePath);
-      if (found === 'directory' && !rules.ignores(`${path}/`)) walk(absolutePath, `${path}/`, below);
+      if (found === 'directory' && !ignored(`${path}/`)) walk(absolutePath, `${path}/`, below);
       if (found !== 'directory' && found !== 'other') files.push({ path, absolutePath, size: found.size, identity: found });
     }
   }
@@ -72,16 +73,16 @@ export function collectFolder(root: string): CollectedFolder {
   return { files, totalBytes: files.reduce((sum, file) => sum + file.size, 0) };
 }
 
-function readIgnoreRules(root: string): Ignore {
-  const rules = ignore();
+/** The ignore file's rules; none without the file, which spares 2,000 paths the matcher (2 ms). */
+function readIgnoreRules(root: string): Ignore | undefined {
   try {
-    rules.add(readFileSync(join(root, ignoreFileName), 'utf8'));
+    return ignore().add(readFileSync(join(root, ignoreFileName), 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new CliError('failure', `Cannot read ${join(root, ignoreFileName)}: ${(error as Error).message}`);
     }
+    return undefined;
   }
-  return rules;
 }
 
 function tryStat(path: string, onError: (error: NodeJS.ErrnoException) => never): BigIntStats {
