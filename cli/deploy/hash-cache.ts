@@ -137,6 +137,8 @@ export class HashCache {
   readonly #recorded: CacheFile | undefined;
   /** The last deploy, when it sent the recorded listing. */
   readonly #last: LastDeploy | undefined;
+  /** The recorded listing's time, parsed once: `hashOf` compares every file with it. */
+  #listedAtNs: bigint | undefined;
   /** Files whose recorded hash could not be used. */
   #misses = 0;
   /** The recorded listing's files, by path. */
@@ -165,7 +167,7 @@ export class HashCache {
     // Own members only: a file named "constructor" is not Object's.
     const cached = files && Object.hasOwn(files, file.path) ? files[file.path] : undefined;
     const { identity } = file;
-    if (cached && !isRacy(identity, BigInt(this.#recorded!.listedAtNs))) {
+    if (cached && !isRacy(identity, (this.#listedAtNs ??= BigInt(this.#recorded!.listedAtNs)))) {
       const [size, mtimeNs, ctimeNs, ino, hash] = cached;
       if (size === identity.size && mtimeNs === String(identity.mtimeNs) && ctimeNs === String(identity.ctimeNs) && ino === String(identity.ino)) return hash;
     }
