@@ -64,6 +64,9 @@ export class Answer {
  */
 export function streamRequest(url: URL, method: string, headers: Record<string, string>, writeBody?: BodyWriter): Promise<Answer> {
   const request = client(url).request(url, { method, headers });
+  // A body of unknown length is sent as it is produced: its headers go at once, and the server
+  // starts on them (authentication, say) meanwhile.
+  if (headers['content-length'] === undefined) request.flushHeaders();
   let answered = false;
   const stopped = new Error('The server answered before the upload ended.');
   const write: ChunkWriter = (chunk) =>

@@ -2,7 +2,7 @@ import { relative, resolve } from 'node:path';
 import pc from 'picocolors';
 import { connect } from '../credentials.ts';
 import type { ApiClient } from '../api.ts';
-import { collectFolder } from '../deploy/collect.ts';
+import { type CollectedFolder, collectFolder } from '../deploy/collect.ts';
 import { type HashedLocalFile, hashFolder } from '../deploy/hash.ts';
 import { type DeployedRecord, HashCache, patchBetween } from '../deploy/hash-cache.ts';
 import {
@@ -11,10 +11,11 @@ import {
   type Finalize,
   cliTransport,
   createDeployment,
-  createWithBlobs,
   finalizeDeployment,
   isBaseNotKept,
   isFinalized,
+  type OpenedDeployment,
+  openDeployment,
 } from '../deploy/incremental.ts';
 import { createProgress } from '../deploy/progress.ts';
 import { checkedDomain } from '../domain.ts';
@@ -90,7 +91,8 @@ async function publish(
   options: {
     configuration: unknown;
     finalize: Finalize;
-    deployed?: DeployedRecord;
+    /** The last deployment from this folder to the target, and the request opened for its patch. */
+    deployed?: DeployedRecord & { request: OpenedDeployment };
     /** What the service would refuse the deploy for, asked before any upload it could refuse mid-way. */
     deployable: () => Promise<void>;
     /** Work to do while the service handles the deploy: called once its first request is sent, or about to be. */
@@ -118,11 +120,13 @@ async function publish(
 
   let begun: Begun | undefined;
   let sent: HashedLocalFile[] = [];
-  if (guess && guess.length <= oneRequestLimits.files && sizeOf(guess) <= oneRequestLimits.bytes) {
-    const progress = createProgress(guess.length > 0 ? mode : 'silent', { files: guess.length, bytes: sizeOf(guess) });
+  if (deployed && guess) {
+    // A larger change sends the manifest alone: the service answers what it lacks.
+    const blobs = guess.length <= oneRequestLimits.files && sizeOf(guess) <= oneRequestLimits.bytes ? guess : [];
+    const progress = createProgress(blobs.length > 0 ? mode : 'silent', { files: blobs.length, bytes: sizeOf(blobs) });
     try {
-      begun = await createWithBlobs(api, domain, content, guess, { configuration, finalize, progress, onSent: options.whileWaiting });
-      sent = guess;
+      begun = await deployed.request.send(content, blobs, { configuration, finalize, progress, onSent: options.whileWaiting });
+      sent = blobs;
     } catch (error) {
       if (isBaseNotKept(error)) {
         // The service read the patch and stored nothing: the whole manifest, manifest first.
@@ -171,21 +175,29 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   const root = resolve(dir);
   const cache = await HashCache.open(root, options.cache !== false);
   const target = `${api.origin} ${domain}`;
-  const deployed = cache.deployedTo(target);
+  const last = cache.deployedTo(target);
   // What the service would refuse the deploy for: a refusal should come before a large upload
   // begins, and explains a small one cut short (see publish). A folder deployed here before likely
-  // takes one small request, and asks only if that fails; any other asks while it is hashed.
+  // takes one small request, opened now (see openDeployment), and asks only if that fails; any
+  // other asks while it is hashed.
   const deployable = once(() => api.checkDeployable(sitePath(domain)));
+  const deployed = last && { ...last, request: openDeployment(api, domain) };
   if (!deployed) deployable().catch(() => {});
   const listedAtNs = BigInt(Date.now()) * 1_000_000n;
-  const folder = collectFolder(root);
-  if (folder.files.length === 0) throw new CliError('usage', `There are no files to deploy in ${dir}.`);
-
   const say = (line: string) => {
     if (!options.json) process.stderr.write(`${line}\n`);
   };
-  say(`Deploying ${relative(process.cwd(), root) || '.'} to ${pc.bold(domain)}`);
-  const files = await hashFolder(folder.files, cache);
+  let folder: CollectedFolder;
+  let files: HashedLocalFile[];
+  try {
+    folder = collectFolder(root);
+    if (folder.files.length === 0) throw new CliError('usage', `There are no files to deploy in ${dir}.`);
+    say(`Deploying ${relative(process.cwd(), root) || '.'} to ${pc.bold(domain)}`);
+    files = await hashFolder(folder.files, cache);
+  } catch (error) {
+    deployed?.request.cancel();
+    throw error;
+  }
   // The hashes, written while the service handles the deploy (their 5 ms of CPU before the
   // request would delay it); what the target holds, once it succeeded.
   const save = once(() => cache.save(files, listedAtNs, target));

@@ -6,8 +6,8 @@ import { type DeployTransport, type PendingDeployment, manifestOf } from '../../
 import { sitePath } from '../../src/common/site-paths.ts';
 import type { HashedLocalFile } from './hash.ts';
 import type { FilesPatch } from './hash-cache.ts';
-import { blobsBody, type UploadProgress } from './multipart.ts';
-import type { ChunkWriter } from '../upload.ts';
+import { blobsBody, multipartType, newBoundary, type UploadProgress } from './multipart.ts';
+import type { BodyWriter } from '../upload.ts';
 
 /**
  * The service drops one first folder that every path of a deploy shares (a browser's directory
@@ -49,22 +49,41 @@ export function isBaseNotKept(error: unknown): boolean {
   return error instanceof CliError && error.cause instanceof ApiError && error.cause.problem.type === '/problems/base-not-kept';
 }
 
-/** `POST .../deployments` with the manifest and the bytes of `blobs` in one multipart body. */
-export async function createWithBlobs(
-  api: ApiClient,
-  domain: string,
-  files: DeploymentFiles,
-  blobs: readonly HashedLocalFile[],
-  options: { configuration: unknown; finalize: Finalize; progress: UploadProgress; onSent?: () => void },
-): Promise<Begun> {
-  const body = blobsBody(blobs, options.progress, JSON.stringify(manifest(files, options.configuration, options.finalize)));
-  const headers = { 'content-type': body.contentType, 'content-length': String(body.contentLength) };
-  const write = async (chunk: ChunkWriter) => {
-    await body.write(chunk);
-    options.onSent?.();
+/** A `POST .../deployments` opened before its body is known. */
+export interface OpenedDeployment {
+  /** Sends the manifest and the bytes of `blobs` (none: the service answers what it lacks); `onSent` once all is on its way. */
+  send(files: DeploymentFiles, blobs: readonly HashedLocalFile[], options: { configuration: unknown; finalize: Finalize; progress: UploadProgress; onSent?: () => void }): Promise<Begun>;
+  /** Ends the request unsent: the deploy stopped before it had a body. */
+  cancel(): void;
+}
+
+/**
+ * Opens `POST .../deployments` with a multipart body to come: its headers go at once, so the
+ * service authenticates and checks the site (and a remote one's connection is set up) while the
+ * folder is still being listed and hashed.
+ */
+export function openDeployment(api: ApiClient, domain: string): OpenedDeployment {
+  const boundary = newBoundary();
+  let give!: (body: BodyWriter) => void;
+  let stop!: (reason: unknown) => void;
+  const body = new Promise<BodyWriter>((resolve, reject) => {
+    give = resolve;
+    stop = reject;
+  });
+  const answer = api.upload(sitePath(domain, '/deployments'), 'POST', { 'content-type': multipartType(boundary) }, async (write) => (await body)(write));
+  // Awaited by `send`; a cancelled deploy has no use for it.
+  answer.catch(() => {});
+  return {
+    async send(files, blobs, { configuration, finalize, progress, onSent }) {
+      const multipart = blobsBody(blobs, progress, JSON.stringify(manifest(files, configuration, finalize)), boundary);
+      give(async (write) => {
+        await multipart.write(write);
+        onSent?.();
+      });
+      return (await (await answer).json()) as Begun;
+    },
+    cancel: () => stop(new CliError('failure', 'The deploy stopped before its request had a body.')),
   };
-  const response = await api.upload(sitePath(domain, '/deployments'), 'POST', headers, write);
-  return (await response.json()) as Begun;
 }
 
 /** Whether the service finalized the deployment already. */

@@ -27,8 +27,7 @@ const crlf = encoder.encode('\r\n');
  * Hand-written rather than a FormData body so that memory holds two chunks, never the folder,
  * the length is known before sending, and progress follows the bytes onto the wire.
  */
-export function blobsBody(files: readonly HashedLocalFile[], progress: UploadProgress, manifest?: string): MultipartBody {
-  const boundary = `sitehost-${randomBytes(16).toString('hex')}`;
+export function blobsBody(files: readonly HashedLocalFile[], progress: UploadProgress, manifest?: string, boundary = newBoundary()): MultipartBody {
   const opening = encoder.encode(
     manifest === undefined
       ? ''
@@ -55,5 +54,13 @@ export function blobsBody(files: readonly HashedLocalFile[], progress: UploadPro
     await send(closing);
   };
 
-  return { contentType: `multipart/form-data; boundary=${boundary}`, contentLength, write };
+  return { contentType: multipartType(boundary), contentLength, write };
+}
+
+export function newBoundary(): string {
+  return `sitehost-${randomBytes(16).toString('hex')}`;
+}
+
+export function multipartType(boundary: string): string {
+  return `multipart/form-data; boundary=${boundary}`;
 }

@@ -290,6 +290,20 @@ describe('incremental deploys, previews and rollback', () => {
     }
   });
 
+  it('ends the redeploy it opened unsent when the folder cannot be deployed, changing nothing', async () => {
+    const site = 'cli-opened.example';
+    const root = await writeTree(join(work, 'opened'), { 'index.html': 'kept' });
+    await counted(['deploy', root, '--domain', site]);
+    await rm(join(root, 'index.html'));
+    const requestsBefore = relay.requestLines().length;
+    const run = await runCli(['deploy', root, '--domain', site], { env: { ...as(alice), SITEHOST_ORIGIN: relay.origin } });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('There are no files to deploy');
+    // The request opened for the redeploy, if it reached the service, was cut before any body: nothing changed.
+    expect(relay.requestLines().slice(requestsBefore).every((line) => line === `POST /v2/sites/${site}/deployments HTTP/1.1`)).toBe(true);
+    expect(await getFromSite(service, site, '/index.html')).toEqual({ status: 200, body: 'kept' });
+  });
+
   it('sends a redeploy as a patch of the deployment it made last time: a one-file change costs that file', async () => {
     const site = 'cli-patch.example';
     const pages = Object.fromEntries(Array.from({ length: 1000 }, (_, index) => [`pages/page-${index}.html`, `page ${index}`]));
@@ -351,15 +365,15 @@ describe('incremental deploys, previews and rollback', () => {
     expect(relay.requestLines().slice(again)).toEqual([`POST ${deployments} HTTP/1.1`]);
     expect(await getFromSite(service, site, '/index.html')).toEqual({ status: 200, body: 'v3' });
 
-    // A change too large for one request sends the patch first, and the whole manifest after it.
+    // A change too large for one request sends the patch alone (no bytes), and the whole manifest after it.
     await writeFile(record, JSON.stringify({ ...JSON.parse(await readFile(record, 'utf8')), deploymentId: 'a'.repeat(26) }));
     const large = { 'index.html': 'v4', 'large.txt': randomBytes(6.5 * 1024 * kiB).toString('base64') };
     await writeTree(root, large);
     const largeBefore = relay.requestLines().length;
     const largeRun = await counted(['deploy', root, '--domain', site]);
     expect(relay.requestLines().slice(largeBefore)).toEqual([
-      `GET /v2/sites/${site}/info HTTP/1.1`,
       `POST ${deployments} HTTP/1.1`,
+      `GET /v2/sites/${site}/info HTTP/1.1`,
       `POST ${deployments} HTTP/1.1`,
       expect.stringMatching(new RegExp(`^PUT ${deployments}/[a-z2-7]+/blobs HTTP/1\\.1$`)),
       expect.stringMatching(new RegExp(`^POST ${deployments}/[a-z2-7]+/finalize HTTP/1\\.1$`)),
