@@ -45,9 +45,12 @@ export function collectFolder(root: string): CollectedFolder {
   const ignored = (path: string) => rules?.ignores(path) ?? false;
   const files: LocalFile[] = [];
 
-  /** `ancestors` holds the real paths of the folders above, to stop at a symbolic link loop. */
-  function walk(directory: string, prefix: string, ancestors: ReadonlySet<string>): void {
-    const real = realpathSync(directory);
+  /**
+   * `real` is the folder's real path, `ancestors` those of the folders above, to stop at a
+   * symbolic link loop. A folder reached by no symbolic link is its parent's real path and its
+   * name: resolving every folder's path took 2 ms of a 2,000-file listing.
+   */
+  function walk(directory: string, prefix: string, real: string, ancestors: ReadonlySet<string>): void {
     if (ancestors.has(real)) return;
     const below = new Set(ancestors).add(real);
     const entries = readdirSync(directory, { withFileTypes: true });
@@ -58,13 +61,15 @@ export function collectFolder(root: string): CollectedFolder {
       // Not path.join: names from readdir hold no separator, and normalising 2,000 paths took 2 ms.
       const absolutePath = `${directory}${sep}${entry.name}`;
       const found = inspect(entry, absolutePath);
-      if (found === 'directory' && !ignored(`${path}/`)) walk(absolutePath, `${path}/`, below);
+      if (found === 'directory' && !ignored(`${path}/`)) {
+        walk(absolutePath, `${path}/`, entry.isSymbolicLink() ? realpathSync(absolutePath) : `${real}${sep}${entry.name}`, below);
+      }
       if (found !== 'directory' && found !== 'other') files.push({ path, absolutePath, size: found.size, identity: found });
     }
   }
 
   try {
-    walk(root, '', new Set());
+    walk(root, '', realpathSync(root), new Set());
   } catch (error) {
     if (error instanceof CliError) throw error;
     const failure = error as NodeJS.ErrnoException;
