@@ -12,6 +12,7 @@ import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http
 import { Problem } from '../http/problem';
 import { log } from '../log';
 import { authorize } from '../site/access';
+import type { PackUpload } from '../site/changes';
 import { siteCoordinator, uploadRecord } from '../site/client';
 import { newDeploymentId } from '../site/deployment-id';
 import { missingHashes, uploadingDeployment } from '../site/deployments';
@@ -118,6 +119,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   const received: BlobLocation[] = [];
   // Set once the manifest part has been read; the blob parts follow it.
   const begun: { prepared?: Prepared; receive?: (part: PartHeader) => PartReceiver } = {};
+  let inline: Uint8Array | undefined;
   try {
     await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, (part) => {
       if (begun.receive) return begun.receive(part);
@@ -130,13 +132,16 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
     });
     if (!begun.prepared) throw new Problem('invalid-request', 'An incremental deploy sends its "manifest" part first.');
     await complete(env, domain, limits, begun.prepared, received);
-    if (received.length > 0) await pack.finish();
+    // A pack still held in memory whole goes with a commit made at once: the coordinator writes it
+    // with the new index, and a refusal leaves nothing stored.
+    inline = received.length > 0 && commitsAtOnce(begun.prepared) ? pack.heldSince(0)?.slice() : undefined;
+    if (received.length > 0 && !inline) await pack.finish();
   } catch (error) {
     await discard(pack.key, pack.abort());
     throw error;
   }
   // From here the pack is the coordinator's to keep or, when its commit fails, to delete.
-  const upload = received.length > 0 ? { pack: pack.key, blobs: received } : undefined;
+  const upload = received.length > 0 ? { pack: pack.key, blobs: received, ...(inline ? { bytes: inline } : {}) } : undefined;
   return settle(env, { domain, userId, id, limits, upload }, begun.prepared);
 }
 
@@ -153,14 +158,20 @@ function manifestPart(limits: DeployLimits): TextPartRules {
   };
 }
 
+/** Whether the deployment is committed in this request: it was asked to be finalized, and lacks nothing. */
+function commitsAtOnce({ content, finalize, known }: Prepared): boolean {
+  return finalize !== undefined && missingHashes(filesNamed(content), known).length === 0;
+}
+
 /** Commits the deployment when it was asked to be finalized and lacks nothing; else stores it as uploading. */
 async function settle(
   env: Env,
-  begin: { domain: string; userId: string; id: string; limits: DeployLimits; upload?: { pack: string; blobs: BlobLocation[] } },
-  { content, finalize, known }: Prepared,
+  begin: { domain: string; userId: string; id: string; limits: DeployLimits; upload?: PackUpload },
+  prepared: Prepared,
 ): Promise<Begun> {
   const { domain, userId, id, upload } = begin;
-  if (finalize && missingHashes(filesNamed(content), known).length === 0) {
+  const { content, finalize, known } = prepared;
+  if (finalize && commitsAtOnce(prepared)) {
     const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview' };
     const done = await handOver(env, upload, () => siteCoordinator(env, domain).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
@@ -206,11 +217,11 @@ function uploadingRecord(domain: string, userId: string, id: string, manifest: M
  * unrecorded, and then it is discarded; when the call throws otherwise the change may have
  * happened, and the pack is kept (collected with its deployment, or the site, at worst).
  */
-async function handOver<T>(env: Env, upload: { pack: string } | undefined, change: () => Promise<T>): Promise<T> {
+async function handOver<T>(env: Env, upload: PackUpload | undefined, change: () => Promise<T>): Promise<T> {
   try {
     return await change();
   } catch (error) {
-    if (upload && error instanceof Problem) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    if (upload && !upload.bytes && error instanceof Problem) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
     throw error;
   }
 }

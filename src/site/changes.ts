@@ -32,6 +32,13 @@ export interface BlobUpload {
   blobs: BlobLocation[];
 }
 
+/** The blobs a request brought in `pack`: stored by the Worker, or, small and committed at once, its `bytes` for the coordinator to store. */
+export interface PackUpload {
+  pack: string;
+  blobs: BlobLocation[];
+  bytes?: Uint8Array;
+}
+
 /** An incremental deploy that lacks no bytes, to be committed at once: its manifest, and the blobs its request brought in `upload.pack`. */
 export interface ManifestCommit {
   domain: string;
@@ -39,6 +46,6 @@ export interface ManifestCommit {
   deploymentId: string;
   /** A patch's base must still be kept when the coordinator commits it: its files keep their places and times. */
   content: ManifestContent;
-  upload?: { pack: string; blobs: BlobLocation[] };
+  upload?: PackUpload;
   preview: boolean;
 }

@@ -224,7 +224,8 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { domain, userId, upload } = commit;
       const site = await this.#load(domain);
       authorize({ userId }, domain, site?.userId ?? null, commit.preview ? 'change' : 'deploy');
-      if (upload) await this.#claimUpload(domain, upload.pack, [upload.pack]);
+      // A pack the Worker stored must still be there; one it hands over is written with the index.
+      if (upload && !upload.bytes) await this.#claimUpload(domain, upload.pack, [upload.pack]);
       return this.#commitManifest(site, commit, []);
     });
   }
@@ -261,7 +262,11 @@ export class SiteCoordinator extends DurableObject<Env> {
     const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
     checkSiteSize(deployLimits(this.env), index.files.length, totalBytes);
     const indexKey = keys.index(domain, id);
-    const [kept] = await Promise.all([deployments ?? deploymentsOf(DB, domain), writeFileIndex(FILES, indexKey, index)]);
+    const [kept] = await Promise.all([
+      deployments ?? deploymentsOf(DB, domain),
+      writeFileIndex(FILES, indexKey, index),
+      upload?.bytes && FILES.put(upload.pack, upload.bytes),
+    ]);
     this.#lastIndex = { key: indexKey, index };
     const files = { indexKey, packs: index.packs, fileCount: index.files.length, totalBytes };
     const configuration = manifest.configuration ?? site?.configuration ?? {};
