@@ -109,7 +109,7 @@ export function missingHashes(files: readonly ManifestFile[], known: ReadonlyMap
 /** The index of `manifest`'s files at the `known` locations of their bytes; every hash must be known or empty. */
 /**
  * The index `manifest` resolves to. A file its `base` holds with the same content keeps its time
- * (`Last-Modified`); any other is new as of `now`.
+ * (`Last-Modified`); any other is new as of `now`. A path the base holds keeps its type.
  */
 export function indexOfManifest(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>, deploymentId: string, now: number, base: FileIndex | null = null): FileIndex {
   const packs: string[] = [];
@@ -119,7 +119,7 @@ export function indexOfManifest(manifest: Manifest, known: ReadonlyMap<string, B
     const blob = known.get(file.hash);
     const previous = before.get(file.path);
     const modified = previous?.hash === file.hash ? previous.modified : now;
-    const entry = { path: file.path, hash: file.hash, contentType: contentTypeOf(file.path), modified };
+    const entry = { path: file.path, hash: file.hash, contentType: previous?.contentType ?? contentTypeOf(file.path), modified };
     if (file.hash === emptyHash || !blob) return { ...entry, pack: 0, offset: 0, size: 0 };
     let pack = packNumbers.get(blob.pack);
     if (pack === undefined) {

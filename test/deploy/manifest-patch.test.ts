@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Deployment, DeployResult } from '../../src/common/api-types';
 import { Problem } from '../../src/http/problem';
 import type { SiteCoordinator } from '../../src/site/coordinator';
-import { authorized, deploy, problemOf } from '../support/client';
+import { authorized, call, deploy, problemOf } from '../support/client';
 import { coordinatorOf, keepDeployments, sha256Hex, storedObjects } from '../support/deployments';
 import { blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
@@ -49,6 +49,23 @@ describe('incremental deploys against a base deployment', () => {
     expect(after['index.html']).not.toBe(before['index.html']);
     const listed = await (await authorized(`/v2/sites/${domain}/deployments/${result.deploymentId}`)).json<Deployment>();
     expect(listed).toMatchObject({ state: 'ready', live: true, source: 'incremental', fileCount: 3, totalBytes: 7 + 6 + 3 });
+  });
+
+  it('keeps the Content-Type a file was deployed with when the patch leaves its path alone', async () => {
+    const domain = 'patch-types.example';
+    const form = new FormData();
+    form.append('directory', new File(['MIT'], 'LICENSE', { type: 'text/plain' }));
+    form.append('directory', new File(['v1'], 'index.html'));
+    const first = await authorized(`/v2/sites/${domain}`, { method: 'PUT', body: form });
+    expect(first.status).toBe(200);
+    const base = (await first.json<DeployResult>()).deploymentId;
+    const contentType = async () => (await call(`http://${domain}/LICENSE`)).headers.get('content-type');
+    expect(await contentType()).toBe('text/plain; charset=utf-8');
+    const response = await patch(domain, base, await manifestOf({ 'index.html': 'v2' }), { blobs: ['v2'], finalize: 'live' });
+    expect(response.status).toBe(200);
+    expect(await liveFiles(domain)).toEqual({ LICENSE: 'MIT', 'index.html': 'v2' });
+    // A whole manifest names no type, and an extension says none: the type declared at upload stays.
+    expect(await contentType()).toBe('text/plain; charset=utf-8');
   });
 
   it('patches any kept deployment, not only the live one, and an empty patch copies it', async () => {
