@@ -16,7 +16,7 @@ import type { PackUpload } from '../site/changes';
 import { siteCoordinator, uploadRecord } from '../site/client';
 import { newDeploymentId } from '../site/deployment-id';
 import { missingHashes, uploadingDeployment } from '../site/deployments';
-import { addStoredLocations, baseIndex, baseLocations } from '../site/manifest-base';
+import { addBaseLocations, addStoredLocations, baseIndex } from '../site/manifest-base';
 import { checkFileSize, checkSiteSize } from '../site/file-rules';
 import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs, putDeployment } from '../storage/deployments';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
@@ -94,7 +94,7 @@ async function resolvePatch(env: Env, domain: string, limits: DeployLimits, patc
   const base = await baseIndex(domain, patch.base, await getDeployment(env.DB, domain, patch.base), (key) => readFileIndex(env.FILES, key));
   const manifest = patchedManifest(base, patch, limits);
   // The request's own blobs and stored ones already known stay: a hash stored again points at its newest copy.
-  for (const [hash, blob] of baseLocations(base)) if (!known.has(hash)) known.set(hash, blob);
+  addBaseLocations(base, known);
   checkSiteSize(limits, manifest.files.length, knownBytes(manifest.files, known));
   return manifest;
 }
@@ -171,7 +171,7 @@ async function settle(
 ): Promise<Begun> {
   const { domain, userId, id, upload } = begin;
   const { content, finalize, known } = prepared;
-  if (finalize && commitsAtOnce(prepared)) {
+  if (commitsAtOnce(prepared)) {
     const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview' };
     const done = await handOver(env, upload, () => siteCoordinator(env, domain).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };

@@ -34,7 +34,7 @@ import { deployResult, indexOfManifest, keptWindowOf, missingHashes, newestFirst
 import type { FollowUp, PendingChange, SiteEvent } from './follow-ups';
 import { LiveRecord, type LiveSite } from './freshness';
 import { collection } from './kept-window';
-import { addStoredLocations, baseIndex, baseLocations } from './manifest-base';
+import { addBaseLocations, addStoredLocations, baseIndex } from './manifest-base';
 import { type Outcome, outcomeOf } from './outcome';
 
 /**
@@ -49,7 +49,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #live = new LiveRecord(this.ctx.storage, () => this.env);
   readonly #commits = new Commits(this.ctx.storage, () => this.env, this.#live);
-  /** The index this object wrote last: the base a client's next manifest patch most likely names. */
+  /** The index this object wrote last: the live one, or the base a client's next manifest patch most likely names. */
   #lastIndex?: { key: string; index: FileIndex };
 
   /** Runs changes one after another. A DO's input gate alone would let them interleave at every await on D1 or R2. */
@@ -69,6 +69,11 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   async #readIndex(key: string): Promise<FileIndex> {
     return this.#lastIndex?.key === key ? this.#lastIndex.index : readFileIndex(this.env.FILES, key);
+  }
+
+  async #writeIndex(key: string, index: FileIndex): Promise<void> {
+    await writeFileIndex(this.env.FILES, key, index);
+    this.#lastIndex = { key, index };
   }
 
   async #load(domain: string): Promise<SiteRecord | null> {
@@ -247,9 +252,9 @@ export class SiteCoordinator extends DurableObject<Env> {
     } else {
       manifest = content.manifest;
     }
-    const known = baseLocations(base);
     // A hash stored again points at its newest copy, as recordBlobs keeps it.
-    for (const blob of upload?.blobs ?? []) known.set(blob.hash, blob);
+    const known = new Map((upload?.blobs ?? []).map((blob) => [blob.hash, blob]));
+    addBaseLocations(base, known);
     await addStoredLocations(DB, domain, manifest.files, known);
     const missing = missingHashes(manifest.files, known);
     if (missing.length > 0) {
@@ -264,10 +269,9 @@ export class SiteCoordinator extends DurableObject<Env> {
     const indexKey = keys.index(domain, id);
     const [kept] = await Promise.all([
       deployments ?? deploymentsOf(DB, domain),
-      writeFileIndex(FILES, indexKey, index),
+      this.#writeIndex(indexKey, index),
       upload?.bytes && FILES.put(upload.pack, upload.bytes),
     ]);
-    this.#lastIndex = { key: indexKey, index };
     const files = { indexKey, packs: index.packs, fileCount: index.files.length, totalBytes };
     const configuration = manifest.configuration ?? site?.configuration ?? {};
     const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration);
@@ -383,7 +387,7 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   async #index(site: SiteRecord): Promise<FileIndex> {
     if (!site.deployment) return { version: 1, deploymentId: '', created: 0, packs: [], files: [] };
-    return readFileIndex(this.env.FILES, site.deployment.indexKey);
+    return this.#readIndex(site.deployment.indexKey);
   }
 
   /** Makes `index` the site's new live deployment and announces `event`; `newPack` holds the bytes this change added, at `blobs`. */
@@ -398,7 +402,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     event: SiteEvent,
   ): Promise<void> {
     const indexKey = keys.index(site.domain, index.deploymentId);
-    await writeFileIndex(this.env.FILES, indexKey, index);
+    await this.#writeIndex(indexKey, index);
     const files = {
       indexKey,
       packs: index.packs,

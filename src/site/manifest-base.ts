@@ -25,13 +25,11 @@ export async function baseIndex(
   return record.indexKey ? readIndex(record.indexKey) : null;
 }
 
-/** Where the bytes of `base`'s files lie, by hash: a deployment's index holds its own places. */
-export function baseLocations(base: FileIndex | null): Map<string, BlobLocation> {
-  const known = new Map<string, BlobLocation>();
+/** Adds to `known` where the bytes of `base`'s files lie (its index holds their places), for the hashes `known` does not place yet. */
+export function addBaseLocations(base: FileIndex | null, known: Map<string, BlobLocation>): void {
   for (const file of base?.files ?? []) {
-    if (file.size > 0) known.set(file.hash, { hash: file.hash, pack: base!.packs[file.pack]!, offset: file.offset, size: file.size });
+    if (file.size > 0 && !known.has(file.hash)) known.set(file.hash, { hash: file.hash, pack: base!.packs[file.pack]!, offset: file.offset, size: file.size });
   }
-  return known;
 }
 
 /**
