@@ -104,25 +104,14 @@ async function publish(
   const { configuration, finalize, deployed, deployable, say } = options;
   const mode = options.json ? 'silent' : process.stderr.isTTY ? 'bar' : 'lines';
   let content: DeploymentFiles = files;
-  let guess: HashedLocalFile[] | undefined;
+  let begun: Begun | undefined;
+  let sent: HashedLocalFile[] = [];
   if (deployed) {
     content = { base: deployed.deploymentId, files: patchBetween(deployed.files, new Map(files.map((file) => [file.path, file.hash]))) };
     const held = new Set(deployed.files.values());
-    guess = filesToSend(files, new Set(files.filter((file) => file.size > 0 && !held.has(file.hash)).map((file) => file.hash)));
-  }
-  /** Creates the deployment with the manifest first, the whole one should the service not keep the base. */
-  const create = (): Promise<Begun> =>
-    createDeployment(api, domain, content, configuration, finalize).catch((error: unknown) => {
-      if (content === files || !isBaseNotKept(error)) throw error;
-      content = files;
-      return createDeployment(api, domain, files, configuration, finalize);
-    });
-
-  let begun: Begun | undefined;
-  let sent: HashedLocalFile[] = [];
-  if (deployed && guess) {
+    const changed = filesToSend(files, new Set(files.filter((file) => file.size > 0 && !held.has(file.hash)).map((file) => file.hash)));
     // A larger change sends the manifest alone: the service answers what it lacks.
-    const blobs = guess.length <= oneRequestLimits.files && sizeOf(guess) <= oneRequestLimits.bytes ? guess : [];
+    const blobs = changed.length <= oneRequestLimits.files && sizeOf(changed) <= oneRequestLimits.bytes ? changed : [];
     const progress = createProgress(blobs.length > 0 ? mode : 'silent', { files: blobs.length, bytes: sizeOf(blobs) });
     try {
       begun = await deployed.request.send(content, blobs, { configuration, finalize, progress, onSent: options.whileWaiting });
@@ -144,7 +133,11 @@ async function publish(
   if (!begun) {
     await deployable();
     options.whileWaiting();
-    begun = await create();
+    // Manifest first; the whole one should the service not keep the base.
+    begun = await createDeployment(api, domain, content, configuration, finalize).catch((error: unknown) => {
+      if (content === files || !isBaseNotKept(error)) throw error;
+      return createDeployment(api, domain, files, configuration, finalize);
+    });
   }
   if (isFinalized(begun)) return { outcome: begun, sent };
 
