@@ -37,6 +37,12 @@ async function alarmAt(domain: string, time: number): Promise<boolean> {
   return runDurableObjectAlarm(coordinatorOf(domain));
 }
 
+/** Runs `domain`'s alarm just past `deadline`, which collects, then past the grace period, which deletes the objects: each one set. */
+async function collectAfter(domain: string, deadline: number): Promise<void> {
+  expect(await alarmAt(domain, deadline + 1000)).toBe(true);
+  expect(await alarmAt(domain, deadline + 1000 + graceMs + 1000)).toBe(true);
+}
+
 async function alarmTime(domain: string): Promise<number | null> {
   return runInDurableObject(coordinatorOf(domain), (_, state) => state.storage.getAlarm());
 }
@@ -104,15 +110,13 @@ describe('incremental deploys left unfinished', () => {
     const second = await beginAndUpload(domain, { 'index.html': 'second' });
     const withBoth = await storedObjects(domain);
 
-    expect(await alarmAt(domain, deadlineOf(first.created) + 1000)).toBe(true);
-    expect(await alarmAt(domain, deadlineOf(first.created) + 1000 + graceMs + 1000)).toBe(true);
+    await collectAfter(domain, deadlineOf(first.created));
     expect(await getDeployment(env.DB, domain, first.id)).toBeNull();
     expect((await getDeployment(env.DB, domain, second.id))?.state).toBe('uploading');
     expect(await storedObjects(domain)).toEqual(new Map([...withBoth].filter(([key]) => !firstObjects.includes(key))));
     expect(await alarmTime(domain)).toBe(deadlineOf(second.created));
 
-    expect(await alarmAt(domain, deadlineOf(second.created) + 1000)).toBe(true);
-    expect(await alarmAt(domain, deadlineOf(second.created) + 1000 + graceMs + 1000)).toBe(true);
+    await collectAfter(domain, deadlineOf(second.created));
     expect(await getDeployment(env.DB, domain, second.id)).toBeNull();
     expect(await storedObjects(domain)).toEqual(before);
   });
@@ -128,8 +132,7 @@ describe('incremental deploys left unfinished', () => {
     const afterFinalize = await storedObjects(domain);
 
     // Both deadlines pass: the alarm collects the deploy left unfinished, and only it.
-    expect(await alarmAt(domain, deadlineOf(abandoned.created) + 1000)).toBe(true);
-    expect(await alarmAt(domain, deadlineOf(abandoned.created) + 1000 + graceMs + 1000)).toBe(true);
+    await collectAfter(domain, deadlineOf(abandoned.created));
     expect(await getDeployment(env.DB, domain, abandoned.id)).toBeNull();
     expect((await getDeployment(env.DB, domain, finalized.id))?.state).toBe('ready');
     expect(await storedObjects(domain)).toEqual(new Map([...afterFinalize].filter(([key]) => !abandonedObjects.includes(key))));
