@@ -3,7 +3,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { checkHostConfiguration } from '../configuration/parse';
 import type { DeployResult } from '../common/api-types';
 import { deployLimits } from '../deploy/limits';
-import { type Manifest, patchedManifest, readManifest } from '../deploy/manifest';
+import { type Manifest, type ManifestContent, patchedManifest, readManifest } from '../deploy/manifest';
 import { checkMetadata, type SiteMetadata } from '../deploy/metadata';
 import type { Env } from '../env';
 import { applyMergePatch } from '../http/merge-patch';
@@ -239,15 +239,17 @@ export class SiteCoordinator extends DurableObject<Env> {
   async #commitManifest(site: SiteRecord | null, commit: ManifestCommit, followUps: FollowUp[]): Promise<DeployResult | DeploymentRecord> {
     const { domain, userId, deploymentId: id, content, upload } = commit;
     const { DB, FILES } = this.env;
-    // A patch is resolved here, under the lock: only a base still kept vouches for its bytes. The
-    // site's deployments, read for that, are also what the kept window is drawn from at the commit.
-    let deployments: DeploymentRecord[] | undefined;
-    let base: FileIndex | null = null;
+    // The site's deployments: the kept window at the commit is drawn from them, and a patch's base
+    // must be one of them (under the lock: only a base still kept vouches for its bytes).
+    const listing = deploymentsOf(DB, domain);
+    // Awaited below; a failure meanwhile is not an unhandled one.
+    listing.catch(() => {});
+    const speculative = this.#rememberedBase(content);
+    let base: FileIndex | null = speculative?.index ?? null;
     let manifest: Manifest;
     if ('patch' in content) {
       const { patch } = content;
-      deployments = await deploymentsOf(DB, domain);
-      base = await baseIndex(domain, patch.base, deployments.find((kept) => kept.id === patch.base), (key) => this.#readIndex(key));
+      base ??= await baseIndex(domain, patch.base, (await listing).find((kept) => kept.id === patch.base), (key) => this.#readIndex(key));
       manifest = patchedManifest(base, patch, deployLimits(this.env));
     } else {
       manifest = content.manifest;
@@ -268,10 +270,11 @@ export class SiteCoordinator extends DurableObject<Env> {
     checkSiteSize(deployLimits(this.env), index.files.length, totalBytes);
     const indexKey = keys.index(domain, id);
     const [kept] = await Promise.all([
-      deployments ?? deploymentsOf(DB, domain),
+      listing,
       this.#writeIndex(indexKey, index),
       upload?.bytes && FILES.put(upload.pack, upload.bytes),
     ]);
+    if (speculative) await this.#vouchFor(domain, speculative, kept, [indexKey, ...(upload?.bytes ? [upload.pack] : [])]);
     const files = { indexKey, packs: index.packs, fileCount: index.files.length, totalBytes };
     const configuration = manifest.configuration ?? site?.configuration ?? {};
     const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration);
@@ -293,6 +296,26 @@ export class SiteCoordinator extends DurableObject<Env> {
       kept,
     );
     return result;
+  }
+
+  /**
+   * The index of a patch's base when this object wrote it last: used before the site's
+   * deployments say the base is still kept, so that reading them overlaps building and writing
+   * the new index; `#vouchFor` checks it then.
+   */
+  #rememberedBase(content: ManifestContent): { id: string; index: FileIndex } | undefined {
+    if (!('patch' in content) || this.#lastIndex?.index.deploymentId !== content.patch.base) return undefined;
+    return { id: content.patch.base, index: this.#lastIndex.index };
+  }
+
+  /** Passes when the remembered base is among the site's `deployments` still; else deletes `written` (nothing else holds it) and throws the 409. */
+  async #vouchFor(domain: string, base: { id: string; index: FileIndex }, deployments: readonly DeploymentRecord[], written: string[]): Promise<void> {
+    try {
+      await baseIndex(domain, base.id, deployments.find((kept) => kept.id === base.id), async () => base.index);
+    } catch (error) {
+      await deleteObjects(this.env.FILES, written).catch((deleting: unknown) => log.error('A refused deploy left objects behind', { written, error: deleting }));
+      throw error;
+    }
   }
 
   unpublish(domain: string, userId: string): Promise<Outcome<null>> {

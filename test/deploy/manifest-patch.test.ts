@@ -113,6 +113,26 @@ describe('incremental deploys against a base deployment', () => {
     expect((await patch(domain, live, {}, { finalize: 'live' })).status).toBe(200);
   });
 
+  it('patches the deployment the last patch made, and refuses it once collected, leaving nothing stored', async () => {
+    const domain = 'patch-chain.example';
+    const first = await deployedId(domain, { 'index.html': 'first', 'keep.html': 'keep' });
+    const patched = async (base: string, content: string) => patch(domain, base, await manifestOf({ 'index.html': content }), { blobs: [content], finalize: 'live' });
+    const second = await patched(first, 'second');
+    expect(second.status).toBe(200);
+    // The coordinator wrote this base's index itself: it commits the next patch without reading it back.
+    const third = await patched((await second.json<DeployResult>()).deploymentId, 'third');
+    expect(third.status).toBe(200);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'third', 'keep.html': 'keep' });
+    // A deploy of the whole folder collects it (the tests keep one deployment).
+    await deployedId(domain, { 'index.html': 'whole' });
+    const before = await storedObjects(domain);
+    const refused = await patched((await third.json<DeployResult>()).deploymentId, 'fourth');
+    expect(refused.status).toBe(409);
+    expect(await problemOf(refused)).toMatchObject({ type: '/problems/base-not-kept' });
+    expect(await storedObjects(domain)).toEqual(before);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'whole' });
+  });
+
   it('refuses a base the coordinator no longer keeps when it commits', async () => {
     const domain = 'patch-collected.example';
     await deployedId(domain, { 'index.html': 'live' });
