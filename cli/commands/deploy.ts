@@ -183,7 +183,7 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   let folder: CollectedFolder;
   let files: HashedLocalFile[];
   try {
-    folder = collectFolder(root);
+    folder = await collectFolder(root);
     if (folder.files.length === 0) throw new CliError('usage', `There are no files to deploy in ${dir}.`);
     say(`Deploying ${relative(process.cwd(), root) || '.'} to ${pc.bold(domain)}`);
     files = await hashFolder(folder.files, cache);

@@ -23,6 +23,9 @@ export interface LocalFile {
   identity: FileIdentity;
 }
 
+/** How long the listing keeps the event loop before letting it turn. */
+const sliceMs = 2;
+
 export interface CollectedFolder {
   files: LocalFile[];
   totalBytes: number;
@@ -32,10 +35,11 @@ export interface CollectedFolder {
  * Lists the files to deploy from `root`, sorted by path: everything except `.git` (at any
  * depth), the ignore file, and what the ignore file matches. Only names and stats are read
  * here; contents are read one file at a time while hashing and uploading. Symbolic links are
- * followed. Synchronous: a CLI has nothing else to do meanwhile, and 2,000 stats take 10 ms
- * this way against 50 ms through promises.
+ * followed. Folders are read and files stated synchronously (2,000 stats take 10 ms this way
+ * against 50 ms through promises), in slices of `sliceMs` between which the event loop turns:
+ * a deploy's request, opened before the listing, connects and sends its headers meanwhile.
  */
-export function collectFolder(root: string): CollectedFolder {
+export async function collectFolder(root: string): Promise<CollectedFolder> {
   const rootStat = tryStat(root, (error) => {
     throw new CliError('usage', `Cannot deploy ${root}: ${error.code === 'ENOENT' ? 'no such folder' : error.message}.`);
   });
@@ -44,14 +48,19 @@ export function collectFolder(root: string): CollectedFolder {
   const rules = readIgnoreRules(root);
   const ignored = (path: string) => rules?.ignores(path) ?? false;
   const files: LocalFile[] = [];
+  let sliceStart = performance.now();
 
   /**
    * `real` is the folder's real path, `ancestors` those of the folders above, to stop at a
    * symbolic link loop. A folder reached by no symbolic link is its parent's real path and its
    * name: resolving every folder's path took 2 ms of a 2,000-file listing.
    */
-  function walk(directory: string, prefix: string, real: string, ancestors: ReadonlySet<string>): void {
+  async function walk(directory: string, prefix: string, real: string, ancestors: ReadonlySet<string>): Promise<void> {
     if (ancestors.has(real)) return;
+    if (performance.now() - sliceStart > sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
     const below = new Set(ancestors).add(real);
     const entries = readdirSync(directory, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -62,14 +71,14 @@ export function collectFolder(root: string): CollectedFolder {
       const absolutePath = `${directory}${sep}${entry.name}`;
       const found = inspect(entry, absolutePath);
       if (found === 'directory' && !ignored(`${path}/`)) {
-        walk(absolutePath, `${path}/`, entry.isSymbolicLink() ? realpathSync(absolutePath) : `${real}${sep}${entry.name}`, below);
+        await walk(absolutePath, `${path}/`, entry.isSymbolicLink() ? realpathSync(absolutePath) : `${real}${sep}${entry.name}`, below);
       }
       if (found !== 'directory' && found !== 'other') files.push({ path, absolutePath, size: found.size, identity: found });
     }
   }
 
   try {
-    walk(root, '', realpathSync(root), new Set());
+    await walk(root, '', realpathSync(root), new Set());
   } catch (error) {
     if (error instanceof CliError) throw error;
     const failure = error as NodeJS.ErrnoException;

@@ -13,7 +13,7 @@ async function writeTree(files: Record<string, string>): Promise<void> {
   }
 }
 
-const listed = () => collectFolder(root).files.map((file) => file.path);
+const listed = async () => (await collectFolder(root)).files.map((file) => file.path);
 
 describe('listing the folder to deploy', () => {
   beforeEach(async () => {
@@ -23,8 +23,8 @@ describe('listing the folder to deploy', () => {
 
   it('lists every file by its path on the site, sorted, without .git, the ignore file, or what it ignores', async () => {
     await writeTree({ 'index.html': 'i', 'b/z.css': 'z', 'a/y.js': 'y', '.git/HEAD': 'ref', 'drafts/x.html': 'x', 'notes.md': 'n', '.sitehostignore': 'drafts/\n*.md\n' });
-    expect(listed()).toEqual(['a/y.js', 'b/z.css', 'index.html']);
-    expect(collectFolder(root).totalBytes).toBe(3);
+    expect(await listed()).toEqual(['a/y.js', 'b/z.css', 'index.html']);
+    expect((await collectFolder(root)).totalBytes).toBe(3);
   });
 
   it('follows symbolic links to folders and files, and stops at a link back to a folder above', async () => {
@@ -36,9 +36,19 @@ describe('listing the folder to deploy', () => {
       await symlink(join(root, 'index.html'), join(root, 'home.html'));
       // A loop: docs/again is docs itself.
       await symlink(join(root, 'docs'), join(root, 'docs', 'again'));
-      expect(listed()).toEqual(['assets/shared.css', 'docs/page.html', 'home.html', 'index.html']);
+      expect(await listed()).toEqual(['assets/shared.css', 'docs/page.html', 'home.html', 'index.html']);
     } finally {
       await rm(elsewhere, { recursive: true, force: true });
     }
+  });
+
+  it('lets the event loop turn while it lists a large folder, so that a request opened before goes out meanwhile', async () => {
+    await writeTree(Object.fromEntries(Array.from({ length: 2000 }, (_, index) => [`section-${index % 40}/page-${index}.html`, 'p'])));
+    const happened: string[] = [];
+    setImmediate(() => happened.push('event loop turned'));
+    const { files } = await collectFolder(root);
+    happened.push('listed');
+    expect(files).toHaveLength(2000);
+    expect(happened).toEqual(['event loop turned', 'listed']);
   });
 });

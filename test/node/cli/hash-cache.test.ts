@@ -24,7 +24,7 @@ async function folderWith(content: string): Promise<{ root: string; file: LocalF
   const root = join(work, 'site');
   await mkdir(root, { recursive: true });
   await writeFile(join(root, 'index.html'), content);
-  return { root, file: collectFolder(root).files[0]! };
+  return { root, file: (await collectFolder(root)).files[0]! };
 }
 
 const target = 'https://api.example example.com';
@@ -60,7 +60,7 @@ async function recorded(root: string, file: LocalFile, hash: string, listedAtNs:
  */
 async function deployFrom(root: string, to: string, hashes: Record<string, string>, deploymentId: string | undefined): Promise<void> {
   const cache = await HashCache.open(root, true, env);
-  const files = collectFolder(root).files;
+  const files = (await collectFolder(root)).files;
   for (const file of files) cache.hashOf(file);
   await cache.save(
     files.map((file) => ({ ...file, hash: hashes[file.path]! })),
@@ -79,7 +79,7 @@ describe('the hash cache', () => {
   it('answers the recorded hash of a file unchanged since a listing well after its last change', async () => {
     const { root, file } = await folderWith('v1');
     const cache = await recorded(root, file, 'a'.repeat(64), file.identity.ctimeNs + second);
-    expect(cache.hashOf(collectFolder(root).files[0]!)).toBe('a'.repeat(64));
+    expect(cache.hashOf((await collectFolder(root)).files[0]!)).toBe('a'.repeat(64));
     expect(cache.deployedTo(target)).toEqual({ deploymentId: 'd1', files: new Map([['index.html', 'a'.repeat(64)]]) });
     expect(cache.deployedTo(other)).toBeUndefined();
   });
@@ -90,7 +90,7 @@ describe('the hash cache', () => {
     await writeFile(join(root, 'index.html'), 'v2');
     const mtime = new Date(Number(file.identity.mtimeNs / 1_000_000n));
     await utimes(join(root, 'index.html'), mtime, mtime);
-    const changed = collectFolder(root).files[0]!;
+    const changed = (await collectFolder(root)).files[0]!;
     expect(changed.identity.size).toBe(file.identity.size);
     expect(cache.hashOf(changed)).toBeUndefined();
   });
@@ -146,7 +146,7 @@ describe("the record of a folder's deployments", () => {
     expect(await deployedTo(root, target)).toEqual({ deploymentId: 'd1', files: { 'index.html': hex('1') } });
     // The files' hashes are the new ones all the same.
     const cache = await HashCache.open(root, true, env);
-    expect(collectFolder(root).files.map((file) => cache.hashOf(file))).toEqual([hex('2'), hex('3')]);
+    expect((await collectFolder(root)).files.map((file) => cache.hashOf(file))).toEqual([hex('2'), hex('3')]);
   });
 
   it('keeps each target its own deployment, deployed from the folder as it was then', async () => {
@@ -173,7 +173,7 @@ describe("the record of a folder's deployments", () => {
     await deployFrom(root, target, { 'index.html': hex('1') }, 'd1');
     // Two runs at once: the second lists the folder, changed, after the first did, and fails.
     const first = await HashCache.open(root, true, env);
-    const [file] = collectFolder(root).files;
+    const [file] = (await collectFolder(root)).files;
     expect(first.hashOf(file!)).toBe(hex('1'));
     await first.save([{ ...file!, hash: hex('1') }], BigInt(Date.now()) * 1_000_000n, other);
     await writeFile(join(root, 'index.html'), 'v2');
@@ -186,7 +186,7 @@ describe("the record of a folder's deployments", () => {
 
   it('keeps only a small file to write once the deployment is known', async () => {
     const root = await writeTree(Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`pages/page-${index}.html`, `page ${index}`])));
-    await deployFrom(root, target, Object.fromEntries(collectFolder(root).files.map((file, index) => [file.path, index.toString(16).padStart(64, '0')])), 'd1');
+    await deployFrom(root, target, Object.fromEntries((await collectFolder(root)).files.map((file, index) => [file.path, index.toString(16).padStart(64, '0')])), 'd1');
     const folder = join(work, 'cache', 'sitehost', 'folders');
     const sizes = Object.fromEntries(await Promise.all((await readdir(folder)).map(async (name) => [name.replace(/^[0-9a-f]+/, ''), (await stat(join(folder, name))).size])));
     expect(Object.keys(sizes).sort()).toEqual(['.deployed.json', '.json']);
@@ -204,7 +204,7 @@ describe("the record of a folder's deployments", () => {
     }
     const cache = await HashCache.open(root, true, env);
     expect(cache.deployedTo(target)).toBeUndefined();
-    expect(cache.hashOf(collectFolder(root).files[0]!)).toBeUndefined();
+    expect(cache.hashOf((await collectFolder(root)).files[0]!)).toBeUndefined();
   });
 
   it('patches one set of files into another as RFC 7396 merges', () => {
