@@ -78,7 +78,9 @@ export function openDeployment(api: ApiClient, domain: string): OpenedDeployment
       const multipart = blobsBody(blobs, progress, JSON.stringify(manifest(files, configuration, finalize)), boundary);
       give(async (write) => {
         await multipart.write(write);
-        onSent?.();
+        // Once the request has ended too (it ends as this writer returns): the service reads the
+        // body to its end before it commits, and onSent's work would hold the last chunk back.
+        if (onSent) setImmediate(onSent);
       });
       return (await (await answer).json()) as Begun;
     },
