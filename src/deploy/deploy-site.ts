@@ -38,7 +38,7 @@ export async function deploySite(env: Env, request: Request, domain: string, use
       const indexKey = keys.index(domain, deploymentId);
       const packs = received.files.packWritten ? [pack.key] : [];
       written.push(...packs, indexKey);
-      const index: FileIndex = { version: 1, deploymentId, created: now, packs, files: received.files.entries };
+      const index: FileIndex = { deploymentId, created: now, packs, files: received.files.entries };
       await writeFileIndex(env.FILES, indexKey, index);
       commit.files = {
         id: deploymentId,

@@ -409,7 +409,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   }
 
   async #index(site: SiteRecord): Promise<FileIndex> {
-    if (!site.deployment) return { version: 1, deploymentId: '', created: 0, packs: [], files: [] };
+    if (!site.deployment) return { deploymentId: '', created: 0, packs: [], files: [] };
     return this.#readIndex(site.deployment.indexKey);
   }
 

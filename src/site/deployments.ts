@@ -128,5 +128,5 @@ export function indexOfManifest(manifest: Manifest, known: ReadonlyMap<string, B
     }
     return { ...entry, pack, offset: blob.offset, size: blob.size };
   });
-  return { version: 1, deploymentId, created: now, packs, files };
+  return { deploymentId, created: now, packs, files };
 }

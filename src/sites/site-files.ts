@@ -1,6 +1,6 @@
 import { edgeKeys, immutable } from '../site/edge-cache';
 import type { EdgeSettings } from '../settings';
-import { type FileEntry, type FileIndex, readFileIndex } from '../storage/file-index';
+import { type FileEntry, type FileIndex, decodeFileIndex, encodeFileIndex, readFileIndex } from '../storage/file-index';
 import type { Deployment } from '../storage/sites';
 import { WeightedLru } from './lru';
 
@@ -44,10 +44,10 @@ export async function siteFilesOf(stores: FileStores, deployment: Deployment): P
   const located = await stores.location.match(key);
   let index: FileIndex;
   if (located) {
-    index = await located.json<FileIndex>();
+    index = decodeFileIndex(await located.text());
   } else {
     index = await readFileIndex(stores.bucket, deployment.indexKey);
-    stores.waitUntil(storeImmutable(stores, key, JSON.stringify(index)));
+    stores.waitUntil(storeImmutable(stores, key, encodeFileIndex(index)));
   }
   const files = arrange(index);
   cache.set(deployment.id, files, deployment.fileCount + 1);
