@@ -57,14 +57,14 @@ export async function collectFolder(root: string): Promise<CollectedFolder> {
    */
   async function walk(directory: string, prefix: string, real: string, ancestors: ReadonlySet<string>): Promise<void> {
     if (ancestors.has(real)) return;
-    if (performance.now() - sliceStart > sliceMs) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
     const below = new Set(ancestors).add(real);
     const entries = readdirSync(directory, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
+      if (performance.now() - sliceStart > sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
       const path = prefix + entry.name;
       if (entry.name === '.git' || path === ignoreFileName || ignored(path)) continue;
       // Not path.join: names from readdir hold no separator, and normalising 2,000 paths took 2 ms.
