@@ -40,8 +40,21 @@ export function freePort(): Promise<number> {
  * Runs `npm start`'s script on loopback with a temporary SITEHOST_PERSIST_DIR and a random
  * AUTH_SECRET from the environment (so the repository's .wrangler/state and .dev.vars are left
  * alone), and a free inspector port (other services may run beside it), until it is ready.
+ * A port found free may be taken by another process before the service binds it: the service
+ * then starts again on other ports, unless its port was given.
  */
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServiceOnce(options);
+    } catch (error) {
+      const portTaken = error instanceof Error && error.message.includes('Address already in use');
+      if (!portTaken || options.port !== undefined || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startServiceOnce(options: ServiceOptions): Promise<Service> {
   const persistDir = await mkdtemp(join(tmpdir(), 'sitehost-service-'));
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
