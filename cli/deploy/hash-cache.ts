@@ -98,17 +98,17 @@ function isRacy(identity: FileIdentity, listedAtNs: bigint): boolean {
   return identity.ctimeNs + marginNs > listedAtNs || identity.mtimeNs + marginNs > listedAtNs;
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 async function readJson(path: string): Promise<Record<string, unknown> | undefined> {
   try {
     const value: unknown = JSON.parse(await readFile(path, 'utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return isObject(value) ? value : undefined;
   } catch {
     // None yet, or unreadable.
     return undefined;
   }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function isCacheFile(value: Record<string, unknown> | undefined): value is Record<string, unknown> & CacheFile {
   return (

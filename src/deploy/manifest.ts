@@ -10,7 +10,7 @@ import { type HostConfiguration, checkHostConfiguration } from '../configuration
 import { maxJsonBytes } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { checkFilesAndFolders, checkSiteSize } from '../site/file-rules';
-import type { FileIndex } from '../storage/file-index';
+import { type FileIndex, byPath } from '../storage/file-index';
 import { type DeployLimits, limitExceeded } from './limits';
 import { checkFilePath, commonFolderPrefixLength, maxPathBytes } from './paths';
 
@@ -96,8 +96,6 @@ export function filesNamed(content: ManifestContent): ManifestFile[] {
   for (const [path, hash] of content.patch.files) if (hash !== null) added.push({ path, hash });
   return added;
 }
-
-const byPath = (a: ManifestFile, b: ManifestFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 /** Checks a manifest body: 400 naming what is wrong, 413 past MAX_FILES. */
 export function checkManifest(body: unknown, limits: DeployLimits): ManifestRequest {

@@ -34,7 +34,7 @@ import { deployResult, indexOfManifest, keptWindowOf, missingHashes, newestFirst
 import type { FollowUp, PendingChange, SiteEvent } from './follow-ups';
 import { LiveRecord, type LiveSite } from './freshness';
 import { collection } from './kept-window';
-import { addBaseLocations, addStoredLocations, baseIndex } from './manifest-base';
+import { addBaseLocations, addStoredLocations, baseIndex, keptBase } from './manifest-base';
 import { type Outcome, outcomeOf } from './outcome';
 
 /**
@@ -274,7 +274,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       this.#writeIndex(indexKey, index),
       upload?.bytes && FILES.put(upload.pack, upload.bytes),
     ]);
-    if (speculative) await this.#vouchFor(domain, speculative, kept, [indexKey, ...(upload?.bytes ? [upload.pack] : [])]);
+    if (speculative) await this.#vouchFor(domain, speculative.id, kept, [indexKey, ...(upload?.bytes ? [upload.pack] : [])]);
     const files = { indexKey, packs: index.packs, fileCount: index.files.length, totalBytes };
     const configuration = manifest.configuration ?? site?.configuration ?? {};
     const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration);
@@ -309,9 +309,9 @@ export class SiteCoordinator extends DurableObject<Env> {
   }
 
   /** Passes when the remembered base is among the site's `deployments` still; else deletes `written` (nothing else holds it) and throws the 409. */
-  async #vouchFor(domain: string, base: { id: string; index: FileIndex }, deployments: readonly DeploymentRecord[], written: string[]): Promise<void> {
+  async #vouchFor(domain: string, baseId: string, deployments: readonly DeploymentRecord[], written: string[]): Promise<void> {
     try {
-      await baseIndex(domain, base.id, deployments.find((kept) => kept.id === base.id), async () => base.index);
+      keptBase(domain, baseId, deployments.find((kept) => kept.id === baseId));
     } catch (error) {
       await deleteObjects(this.env.FILES, written).catch((deleting: unknown) => log.error('A refused deploy left objects behind', { written, error: deleting }));
       throw error;

@@ -106,9 +106,9 @@ export function missingHashes(files: readonly ManifestFile[], known: ReadonlyMap
   return [...missing];
 }
 
-/** The index of `manifest`'s files at the `known` locations of their bytes; every hash must be known or empty. */
 /**
- * The index `manifest` resolves to. A file its `base` holds with the same content keeps its time
+ * The index of `manifest`'s files at the `known` locations of their bytes; every hash must be
+ * known or empty. A file its `base` holds with the same content keeps its time
  * (`Last-Modified`); any other is new as of `now`. A path the base holds keeps its type.
  */
 export function indexOfManifest(manifest: Manifest, known: ReadonlyMap<string, BlobLocation>, deploymentId: string, now: number, base: FileIndex | null = null): FileIndex {

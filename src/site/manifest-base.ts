@@ -8,10 +8,18 @@ import { Problem } from '../http/problem';
 import { type BlobLocation, type DeploymentRecord, knownBlobs } from '../storage/deployments';
 import type { FileIndex } from '../storage/file-index';
 
+/** The base deployment `id` of `domain`, `record` being its row as found (none: not kept); 409 unless it is a ready deployment. */
+export function keptBase(domain: string, id: string, record: DeploymentRecord | null | undefined): DeploymentRecord {
+  if (record?.state !== 'ready') {
+    throw new Problem('base-not-kept', `The deployment ${JSON.stringify(id)} is not one ${domain} keeps; send the whole manifest, without "base".`);
+  }
+  return record;
+}
+
 /**
- * The index of the base deployment `id` of `domain` (null: it has no files), `record` being its row
- * as found (none: not kept); 409 unless it is a ready deployment. `readIndex` reads an index by its
- * key: indexes never change, so a copy in memory will do.
+ * The index of the base deployment `id` of `domain` (null: it has no files), checked as
+ * `keptBase` does. `readIndex` reads an index by its key: indexes never change, so a copy in
+ * memory will do.
  */
 export async function baseIndex(
   domain: string,
@@ -19,10 +27,8 @@ export async function baseIndex(
   record: DeploymentRecord | null | undefined,
   readIndex: (key: string) => Promise<FileIndex>,
 ): Promise<FileIndex | null> {
-  if (record?.state !== 'ready') {
-    throw new Problem('base-not-kept', `The deployment ${JSON.stringify(id)} is not one ${domain} keeps; send the whole manifest, without "base".`);
-  }
-  return record.indexKey ? readIndex(record.indexKey) : null;
+  const { indexKey } = keptBase(domain, id, record);
+  return indexKey ? readIndex(indexKey) : null;
 }
 
 /** Adds to `known` where the bytes of `base`'s files lie (its index holds their places), for the hashes `known` does not place yet. */

@@ -1,6 +1,6 @@
 import { edgeKeys, immutable } from '../site/edge-cache';
 import type { EdgeSettings } from '../settings';
-import { type FileEntry, type FileIndex, decodeFileIndex, encodeFileIndex, readFileIndex } from '../storage/file-index';
+import { type FileEntry, type FileIndex, decodeFileIndex, readFileIndexText } from '../storage/file-index';
 import type { Deployment } from '../storage/sites';
 import { WeightedLru } from './lru';
 
@@ -46,8 +46,9 @@ export async function siteFilesOf(stores: FileStores, deployment: Deployment): P
   if (located) {
     index = decodeFileIndex(await located.text());
   } else {
-    index = await readFileIndex(stores.bucket, deployment.indexKey);
-    stores.waitUntil(storeImmutable(stores, key, encodeFileIndex(index)));
+    const text = await readFileIndexText(stores.bucket, deployment.indexKey);
+    index = decodeFileIndex(text);
+    stores.waitUntil(storeImmutable(stores, key, text));
   }
   const files = arrange(index);
   cache.set(deployment.id, files, deployment.fileCount + 1);

@@ -35,8 +35,8 @@ export const keys = {
   manifest: (domain: string, deploymentId: string) => `sites/${domain}/deployments/${deploymentId}.manifest.json`,
 };
 
-/** The order of `FileIndex.files`: by path, code unit by code unit (not locale-aware). */
-export function byPath(a: FileEntry, b: FileEntry): number {
+/** The order of `FileIndex.files` and of a manifest's files: by path, code unit by code unit (not locale-aware). */
+export function byPath(a: { path: string }, b: { path: string }): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
@@ -98,10 +98,15 @@ export async function writeFileIndex(bucket: R2Bucket, key: string, index: FileI
   });
 }
 
-export async function readFileIndex(bucket: R2Bucket, key: string): Promise<FileIndex> {
+/** An index's text as stored (either version), for a cache to keep as it is. */
+export async function readFileIndexText(bucket: R2Bucket, key: string): Promise<string> {
   const object = await bucket.get(key);
   if (!object) throw new Error(`File index ${key} is missing`);
-  return decodeFileIndex(await object.text());
+  return object.text();
+}
+
+export async function readFileIndex(bucket: R2Bucket, key: string): Promise<FileIndex> {
+  return decodeFileIndex(await readFileIndexText(bucket, key));
 }
 
 /** A new index with `entry` added or replacing the file at its path; `entry.pack` indexes `packKey`. */
