@@ -9,7 +9,9 @@
 //    workers test test/deploy/platform-calls.test.ts counts for such a deploy (target: ≤ 1,000).
 // 4. The same bodies sent to bench/deploy/floor, a Worker that only reads and discards them:
 //    the transfer floor, the ratio deploy/floor (target: ≤ 2.0), and the floor's own memory
-//    growth for the 100 MiB body.
+//    growth for the 100 MiB body. The site's body also goes to the floor's `/store`, which writes
+//    its bytes to R2 as a deploy writes its pack: what moving and storing the bytes costs, which
+//    the deploy cannot go below (locally, R2 is simulated on the Worker's own thread).
 // 5. The 2,000-file site deployed by the CLI (`sitehost deploy`, incremental, its hash cache in
 //    the bench's own folder), then redeployed with 1 file changed: bytes sent (counted by a relay in front of the service) and wall time
 //    of the redeploy ÷ the full deploy (targets ≤ 1 % and ≤ 10 %); then a rollback to the full
@@ -164,8 +166,10 @@ try {
     .trim();
   const deployTo = (domain, form) => upload(`${service.url}/v2/sites/${domain}`, form, token);
   const floorSend = (form) => upload(`${floor.url}/`, form);
+  const storeFloorSend = (form) => upload(`${floor.url}/store`, form);
   await deployTo('warm.example', warmUp);
   await floorSend(warmUp);
+  await storeFloorSend(warmUp);
 
   console.log(`deploying ${big.length} files of 256 KiB (100 MiB) to the fresh service, then to the floor…`);
   const bigDeploy = await measure(service, () => deployTo('big.example', bigForm));
@@ -175,6 +179,7 @@ try {
   let siteMemory;
   const deployTimes = [];
   const floorTimes = [];
+  const storeFloorTimes = [];
   for (let run = 0; run < runs; run++) {
     const measured = await measure(service, () => deployTo(`site-${run}.example`, siteForm));
     if (!siteMemory || peakOf(measured) > peakOf(siteMemory)) siteMemory = measured;
@@ -182,7 +187,12 @@ try {
     const floorRun = await floorSend(siteForm);
     if (floorRun.body.bytes !== siteBody) throw new Error(`the floor read ${floorRun.body.bytes} bytes of ${siteBody}`);
     floorTimes.push(floorRun.ms);
-    console.log(`  run ${run + 1}: deploy ${seconds(deployTimes.at(-1))}, floor ${seconds(floorTimes.at(-1))}`);
+    const storeFloorRun = await storeFloorSend(siteForm);
+    if (storeFloorRun.body.bytes !== siteBody) throw new Error(`the storing floor read ${storeFloorRun.body.bytes} bytes of ${siteBody}`);
+    storeFloorTimes.push(storeFloorRun.ms);
+    console.log(
+      `  run ${run + 1}: deploy ${seconds(deployTimes.at(-1))}, floor ${seconds(floorTimes.at(-1))}, floor storing to R2 ${seconds(storeFloorTimes.at(-1))}`,
+    );
   }
 
   console.log('deploying 20,000 small files, then to the floor…');
@@ -251,6 +261,8 @@ try {
     ['workerd peak memory', describeMemory(siteMemory)],
     ['transfer floor', `median ${seconds(floorMedian)}, best ${seconds(Math.min(...floorTimes))}`],
     ['ratio deploy/floor', `median ${ratio.toFixed(2)}, best ${bestRatio.toFixed(2)} (target ≤ 2.0: ${verdict(ratio <= 2)})`],
+    ['floor storing to R2', `median ${seconds(median(storeFloorTimes))}, best ${seconds(Math.min(...storeFloorTimes))}`],
+    ['ratio deploy/floor storing to R2', `median ${(deployMedian / median(storeFloorTimes)).toFixed(2)}`],
     ['100 MiB deploy wall time', seconds(bigDeploy.result.ms)],
     ['100 MiB deploy: workerd', describeMemory(bigDeploy)],
     ['100 MiB deploy: peak growth', `${mb(growth)} (target < 100 MB: ${verdict(growth < 100 * MB)})`],
