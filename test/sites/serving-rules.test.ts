@@ -114,6 +114,25 @@ describe('redirect rules by exact path', () => {
   });
 });
 
+describe('redirect targets outside ASCII', () => {
+  it('go out percent-encoded (a host in punycode), so the browser lands on the page written', async () => {
+    const domain = unique('iri-redirects');
+    await deployed(domain, { 'index.html': 'home', 'café/index.html': 'the menu' }, {
+      redirects: [
+        { from: '/menu', to: '/café/' },
+        { from: '/books', to: 'https://bücher.example/ü' },
+        { from: '/odd', to: '\uFEFF' },
+      ],
+    });
+    const menu = await site(domain, '/menu?day=1');
+    expect(menu.status).toBe(308);
+    expect(menu.headers.get('location')).toBe('/caf%C3%A9/?day=1');
+    expect(await (await site(domain, menu.headers.get('location')!)).text()).toBe('the menu');
+    expect((await site(domain, '/books')).headers.get('location')).toBe('https://xn--bcher-kva.example/%C3%BC');
+    expect((await site(domain, '/odd')).headers.get('location')).toBe('%EF%BB%BF');
+  });
+});
+
 describe('header rules', () => {
   it('expand the variables of their uri in field values, and send other braces as written', async () => {
     const domain = unique('header-templates');

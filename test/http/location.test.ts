@@ -1,0 +1,33 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { locationField } from '../../src/http/location';
+import { fuzzParameters } from '../fuzz/settings';
+
+describe('locationField', () => {
+  it.each([
+    ['/new/page?x=1#top', '/new/page?x=1#top'],
+    ['https://example.com', 'https://example.com'],
+    ['/café/', '/caf%C3%A9/'],
+    ['/a b', '/a%20b'],
+    ['\uFEFF', '%EF%BB%BF'],
+    ['/日本/😀', '/%E6%97%A5%E6%9C%AC/%F0%9F%98%80'],
+    ['/lone\uD800', '/lone%EF%BF%BD'],
+    ['https://bücher.example/ü?q=é', 'https://xn--bcher-kva.example/%C3%BC?q=%C3%A9'],
+    ['https://exa mple.com/ü', 'https://exa%20mple.com/%C3%BC'],
+  ])('sends %j as %j', (target, field) => {
+    expect(locationField(target)).toBe(field);
+  });
+
+  it('always gives printable ASCII that decodes back to the target written (lone surrogates as U+FFFD)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        // Without `%`, every escape in the field is one the encoding made.
+        const relative = `/${text.replaceAll('%', '')}`;
+        const field = locationField(relative);
+        expect(field).toMatch(/^[\x21-\x7e]*$/);
+        expect(decodeURIComponent(field)).toBe(relative.toWellFormed());
+      }),
+      fuzzParameters(300),
+    );
+  });
+});
