@@ -57,6 +57,8 @@ describe('fuzzed JSON bodies', () => {
         for (const path of servedPaths) {
           const page = await answered(() => call(`${site.siteUrl}${path}`, { redirect: 'manual' }), `GET ${path} on the site`);
           expect(page.status, `${what}, then GET ${path} on the site`).toBeLessThan(500);
+          // A redirect's target goes out as a URI: printable ASCII, whatever the configuration wrote.
+          expect(page.headers.get('location') ?? '', `${what}, then GET ${path} on the site`).toMatch(/^[\x21-\x7e]*$/);
         }
         await site.settle(answer, what);
       }),
