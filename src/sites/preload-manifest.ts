@@ -1,4 +1,5 @@
 import picomatch from 'picomatch/posix';
+import { uriReference } from '../http/uri-reference';
 import type { FileEntry } from '../storage/file-index';
 import { encodePathSegment } from './request-path';
 import { type PathTemplate, pathTemplate } from './path-template';
@@ -146,7 +147,7 @@ function destinationOf(target: string, contentType: string | undefined): { as: s
 }
 
 function preloadLink(target: string, entry: FileEntry | undefined): string {
-  const url = target.startsWith('/') ? target.split('/').map(encodePathSegment).join('/') : target;
+  const url = target.startsWith('/') ? target.split('/').map(encodePathSegment).join('/') : uriReference(target);
   const { as, crossorigin } = destinationOf(target, entry?.contentType);
   return `<${url}>; rel=preload; as=${as}${crossorigin ? '; crossorigin' : ''}`;
 }

@@ -1,4 +1,4 @@
-import { locationField } from '../http/location';
+import { uriReference } from '../http/uri-reference';
 import type { FileEntry } from '../storage/file-index';
 import { type HostOptions, isScriptUrl } from './host-options';
 import { type RequestPath, formatPath, joinSitePath } from './request-path';
@@ -26,7 +26,7 @@ export function resolve(path: RequestPath, search: string, host: HostOptions, fi
     // A variable can carry a script URL in (`/go/{+to}`): that is never sent as a Location.
     if (isScriptUrl(target)) return { type: 'not-found' };
     // The query goes along, unless the target sets its own.
-    return { type: 'redirect', location: locationField(target.includes('?') ? target : target + search), status: redirect.rule.status };
+    return { type: 'redirect', location: uriReference(target.includes('?') ? target : target + search), status: redirect.rule.status };
   }
 
   const relative = path.segments.join('/');

@@ -231,6 +231,13 @@ describe('host options', () => {
       expect((await site('manifest.example', '/about')).headers.get('link')).toBeNull();
     });
 
+    it('sends a push to another origin written with characters outside ASCII as the URI it stands for', async () => {
+      const cdn = 'https://cdn.bücher.example/schrift/ü.woff2';
+      await deployed('manifest-iri.example', files, { manifest: [{ get: '/index.html', push: cdn }] });
+      const link = (await site('manifest-iri.example', '/')).headers.get('link');
+      expect(link).toBe('<https://cdn.xn--bcher-kva.example/schrift/%C3%BC.woff2>; rel=preload; as=font; crossorigin');
+    });
+
     it('reads a manifest given as the path of a deployed file', async () => {
       await deployed(
         'manifest-file.example',

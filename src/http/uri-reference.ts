@@ -1,12 +1,13 @@
 /**
- * A redirect target as a `Location` field carries it: ASCII. A host configuration may write an
- * IRI (RFC 3987), `/café/` or `https://bücher.example/`, whose literal text URI template
- * expansion copies as it is; raw in the field, browsers would read its UTF-8 bytes as Latin-1
- * or refuse them. So an absolute target is serialised by the URL parser (its host in punycode,
- * the rest percent-encoded), and in a relative one every character outside printable ASCII is
- * percent-encoded as UTF-8 (RFC 3987 §3.1). A target already ASCII is sent as written.
+ * A URI reference a host configuration wrote, as a header field (`Location`, `Link`) carries it:
+ * ASCII. The configuration may write an IRI (RFC 3987), `/café/` or `https://bücher.example/`,
+ * whose literal text URI template expansion copies as it is; raw in a field, browsers would read
+ * its UTF-8 bytes as Latin-1 or refuse them. So an absolute reference is serialised by the URL
+ * parser (its host in punycode, the rest percent-encoded), and in a relative one every character
+ * outside printable ASCII is percent-encoded as UTF-8 (RFC 3987 §3.1). One already ASCII is sent
+ * as written.
  */
-export function locationField(target: string): string {
+export function uriReference(target: string): string {
   if (!outsidePrintableAscii.test(target)) return target;
   if (absolute.test(target) && URL.canParse(target)) return new URL(target).href;
   return target.replace(outsidePrintableAsciiRuns, percentEncode);

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { locationField } from '../../src/http/location';
+import { uriReference } from '../../src/http/uri-reference';
 import { fuzzParameters } from '../fuzz/settings';
 
 /** The string with each lone surrogate as U+FFFD, as UTF-8 writes it. */
 const wellFormed = (text: string) => new TextDecoder().decode(new TextEncoder().encode(text));
 
-describe('locationField', () => {
+describe('uriReference', () => {
   it.each([
     ['/new/page?x=1#top', '/new/page?x=1#top'],
     ['https://example.com', 'https://example.com'],
@@ -18,7 +18,7 @@ describe('locationField', () => {
     ['https://bücher.example/ü?q=é', 'https://xn--bcher-kva.example/%C3%BC?q=%C3%A9'],
     ['https://exa mple.com/ü', 'https://exa%20mple.com/%C3%BC'],
   ])('sends %j as %j', (target, field) => {
-    expect(locationField(target)).toBe(field);
+    expect(uriReference(target)).toBe(field);
   });
 
   it('always gives printable ASCII that decodes back to the target written (lone surrogates as U+FFFD)', () => {
@@ -26,7 +26,7 @@ describe('locationField', () => {
       fc.property(fc.string({ unit: 'binary' }), (text) => {
         // Without `%`, every escape in the field is one the encoding made.
         const relative = `/${text.replaceAll('%', '')}`;
-        const field = locationField(relative);
+        const field = uriReference(relative);
         expect(field).toMatch(/^[\x21-\x7e]*$/);
         expect(decodeURIComponent(field)).toBe(wellFormed(relative));
       }),
