@@ -4,8 +4,9 @@ export default {
   /**
    * `/`: reads the whole body, keeping nothing but its length (the transfer floor).
    * `/store`: reads it the same way and writes its bytes to R2 as one object in 5 MiB multipart
-   * parts, two uploading at a time, as a deploy's pack is written: the least work any deploy
-   * does, so deploy ÷ this floor shows what the deploy adds beyond moving and storing the bytes.
+   * parts, two uploading at a time, each part's buffer reused once its upload ended, as a deploy's
+   * pack is written: the least work any deploy does, so deploy ÷ this floor shows what the deploy
+   * adds beyond moving and storing the bytes.
    */
   async fetch(request, env) {
     if (new URL(request.url).pathname !== '/store') {
@@ -20,11 +21,16 @@ export default {
     let filled = 0;
     let bytes = 0;
     const send = async (length) => {
-      if (inFlight.length === 2) await inFlight.shift();
+      let spare;
+      if (inFlight.length === 2) {
+        const oldest = inFlight.shift();
+        await oldest.uploaded;
+        spare = oldest.buffer;
+      }
       const uploaded = upload.uploadPart(parts.length + 1, part.subarray(0, length));
       parts.push(uploaded);
-      inFlight.push(uploaded);
-      part = new Uint8Array(partBytes);
+      inFlight.push({ uploaded, buffer: part });
+      part = spare ?? new Uint8Array(partBytes);
       filled = 0;
     };
     for await (const chunk of request.body ?? []) {
