@@ -22,7 +22,8 @@ export function previewIdOf(hostname: string, previewHostname: string): string |
 }
 
 interface PreviewRecord {
-  deployment: Deployment;
+  /** Null for a deployment of host options alone. */
+  deployment: Deployment | null;
   configuration: Record<string, unknown>;
 }
 
@@ -45,16 +46,13 @@ async function previewRecord(env: Env, ctx: ExecutionContext, id: string, locati
   const cached = await location.match(key);
   if (cached) return cached.json<PreviewRecord>();
   const stored = await getDeploymentById(env.DB, id);
-  if (!stored || stored.state !== 'ready' || stored.indexKey === null) return undefined;
+  if (!stored || stored.state !== 'ready') return undefined;
+  const { indexKey } = stored;
   const record: PreviewRecord = {
-    deployment: {
-      id: stored.id,
-      created: stored.created,
-      indexKey: stored.indexKey,
-      packs: stored.packs,
-      fileCount: stored.fileCount,
-      totalBytes: stored.totalBytes,
-    },
+    deployment:
+      indexKey === null
+        ? null
+        : { id: stored.id, created: stored.created, indexKey, packs: stored.packs, fileCount: stored.fileCount, totalBytes: stored.totalBytes },
     configuration: stored.configuration,
   };
   const response = Response.json(record, { headers: { 'cache-control': `max-age=${liveRecordMaxAgeSeconds}` } });

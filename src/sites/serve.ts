@@ -12,7 +12,7 @@ import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError } from './pages';
 import { type RequestPath, parseRequestPath } from './request-path';
 import { resolve } from './resolve';
-import { type FileStores, type SiteFiles, siteFilesOf } from './site-files';
+import { type FileStores, type SiteFiles, noFiles, siteFilesOf } from './site-files';
 import { manifestFilesOf, manifestOf } from './site-manifest';
 
 const allow = 'GET, HEAD, OPTIONS';
@@ -37,7 +37,8 @@ async function answerSite(request: Request, url: URL, env: Env, ctx: ExecutionCo
 
 /** What a site's requests are answered from: a deployment and its compiled host options. */
 export interface ServedDeployment {
-  deployment: Deployment;
+  /** Its files; null when it has none, only host options (a domain that only redirects, say). */
+  deployment: Deployment | null;
   host: HostOptions;
 }
 
@@ -67,16 +68,15 @@ export async function answerWith(
   const site = await lookUp();
   if (!site) return nothingHere();
   const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
-  const files = await siteFilesOf(stores, site.deployment);
+  const files = site.deployment ? await siteFilesOf(stores, site.deployment) : noFiles;
   const response = await answer(request, url, path, stores, site.host, files).catch(problemResponse);
   return withSiteHeaders(response, path, site.host);
 }
 
-/** The domain's live deployment and compiled host options, when it has files to serve. */
+/** The domain's live deployment and compiled host options, when the domain is a published site. */
 async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<ServedDeployment | undefined> {
   const site = await liveSite(env, ctx, domain, location);
-  if (!site?.deployment || site.deployment.fileCount === 0) return undefined;
-  return { deployment: site.deployment, host: hostOptionsOf(site.configuration) };
+  return site ? { deployment: site.deployment, host: hostOptionsOf(site.configuration) } : undefined;
 }
 
 function problemResponse(error: unknown): Response {

@@ -26,6 +26,9 @@ export interface SiteFiles {
   directories: ReadonlySet<string>;
 }
 
+/** What a deployment without files serves: its host options alone answer (redirects, say). */
+export const noFiles: SiteFiles = { deploymentId: '', packs: [], byPath: new Map(), directories: new Set(['']) };
+
 /** File entries kept across all cached deployments: about 300 bytes each, so some 30 MB. */
 const maxCachedEntries = 100_000;
 const cache = new WeightedLru<string, SiteFiles>(maxCachedEntries);

@@ -2,7 +2,7 @@ import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { serveSite } from '../../src/sites/serve';
-import { problemOf } from '../support/client';
+import { authorized, problemOf } from '../support/client';
 import { deployed, site } from './support';
 
 describe('request paths', async () => {
@@ -66,10 +66,27 @@ describe('hosts without a site', () => {
     expect(await response.text()).toContain(`No site is hosted at ${domain}`);
   });
 
-  it('answer a plain 404 page for a site that has a configuration but no files', async () => {
-    await deployed('config-only-site.example', {}, { fallback: '/index.html' });
-    const response = await site('config-only-site.example', '/');
-    expect(response.status).toBe(404);
-    expect(await response.text()).toContain('No site is hosted at config-only-site.example');
+});
+
+describe('a site of host options alone', () => {
+  it('redirects as its configuration says, and answers its own 404 for other paths', async () => {
+    await deployed('redirect-only.example', {}, { redirects: [{ from: '/old/{path}', to: 'https://new.example/{path}', status: 301 }] });
+    const redirected = await site('redirect-only.example', '/old/guide?page=2');
+    expect(redirected.status).toBe(301);
+    expect(redirected.headers.get('location')).toBe('https://new.example/guide?page=2');
+
+    const missing = await site('redirect-only.example', '/');
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('There is no page at this address');
+    expect(missing.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('keeps redirecting once its last file is deleted', async () => {
+    await deployed('emptied.example', { 'index.html': 'home' }, { redirects: [{ from: '/go', to: '/elsewhere', status: 302 }] });
+    expect((await authorized('/v2/sites/emptied.example/files/index.html', { method: 'DELETE' })).status).toBe(200);
+    const redirected = await site('emptied.example', '/go');
+    expect(redirected.status).toBe(302);
+    expect(redirected.headers.get('location')).toBe('/elsewhere');
+    expect((await site('emptied.example', '/')).status).toBe(404);
   });
 });

@@ -40,6 +40,16 @@ describe('preview hosts', () => {
     expect(await (await preview(second.deploymentId)).text()).toBe('two');
   });
 
+  it('serve a deployment of host options alone: its redirects', async () => {
+    const configuration = { redirects: [{ from: '/docs', to: 'https://docs.example/', status: 308 }] };
+    const { deploymentId } = await (await deploy('preview-redirects.example', {}, configuration)).json<DeployResult>();
+    const redirected = await preview(deploymentId, '/docs', { redirect: 'manual' });
+    expect(redirected.status).toBe(308);
+    expect(redirected.headers.get('location')).toBe('https://docs.example/');
+    expect(redirected.headers.get('x-robots-tag')).toBe('noindex');
+    expect((await preview(deploymentId, '/')).status).toBe(404);
+  });
+
   it('answer 404, never indexed, for an unknown deployment; ranges and 304s work as on a site', async () => {
     const missing = await preview('aaaaaaaaaaaaaaaaaaaa');
     expect(missing.status).toBe(404);
