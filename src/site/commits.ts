@@ -5,7 +5,7 @@
  * deadlines of incremental deploys. An object has one alarm: it is set for the earliest of them.
  */
 import type { Env } from '../env';
-import { getSite, recordSiteChange, type SiteRecord } from '../storage/sites';
+import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } from '../storage/sites';
 import { FollowUps, type PendingChange } from './follow-ups';
 import type { LiveRecord } from './freshness';
 import { IncrementalDeadlines } from './incremental-deadlines';
@@ -33,22 +33,27 @@ export class Commits {
   /**
    * Commits a change and what follows it: the follow-ups are stored pending on the change (with
    * an alarm, should the object stop), the D1 batch records the change's id, and only then are
-   * they settled. Then `live` goes live (undefined: the live site is unchanged) and the follow-ups run.
+   * they settled. Then `live` goes live (undefined: the live site is unchanged), as committed (with
+   * its configuration's stamp, see tickConfigurationsClock), and the follow-ups run; answers it so.
    */
-  async commit(domain: string, statements: D1PreparedStatement[], live: SiteRecord | null | undefined, followUps: Omit<PendingChange, 'id' | 'domain'>): Promise<void> {
+  async commit(domain: string, statements: D1PreparedStatement[], live: SiteRecord | null | undefined, followUps: Omit<PendingChange, 'id' | 'domain'>): Promise<SiteRecord | null | undefined> {
     const { DB } = this.envOf();
     const change: PendingChange = { id: crypto.randomUUID(), domain, ...followUps };
     this.#followUps.pend(change);
     await this.scheduleAlarm();
+    let committed = live;
     try {
-      await DB.batch([...statements, recordSiteChange(DB, domain, change.id)]);
+      const stamped = stampedConfigurationTime(await DB.batch([...statements, recordSiteChange(DB, domain, change.id)]));
+      if (committed && stamped !== undefined) committed = { ...committed, configurationModified: stamped };
     } catch (error) {
-      // A batch that failed may have committed all the same.
+      // A batch that failed may have committed all the same; then the site is as the database holds it.
       if (!(await this.#followUps.committed(change))) throw error;
+      if (committed) committed = (await getSite(DB, domain)) ?? committed;
     }
     this.#settle(change);
-    if (live !== undefined) await this.live.replace(domain, live);
+    if (committed !== undefined) await this.live.replace(domain, committed);
     await this.catchUp();
+    return committed;
   }
 
   #settle(change: PendingChange): void {

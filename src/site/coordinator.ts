@@ -132,9 +132,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { site, record } = await this.#deployment(commit, 'deploy');
       const next = siteWith(site, record, commit.userId, record.created);
       const { DB } = this.env;
-      const statements = [upsertSite(DB, next)];
-      // A new site adds a configuration record ({} when none was sent): the set changed.
-      if (commit.configuration !== undefined || !site) statements.push(tickConfigurationsClock(DB, next.modified));
+      const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
       const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined);
       await this.#commitDeployment(record, [...statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])], next, {
         now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
@@ -189,7 +187,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const next = siteWith(site, record, userId, Date.now());
       const hasNewConfiguration = !sameConfiguration(site.configuration, record.configuration);
       const { DB } = this.env;
-      const statements = [upsertSite(DB, next), ...(hasNewConfiguration ? [tickConfigurationsClock(DB, next.modified)] : [])];
+      const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
       const result = deployResult(site, next, next.deployment?.indexKey !== site.deployment?.indexKey, hasNewConfiguration);
       await this.#commitDeployment(record, statements, next, { now: [{ kind: 'notify', event: result }] });
       return result;
@@ -285,8 +283,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       return record;
     }
     const next = siteWith(site, record, userId, now);
-    const statements = [upsertSite(DB, next), ...newBlobs];
-    if (manifest.configuration !== undefined || !site) statements.push(tickConfigurationsClock(DB, now));
+    const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next), ...newBlobs];
     const result = deployResult(site, next, true, manifest.configuration !== undefined);
     await this.#commitDeployment(
       record,
@@ -322,7 +319,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => {
       await this.#changeable(domain, userId);
       const { DB } = this.env;
-      const statements = [deleteSite(DB, domain), deleteDeploymentsOf(DB, domain), forgetBlobsOf(DB, domain), tickConfigurationsClock(DB, Date.now())];
+      const statements = [deleteSite(DB, domain), deleteDeploymentsOf(DB, domain), forgetBlobsOf(DB, domain), ...tickConfigurationsClock(DB, Date.now())];
       await this.#commits.commit(domain, statements, null, {
         now: [
           { kind: 'delete-site-objects', domain },
@@ -344,10 +341,10 @@ export class SiteCoordinator extends DurableObject<Env> {
       const record = readyDeployment(domain, newDeploymentId(), userId, 'configuration', now, site.deployment, configuration);
       const next = siteWith(site, record, userId, now);
       const { DB } = this.env;
-      await this.#commitDeployment(record, [upsertSite(DB, next), tickConfigurationsClock(DB, now)], next, {
+      const committed = await this.#commitDeployment(record, [upsertSite(DB, next), ...configurationChange(DB, site, next)], next, {
         now: [{ kind: 'notify', event: { type: 'configuration-update', domain, deploymentId: record.id } }],
       });
-      return next;
+      return committed ?? next;
     });
   }
 
@@ -453,13 +450,13 @@ export class SiteCoordinator extends DurableObject<Env> {
     followUps: Omit<PendingChange, 'id' | 'domain' | 'later'>,
     /** The site's deployments, when this change read them already under the lock. */
     deployments?: DeploymentRecord[],
-  ): Promise<void> {
+  ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.env;
     const { domain } = record;
     const liveId = live ? live.liveDeploymentId : (this.#live.site?.liveDeploymentId ?? null);
     const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
     const freed = this.#collection(domain, [record, ...others].sort(newestFirst), liveId);
-    await this.#commits.commit(domain, [putDeployment(DB, record), ...statements, ...freed.statements], live, { ...followUps, later: freed.later });
+    return this.#commits.commit(domain, [putDeployment(DB, record), ...statements, ...freed.statements], live, { ...followUps, later: freed.later });
   }
 
   /**
@@ -503,4 +500,9 @@ export class SiteCoordinator extends DurableObject<Env> {
     await deleteObjects(this.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));
     this.#commits.deadlines.forget(due);
   }
+}
+
+/** What records that `next` changed the site's configuration, when it did: a new site adds one ({} when none was sent). */
+function configurationChange(db: D1Database, previous: SiteRecord | null, next: SiteRecord): D1PreparedStatement[] {
+  return previous && sameConfiguration(previous.configuration, next.configuration) ? [] : tickConfigurationsClock(db, next.configurationModified, next.domain);
 }

@@ -132,14 +132,31 @@ export async function listConfigurations(
 }
 
 /**
- * Statement that records a change of the configurations: by the database's clock, strictly later
- * than the last change and no earlier than any read before it, and never earlier than the change's own
- * `modified` (so a precise If-Modified-Since taken from a record never skips a later change).
+ * Statements that record a change of the configurations: the clock ticks by the database's clock,
+ * strictly later than the last change and no earlier than any read before it (nor than the
+ * change's own `modified`). When the change is `domain`'s new configuration (none: an unpublish),
+ * its record takes the clock's value as its `modified`: the latest `modified` a client read is the
+ * clock until the next change, so an If-Modified-Since taken from it earns 304s, and one taken
+ * from any older record never hides a later change. `stampedConfigurationTime` reads it back.
  */
-export function tickConfigurationsClock(db: D1Database, modified: number): D1PreparedStatement {
-  return db
-    .prepare(`UPDATE clocks SET modified = max(modified + 1, ?, ${databaseNowMs}) WHERE name = 'configurations'`)
-    .bind(modified);
+export function tickConfigurationsClock(db: D1Database, modified: number, domain?: string): D1PreparedStatement[] {
+  const tick = db.prepare(`UPDATE clocks SET modified = max(modified + 1, ?, ${databaseNowMs}) WHERE name = 'configurations'`).bind(modified);
+  if (domain === undefined) return [tick];
+  const stamp = db
+    .prepare(`UPDATE sites SET configuration_modified = (SELECT modified FROM clocks WHERE name = 'configurations') WHERE domain = ? RETURNING configuration_modified AS ${stampedColumn}`)
+    .bind(domain);
+  return [tick, stamp];
+}
+
+const stampedColumn = 'configuration_stamped';
+
+/** The `modified` that a batch's `tickConfigurationsClock` gave a site's configuration, if it gave one. */
+export function stampedConfigurationTime(results: readonly D1Result[]): number | undefined {
+  for (const { results: rows } of results) {
+    const stamped = (rows?.[0] as Record<string, unknown> | undefined)?.[stampedColumn];
+    if (typeof stamped === 'number') return stamped;
+  }
+  return undefined;
 }
 
 export function upsertSite(db: D1Database, site: SiteRecord): D1PreparedStatement {

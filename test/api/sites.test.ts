@@ -103,6 +103,30 @@ describe('configurations', () => {
     expect(await afterDelete.json()).not.toContainEqual(expect.objectContaining({ domain: 'ims.example' }));
   });
 
+  it("answers 304 to the latest record's modified as If-Modified-Since, until a change", async () => {
+    const latest = async () => {
+      const response = await authorized('/v2/configurations', {}, { scope: 'global_read' });
+      return (await response.json<{ modified: string }[]>()).map((record) => record.modified).sort().at(-1)!;
+    };
+    const ask = async (since: string) => (await authorized('/v2/configurations', { headers: { 'if-modified-since': since } }, { scope: 'global_read' })).status;
+    await deploy('latest-a.example', {}, { root: 'a' });
+    const since = await latest();
+    expect(await ask(since)).toBe(304);
+
+    // The record's modified, as the edit answers it, is the one the list shows, and the latest.
+    const edited = await authorized('/v2/sites/latest-a.example/configuration', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"root":"b"}' });
+    const { modified } = await edited.json<{ modified: string }>();
+    expect(await latest()).toBe(modified);
+    expect(await ask(since)).toBe(200);
+    expect(await ask(modified)).toBe(304);
+
+    await deploy('latest-b.example', { 'index.html': 'b' });
+    expect(await ask(modified)).toBe(200);
+    const beforeDelete = await latest();
+    await authorized('/v2/sites/latest-b.example', { method: 'DELETE' });
+    expect(await ask(beforeDelete)).toBe(200);
+  });
+
   it('accepts the timestamp form of response bodies in If-Modified-Since', async () => {
     await deploy('stamp.example', {}, { root: 'a' });
     const future = new Date(Date.now() + 60_000).toISOString().slice(0, 23);
