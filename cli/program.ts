@@ -58,7 +58,7 @@ export function createProgram(): Command {
 
   program
     .command('rollback')
-    .description('make a kept deployment live again: the one named, or else the one before the live one')
+    .description('make a kept deployment live again: the one named, or else the newest older one that was live')
     .argument('<domain>')
     .argument('[id]', 'the deployment to make live (see `sitehost deployments`)')
     .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')

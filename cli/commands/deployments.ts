@@ -40,14 +40,20 @@ export async function listDeployments(domain: string, options: { json?: boolean 
   console.log(table(['LIVE', 'ID', 'CREATED', 'BY', 'FILES', 'SIZE', 'SOURCE', 'PREVIEW'], rows));
 }
 
-/** The deployment made live by a rollback without an id: the one created before the live one. */
+/**
+ * The deployment made live by a rollback without an id: the newest one older than the live one
+ * that was live once (`liveUntil`), so that repeating it steps further back and a preview never
+ * made live is never put live by surprise.
+ */
 async function previousDeployment(api: ApiClient, domain: string): Promise<Deployment> {
-  const after = (read: Deployment[]) => read.findIndex((deployment) => deployment.live);
-  const deployments = await readDeployments(api, domain, (read) => after(read) >= 0 && after(read) < read.length - 1);
-  const live = after(deployments);
-  if (live < 0) throw new CliError('not-found', `${domain} has no live deployment to roll back from.`);
-  const previous = deployments[live + 1];
-  if (!previous) throw new CliError('not-found', `${domain} has no deployment older than the live one to roll back to.`);
+  const previousOf = (read: Deployment[]) => {
+    const live = read.findIndex((deployment) => deployment.live);
+    return live < 0 ? undefined : read.slice(live + 1).find((deployment) => deployment.liveUntil !== null);
+  };
+  const deployments = await readDeployments(api, domain, (read) => previousOf(read) !== undefined);
+  if (!deployments.some((deployment) => deployment.live)) throw new CliError('not-found', `${domain} has no live deployment to roll back from.`);
+  const previous = previousOf(deployments);
+  if (!previous) throw new CliError('not-found', `${domain} has no deployment older than the live one that was live; name one (sitehost deployments ${domain}).`);
   return previous;
 }
 
@@ -55,7 +61,7 @@ function describe(deployment: Deployment): string {
   return `${deployment.id} (${formatTimestamp(deployment.createdAt)}, ${count(deployment.fileCount, 'file')}, ${formatBytes(deployment.totalBytes)})`;
 }
 
-/** Makes a kept deployment live again: the one named, or the one before the live one. */
+/** Makes a kept deployment live again: the one named, or the newest older one that was live (see previousDeployment). */
 export async function rollback(domain: string, id: string | undefined, options: { yes?: boolean; json?: boolean }): Promise<void> {
   if (!options.yes && !process.stdin.isTTY) throw new CliError('usage', `Refusing to roll back ${domain} without --yes when not on a terminal.`);
   const api = await connect();

@@ -32,6 +32,7 @@ export function deploymentView(c: Context<AppEnv>, record: DeploymentRecord, liv
     totalBytes: record.totalBytes,
     source: record.source,
     previewUrl: `${url.protocol}//${host}/`,
+    liveUntil: record.id === liveId || record.liveUntil === null ? null : timestamp(record.liveUntil),
     state: record.state,
     ...(record.state === 'uploading' ? { missing: missing ?? [] } : {}),
   };

@@ -45,6 +45,8 @@ export interface Deployment {
   totalBytes: number;
   source: DeploymentSource;
   previewUrl: string;
+  /** When it last stopped being live; null while live, or never live (a preview not made live). */
+  liveUntil: Timestamp | null;
   /** `uploading` while an incremental deploy still lacks bytes; listed deployments are `ready`. */
   state: 'uploading' | 'ready';
   /** While uploading: the SHA-256 (hex) of the bytes still to send. */

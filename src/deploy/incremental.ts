@@ -203,6 +203,7 @@ function uploadingRecord(domain: string, userId: string, id: string, manifest: M
     createdBy: userId,
     source: 'incremental',
     state: 'uploading',
+    liveUntil: null,
     fileCount: manifest.files.length,
     totalBytes: 0,
     indexKey: null,

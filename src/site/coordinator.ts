@@ -16,6 +16,7 @@ import {
   deleteDeployments,
   deleteDeploymentsOf,
   deploymentsOf,
+  endLive,
   forgetBlobsIn,
   forgetBlobsOf,
   getDeployment,
@@ -453,10 +454,13 @@ export class SiteCoordinator extends DurableObject<Env> {
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.env;
     const { domain } = record;
-    const liveId = live ? live.liveDeploymentId : (this.#live.site?.liveDeploymentId ?? null);
+    const wasLive = this.#live.site?.liveDeploymentId ?? null;
+    const liveId = live ? live.liveDeploymentId : wasLive;
     const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
     const freed = this.#collection(domain, [record, ...others].sort(newestFirst), liveId);
-    return this.#commits.commit(domain, [putDeployment(DB, record), ...statements, ...freed.statements], live, { ...followUps, later: freed.later });
+    // The deployment this change takes off the air: a rollback without an id looks for it.
+    const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
+    return this.#commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements], live, { ...followUps, later: freed.later });
   }
 
   /**

@@ -42,6 +42,7 @@ export function readyDeployment(
     packs: files?.packs ?? [],
     configuration,
     manifestKey: null,
+    liveUntil: null,
   };
 }
 

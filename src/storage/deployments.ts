@@ -22,6 +22,8 @@ export interface DeploymentRecord {
   configuration: Record<string, unknown>;
   /** An incremental deploy's manifest, while it uploads. */
   manifestKey: string | null;
+  /** When it last stopped being live (a later change went live); null while it never has. */
+  liveUntil: number | null;
 }
 
 interface DeploymentRow {
@@ -37,6 +39,7 @@ interface DeploymentRow {
   packs: string;
   configuration: string;
   manifest_key: string | null;
+  live_until: number | null;
 }
 
 function toRecord(row: DeploymentRow): DeploymentRecord {
@@ -53,6 +56,7 @@ function toRecord(row: DeploymentRow): DeploymentRecord {
     packs: JSON.parse(row.packs),
     configuration: JSON.parse(row.configuration),
     manifestKey: row.manifest_key,
+    liveUntil: row.live_until,
   };
 }
 
@@ -60,8 +64,8 @@ function toRecord(row: DeploymentRow): DeploymentRecord {
 export function putDeployment(db: D1Database, deployment: DeploymentRecord): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT OR REPLACE INTO deployments (id, domain, created, created_by, source, state, file_count, total_bytes, index_key, packs, configuration, manifest_key)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
+      `INSERT OR REPLACE INTO deployments (id, domain, created, created_by, source, state, file_count, total_bytes, index_key, packs, configuration, manifest_key, live_until)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`,
     )
     .bind(
       deployment.id,
@@ -76,7 +80,13 @@ export function putDeployment(db: D1Database, deployment: DeploymentRecord): D1P
       JSON.stringify(deployment.packs),
       JSON.stringify(deployment.configuration),
       deployment.manifestKey,
+      deployment.liveUntil,
     );
+}
+
+/** Records that the deployment `id` stopped being live at `at`: another went live. */
+export function endLive(db: D1Database, id: string, at: number): D1PreparedStatement {
+  return db.prepare('UPDATE deployments SET live_until = ? WHERE id = ?').bind(at, id);
 }
 
 /** Adds `pack` to an uploading deployment's packs, so that it is kept with it. */

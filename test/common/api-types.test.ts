@@ -89,6 +89,7 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       totalBytes: 'required',
       source: 'required',
       previewUrl: 'required',
+      liveUntil: 'required',
       state: 'required',
       missing: 'optional',
     } satisfies Shape<Deployment>,

@@ -36,6 +36,10 @@ describe('deployments', () => {
     expect(deployments.map((deployment) => deployment.source)).toEqual(['file-delete', 'file-put', 'configuration', 'deploy', 'deploy']);
     expect(deployments.map((deployment) => deployment.live)).toEqual([true, false, false, false, false]);
     expect(deployments.map((deployment) => deployment.fileCount)).toEqual([1, 2, 1, 1, 1]);
+    // Each was taken off the air by the next, in order; the live one is on it.
+    expect(deployments.map((deployment) => deployment.liveUntil === null)).toEqual([true, false, false, false, false]);
+    const ends = deployments.slice(1).map((deployment) => deployment.liveUntil!);
+    expect(ends).toEqual([...ends].sort().reverse());
     const oldest = deployments.at(-1)!;
     expect(oldest).toEqual({
       id: first.deploymentId,
@@ -46,6 +50,7 @@ describe('deployments', () => {
       totalBytes: 3,
       source: 'deploy',
       previewUrl: `http://${first.deploymentId}.preview.localhost/`,
+      liveUntil: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/),
       state: 'ready',
     });
     const one = await authorized(`/v2/sites/${domain}/deployments/${first.deploymentId}`);

@@ -430,6 +430,29 @@ describe('incremental deploys, previews and rollback', () => {
     await expectServed(second);
   });
 
+  it('rolls back past a preview that was never live, to the deployment live before', async () => {
+    const site = 'cli-rollback-preview.example';
+    const deployFolder = async (name: string, body: string, ...flags: string[]) => {
+      const run = await runCli(['deploy', await writeTree(join(work, `rollback-${name}`), { 'index.html': body }), '--domain', site, ...flags], { env: as(alice) });
+      expect(run.code, run.stderr).toBe(0);
+    };
+    await deployFolder('live-1', 'live one');
+    await deployFolder('preview', 'never live', '--preview');
+    await deployFolder('live-2', 'live two');
+
+    const back = await runCli(['rollback', site, '--yes'], { env: as(alice) });
+    expect(back.code, back.stderr).toBe(0);
+    expect(await getFromSite(service, site, '/')).toEqual({ status: 200, body: 'live one' });
+    const listed = JSON.parse((await runCli(['deployments', site, '--json'], { env: as(alice) })).stdout) as { live: boolean; liveUntil: string | null }[];
+    // Newest first: live two (taken off the air), the preview (never live), live one (live again).
+    expect(listed.map(({ live, liveUntil }) => [live, liveUntil === null])).toEqual([[false, false], [false, true], [true, true]]);
+
+    const further = await runCli(['rollback', site, '--yes'], { env: as(alice) });
+    expect(further.code).toBe(4);
+    expect(further.stderr).toContain('no deployment older than the live one that was live');
+    expect(await getFromSite(service, site, '/')).toEqual({ status: 200, body: 'live one' });
+  });
+
   it('resumes after a dropped connection, sending what is still missing', async () => {
     const resumed = 'cli-resumed.example';
     expect((await runCli(['deploy', await writeTree(join(work, 'resumed-v1'), { 'index.html': 'v1' }), '--domain', resumed], { env: as(alice) })).code).toBe(0);
