@@ -49,6 +49,9 @@ function providerKeys(url: string): JWTVerifyGetKey {
   return keys;
 }
 
+/** How far ahead of ours an issuer's clock may be: a token it just issued is not refused for its `iat`. */
+const issuerClockLeewaySeconds = 60;
+
 /**
  * Verifies a bearer JWT against the configured signers: the shared `AUTH_SECRET` (HS256,
  * self-issued) and/or the identity provider's JWKS. Any other algorithm, `none` included,
@@ -94,6 +97,11 @@ export async function verifyToken(token: string, env: Env): Promise<Principal> {
     }
     if (error instanceof errors.JOSEError) throw new InvalidToken('The token could not be verified.');
     throw error;
+  }
+  // jose checks `iat` only against a maximum age, which tokens here do not have: one issued in
+  // the future is refused as one not yet valid (`nbf`) is, but for an issuer's clock a little ahead.
+  if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + issuerClockLeewaySeconds) {
+    throw new InvalidToken(`The token's "iat" claim is not accepted.`);
   }
   if (typeof payload.sub !== 'string' || payload.sub === '') {
     throw new InvalidToken('The token has no subject.');

@@ -30,6 +30,19 @@ describe('token expiry', () => {
     expect(response.status).toBe(200);
   });
 
+  it('refuses a token issued in the future (iat), as one not yet valid (nbf)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const claim of ['iat', 'nbf']) {
+      const response = await deployWith(await signed({ ...claims, exp: now + 1200, [claim]: now + 600 }), `future-${claim}.example`);
+      expect(response.status, claim).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer realm="sitehost", error="invalid_token", error_description="The token's '${claim}' claim is not accepted."`,
+      );
+    }
+    const issuedNow = await deployWith(await signed({ ...claims, exp: now + 600, iat: now, nbf: now }), 'issued-now.example');
+    expect(issuedNow.status).toBe(200);
+  });
+
   it('refuses an exp that is not a number', async () => {
     const response = await deployWith(await signed({ ...claims, exp: 'never' }), 'bad-exp.example');
     expect(response.status).toBe(401);
