@@ -107,12 +107,16 @@ async function resolvePatch(env: Env, domain: string, limits: DeployLimits, patc
  */
 export async function beginIncremental(env: Env, request: Request, domain: string, userId: string): Promise<Begun> {
   // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
-  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'deploy');
+  const owner = await getSiteOwner(env.DB, domain);
+  authorize({ userId }, domain, owner, 'deploy');
   const limits = deployLimits(env);
   const id = newDeploymentId();
   if (!isMultipartFormData(request)) {
     const body = await readJsonBody(request, 'application/json', { maxBytes: maxManifestBytes(limits), tooLarge: () => manifestTooLarge(limits) });
-    return settle(env, { domain, userId, id, limits }, await complete(env, domain, limits, prepare(limits, body)));
+    const prepared = prepare(limits, body);
+    // A preview needs a site, as `?preview=true` does: refused before any upload, not at the finalize.
+    if (prepared.finalize === 'preview') authorize({ userId }, domain, owner, 'change');
+    return settle(env, { domain, userId, id, limits }, await complete(env, domain, limits, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));

@@ -199,6 +199,18 @@ describe('incremental deploys', () => {
     expect(await liveFiles(domain)).toEqual(files);
   });
 
+  it('refuses a manifest that asks for a preview of a domain that is no site yet, before any upload', async () => {
+    const domain = 'preview-of-nothing.example';
+    const response = await authorized(`/v2/sites/${domain}/deployments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ files: await manifestOf({ 'index.html': 'never' }), finalize: 'preview' }),
+    });
+    expect(response.status).toBe(404);
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/site-not-found', status: 404 });
+    expect((await authorized(`/v2/sites/${domain}/deployments`)).status).toBe(404);
+  });
+
   it('discards the bytes of a one-request deploy that the coordinator refuses', async () => {
     // A preview needs a site: the Worker lets a deploy to a new domain through, the coordinator refuses the preview.
     const domain = 'one-request-refused.example';
