@@ -7,7 +7,7 @@ import type { DeployCommit } from '../site/changes';
 import { type FileIndex, keys, writeFileIndex } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
-import type { DeploymentRecord } from '../storage/deployments';
+import { type DeploymentRecord, siteBlobs } from '../storage/deployments';
 import { getSiteOwner } from '../storage/sites';
 import type { DeployResult } from '../common/api-types';
 import { deployLimits } from './limits';
@@ -29,15 +29,18 @@ export async function deploySite(env: Env, request: Request, domain: string, use
   const deploymentId = newDeploymentId();
   const now = Date.now();
   const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId), packPartSize, uploadRecord(env, domain));
-  const received = await receiveDeploy(request, deployLimits(env), pack, now);
+  // Read while the body streams in; the coordinator checks at the commit that they are still kept.
+  const stored = siteBlobs(env.DB, domain);
+  stored.catch(() => {});
+  const received = await receiveDeploy(request, deployLimits(env), pack, now, stored);
 
   const commit: DeployCommit = { domain, userId, configuration: received.configuration };
   const written: string[] = [];
   try {
     if (received.files) {
       const indexKey = keys.index(domain, deploymentId);
-      const packs = received.files.packWritten ? [pack.key] : [];
-      written.push(...packs, indexKey);
+      const { packs, blobs } = received.files;
+      written.push(...packs.filter((key) => key === pack.key), indexKey);
       const index: FileIndex = { deploymentId, created: now, packs, files: received.files.entries };
       await writeFileIndex(env.FILES, indexKey, index);
       commit.files = {
@@ -46,7 +49,7 @@ export async function deploySite(env: Env, request: Request, domain: string, use
         packs,
         fileCount: received.files.entries.length,
         totalBytes: received.files.totalBytes,
-        blobs: received.files.entries.filter((entry) => entry.size > 0).map(({ hash, offset, size }) => ({ hash, pack: pack.key, offset, size })),
+        blobs,
       };
     }
   } catch (error) {

@@ -12,7 +12,7 @@ export interface PackedBytes {
 /**
  * Receives one multipart part into `pack` and hashes it. `check` sees the size so far and each
  * chunk before it is stored, to refuse what goes over a limit; `stored` gets where the whole part
- * lies once it has ended.
+ * lies once it has ended (and may drop it from the pack, see PackWriter.dropSince).
  *
  * A part is hashed at its end, in one call, from the pack's part buffer, which holds it whole
  * unless an append of it filled that buffer and uploaded it: from that chunk on (in every part
@@ -23,7 +23,7 @@ export interface PackedBytes {
 export function packedPart(
   pack: PackWriter,
   check: (size: number, chunk: Uint8Array) => void,
-  stored: (bytes: PackedBytes) => void,
+  stored: (bytes: PackedBytes) => void | Promise<void>,
 ): PartReceiver {
   const offset = pack.size;
   let size = 0;
@@ -37,7 +37,7 @@ export function packedPart(
     },
     async end() {
       const digest = streamed ? await streamed.digest() : await crypto.subtle.digest('SHA-256', pack.heldSince(offset)!);
-      stored({ offset, size, hash: base64url.encode(new Uint8Array(digest)) });
+      await stored({ offset, size, hash: base64url.encode(new Uint8Array(digest)) });
     },
   };
 }

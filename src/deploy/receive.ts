@@ -2,6 +2,7 @@ import { type HostConfiguration, parseHostConfiguration } from '../configuration
 import { jsonTooLarge, maxJsonBytes } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { checkFileSize, checkFilesAndFolders, checkSiteSize } from '../site/file-rules';
+import type { BlobLocation } from '../storage/deployments';
 import { type FileEntry, byPath } from '../storage/file-index';
 import type { PackWriter } from '../storage/pack-writer';
 import { contentTypeOf } from './content-type';
@@ -12,11 +13,16 @@ import { checkFilePath, commonFolderPrefixLength } from './paths';
 import { type TextPartRules, textPart } from './text-part';
 
 export interface ReceivedFiles {
-  /** Sorted by path; every entry is in pack 0 (the pack the files were written to). */
+  /** Sorted by path; `pack` indexes `packs`. */
   entries: FileEntry[];
   totalBytes: number;
-  /** False when every file was empty and no pack object was written. */
-  packWritten: boolean;
+  /**
+   * The packs the files lie in: the deploy's own pack first, unless nothing was written to it
+   * (every file empty, or stored already), then those of the site's stored bytes it reuses.
+   */
+  packs: string[];
+  /** The bytes this deploy wrote, where they lie in its own pack: what the site stores anew. */
+  blobs: BlobLocation[];
 }
 
 /** What a deploy request carried. An absent member was not sent and stays as it is. */
@@ -42,6 +48,9 @@ export function checkDeployLength(request: Request, limits: DeployLimits): void 
 /**
  * Reads a deploy's multipart body as a stream, part by part: each file's bytes go into `pack` and
  * its hash as they arrive, and limits are checked as they stream, so memory holds no file whole.
+ * A file whose content the site stores already (`stored`, by hash) or this deploy wrote already
+ * is dropped from the pack while the pack still holds it whole, and points at the stored copy:
+ * bytes are stored once, however many deployments hold them.
  * On any failure the pack is aborted before the error is rethrown.
  */
 export async function receiveDeploy(
@@ -49,10 +58,11 @@ export async function receiveDeploy(
   limits: DeployLimits,
   pack: PackWriter,
   now: number,
+  stored: Promise<ReadonlyMap<string, BlobLocation>> = Promise.resolve(new Map()),
 ): Promise<ReceivedDeploy> {
   try {
-    const received = await readParts(request, limits, pack, now);
-    if (received.files) received.files.packWritten = await pack.finish();
+    const received = await readParts(request, limits, pack, now, stored);
+    if (received.files && !(await pack.finish())) dropOwnPack(received.files, pack.key);
     return received;
   } catch (error) {
     await pack.abort();
@@ -66,13 +76,25 @@ const configurationPart: TextPartRules = {
   notText: () => new Problem('invalid-configuration', 'The configuration is not UTF-8 text.'),
 };
 
+/** The files when the deploy's own pack was not written: it holds none of their bytes. */
+function dropOwnPack(files: ReceivedFiles, key: string): void {
+  if (files.packs[0] !== key) return;
+  files.packs.shift();
+  for (const entry of files.entries) entry.pack = Math.max(0, entry.pack - 1);
+}
+
 async function readParts(
   request: Request,
   limits: DeployLimits,
   pack: PackWriter,
   now: number,
+  stored: Promise<ReadonlyMap<string, BlobLocation>>,
 ): Promise<ReceivedDeploy> {
   const entries: FileEntry[] = [];
+  const packs = [pack.key];
+  const packIndex = (key: string) => (packs.includes(key) ? packs.indexOf(key) : packs.push(key) - 1);
+  /** The bytes this deploy wrote to its pack, by hash. */
+  const written = new Map<string, BlobLocation>();
   const seen = new Set<string>();
   let totalBytes = 0;
   let configuration: HostConfiguration | undefined;
@@ -90,8 +112,11 @@ async function readParts(
         totalBytes += chunk.byteLength;
         checkSiteSize(limits, entries.length + 1, totalBytes);
       },
-      ({ offset, size, hash }) => {
-        entries.push({ path, pack: 0, offset, size, hash, contentType: contentTypeOf(path, part.mediaType), modified: now });
+      async ({ offset, size, hash }) => {
+        const copy = size === 0 ? undefined : (written.get(hash) ?? (await stored).get(hash));
+        const location = copy?.size === size && pack.dropSince(offset) ? copy : { hash, pack: pack.key, offset, size };
+        if (location.pack === pack.key && size > 0) written.set(hash, location);
+        entries.push({ path, pack: packIndex(location.pack), offset: location.offset, size, hash, contentType: contentTypeOf(path, part.mediaType), modified: now });
       },
     );
   };
@@ -116,5 +141,5 @@ async function readParts(
   for (const entry of entries) entry.path = entry.path.slice(strip);
   checkFilesAndFolders(new Set(entries.map((entry) => entry.path)));
   entries.sort(byPath);
-  return { configuration, files: { entries, totalBytes, packWritten: false } };
+  return { configuration, files: { entries, totalBytes, packs, blobs: [...written.values()] } };
 }

@@ -130,15 +130,21 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Deploys `commit` live: a new deployment of its files (or the live ones) and its host options (or the live ones). */
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
-      const { site, record } = await this.#deployment(commit, 'deploy');
+      const { site, record, deployments } = await this.#deployment(commit, 'deploy');
       const next = siteWith(site, record, commit.userId, record.created);
       const { DB } = this.env;
       const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
       const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined);
-      await this.#commitDeployment(record, [...statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])], next, {
-        now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
-        orphans: commit.files ? [commit.files.indexKey, ...commit.files.packs] : [],
-      });
+      await this.#commitDeployment(
+        record,
+        [...statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
+        next,
+        {
+          now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
+          orphans: commit.files ? [commit.files.indexKey, ...ownPacks(commit.files)] : [],
+        },
+        deployments,
+      );
       return result;
     });
   }
@@ -146,25 +152,43 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Stores `commit` as a deployment that is not live, to be previewed and activated later. */
   preview(commit: DeployCommit): Promise<Outcome<DeploymentRecord>> {
     return this.#change(async () => {
-      const { record } = await this.#deployment(commit, 'change');
-      await this.#commitDeployment(record, recordBlobs(this.env.DB, commit.domain, commit.files?.blobs ?? []), undefined, {
-        now: [],
-        orphans: commit.files ? [commit.files.indexKey, ...commit.files.packs] : [],
-      });
+      const { record, deployments } = await this.#deployment(commit, 'change');
+      await this.#commitDeployment(
+        record,
+        recordBlobs(this.env.DB, commit.domain, commit.files?.blobs ?? []),
+        undefined,
+        { now: [], orphans: commit.files ? [commit.files.indexKey, ...ownPacks(commit.files)] : [] },
+        deployments,
+      );
       return record;
     });
   }
 
-  /** The deployment `commit` makes, its files or configuration defaulting to the live ones; `action` is checked first. */
-  async #deployment(commit: DeployCommit, action: 'deploy' | 'change'): Promise<{ site: SiteRecord | null; record: DeploymentRecord }> {
+  /**
+   * The deployment `commit` makes, its files or configuration defaulting to the live ones; `action`
+   * is checked first. With files, the site's deployments are read: 409 when a pack of stored bytes
+   * the deploy reuses is held by none of them any more (collected while it uploaded).
+   */
+  async #deployment(
+    commit: DeployCommit,
+    action: 'deploy' | 'change',
+  ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[] }> {
     const { domain } = commit;
     const site = await this.#load(domain);
     authorize({ userId: commit.userId }, domain, site?.userId ?? null, action);
-    if (commit.files) await this.#claimUpload(domain, commit.files.indexKey, commit.files.packs);
+    let deployments: DeploymentRecord[] | undefined;
+    if (commit.files) {
+      await this.#claimUpload(domain, commit.files.indexKey, ownPacks(commit.files));
+      deployments = await deploymentsOf(this.env.DB, domain);
+      const held = new Set(deployments.flatMap((kept) => kept.packs));
+      if (!commit.files.packs.every((key) => held.has(key) || ownPacks(commit.files!).includes(key))) {
+        throw new Problem('conflict', `Stored bytes this deploy reuses on ${domain} were collected while it uploaded; deploy again.`);
+      }
+    }
     const id = commit.files?.id ?? newDeploymentId();
     const configuration = commit.configuration ?? site?.configuration ?? {};
     const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), commit.files ?? site?.deployment ?? null, configuration);
-    return { site, record };
+    return { site, record, ...(deployments ? { deployments } : {}) };
   }
 
   /**
@@ -509,4 +533,9 @@ export class SiteCoordinator extends DurableObject<Env> {
 /** What records that `next` changed the site's configuration, when it did: a new site adds one ({} when none was sent). */
 function configurationChange(db: D1Database, previous: SiteRecord | null, next: SiteRecord): D1PreparedStatement[] {
   return previous && sameConfiguration(previous.configuration, next.configuration) ? [] : tickConfigurationsClock(db, next.configurationModified, next.domain);
+}
+
+/** The packs a deploy wrote itself: those its new bytes lie in (the others hold stored bytes it reuses). */
+function ownPacks(files: NonNullable<DeployCommit['files']>): string[] {
+  return files.packs.filter((key) => files.blobs.some((blob) => blob.pack === key));
 }

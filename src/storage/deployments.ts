@@ -185,6 +185,12 @@ export async function knownBlobs(db: D1Database, domain: string, hashes: readonl
   return new Map(results.map((blob) => [blob.hash, blob]));
 }
 
+/** Where each content hash the site stores lies: what a multipart deploy need not store again. */
+export async function siteBlobs(db: D1Database, domain: string): Promise<Map<string, BlobLocation>> {
+  const { results } = await db.prepare('SELECT hash, pack, offset, size FROM site_blobs WHERE domain = ?').bind(domain).all<BlobLocation>();
+  return new Map(results.map((blob) => [blob.hash, blob]));
+}
+
 /** Forgets the hashes stored in `packs`, which are being deleted. */
 export function forgetBlobsIn(db: D1Database, domain: string, packs: readonly string[]): D1PreparedStatement {
   return db

@@ -66,6 +66,16 @@ export class PackWriter {
     return this.#filling?.subarray(offset - this.#written, this.#filled) ?? new Uint8Array(0);
   }
 
+  /**
+   * Drops the bytes appended since `offset` (a file whose content is stored already), when the
+   * part being filled still holds them all; false, and nothing dropped, once some are uploaded.
+   */
+  dropSince(offset: number): boolean {
+    if (offset < this.#written || offset > this.size) return false;
+    this.#filled = offset - this.#written;
+    return true;
+  }
+
   /** Copies `bytes` into the pack and returns their offset in it. */
   async append(bytes: Uint8Array): Promise<number> {
     const offset = this.size;

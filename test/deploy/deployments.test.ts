@@ -155,4 +155,53 @@ describe('deployments', () => {
     expect((await list(domain)).deployments.map((deployment) => deployment.source)).toEqual(['configuration', 'deploy']);
     expect(await served(domain)).toBe('three');
   });
+
+  it('stores the bytes of a multipart deploy once: content the site holds, or the deploy sent already, is not stored again', async () => {
+    const domain = 'multipart-reuse.example';
+    await keepDeployments(domain, 20, 30);
+    const kiB = (fill: string) => fill.repeat(1024);
+    const first = await (await deploy(domain, { 'index.html': kiB('a'), 'logo.svg': kiB('b'), 'copy.svg': kiB('b') })).json<DeployResult>();
+    const firstPack = `sites/${domain}/packs/${first.deploymentId}`;
+    // Two files of one content: their bytes are in the pack once.
+    expect((await storedObjects(domain)).get(firstPack)).toBe(2048);
+
+    const before = await storedObjects(domain);
+    const same = await (await deploy(domain, { 'index.html': kiB('a'), 'logo.svg': kiB('b') })).json<DeployResult>();
+    const added = [...(await storedObjects(domain)).keys()].filter((key) => !before.has(key));
+    expect(added).toEqual([`sites/${domain}/deployments/${same.deploymentId}.json`]);
+
+    const changed = await (await deploy(domain, { 'index.html': kiB('c'), 'logo.svg': kiB('b') })).json<DeployResult>();
+    expect((await storedObjects(domain)).get(`sites/${domain}/packs/${changed.deploymentId}`)).toBe(1024);
+    expect(await served(domain, '/index.html')).toBe(kiB('c'));
+    expect(await served(domain, '/logo.svg')).toBe(kiB('b'));
+    expect((await activate(domain, same.deploymentId)).status).toBe(200);
+    expect(await served(domain, '/index.html')).toBe(kiB('a'));
+  });
+
+  it('keeps the bytes a multipart deploy reuses when the deployment that stored them is collected', async () => {
+    const domain = 'multipart-reuse-collect.example';
+    await keepDeployments(domain, 1, 0);
+    const first = await (await deploy(domain, { 'index.html': 'kept bytes' })).json<DeployResult>();
+    await deploy(domain, { 'index.html': 'kept bytes', 'new.html': 'new' });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await runDurableObjectAlarm(coordinatorOf(domain));
+    expect((await authorized(`/v2/sites/${domain}/deployments/${first.deploymentId}`)).status).toBe(404);
+    expect((await storedObjects(domain)).has(`sites/${domain}/packs/${first.deploymentId}`)).toBe(true);
+    expect(await served(domain, '/index.html')).toBe('kept bytes');
+  });
+
+  it('refuses with 409 a deploy whose reused bytes were collected while it uploaded, keeping the live site', async () => {
+    const domain = 'multipart-reuse-race.example';
+    await deploy(domain, { 'index.html': 'live' });
+    // The index the Worker wrote; its one file lies in a pack no deployment holds any more.
+    const indexKey = `sites/${domain}/deployments/reusing.json`;
+    await env.FILES.put(indexKey, '{}');
+    const outcome = await coordinatorOf(domain).deploy({
+      domain,
+      userId: 'github|1',
+      files: { id: 'zzzzzzzzzzzzzzzzzzzz', indexKey, packs: [`sites/${domain}/packs/collected`], fileCount: 1, totalBytes: 4, blobs: [] },
+    });
+    expect(outcome).toMatchObject({ ok: false, problem: { kind: 'conflict', detail: expect.stringContaining('were collected while it uploaded') } });
+    expect(await served(domain)).toBe('live');
+  });
 });

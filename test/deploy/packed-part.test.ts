@@ -33,7 +33,9 @@ describe('packedPart', () => {
     for (const [what, size, chunkSize] of cases) {
       const content = bytes(size, size);
       let stored: PackedBytes | undefined;
-      const part = packedPart(pack, () => {}, (bytes) => (stored = bytes));
+      const part = packedPart(pack, () => {}, (bytes) => {
+        stored = bytes;
+      });
       for (let at = 0; at < size; at += chunkSize) {
         const chunk = content.subarray(at, at + chunkSize);
         scratch.set(chunk);

@@ -64,6 +64,26 @@ describe('PackWriter', () => {
     expect((await env.FILES.list({ prefix: 'test/aborted' })).objects).toEqual([]);
   });
 
+  it('drops the last bytes appended while their part is unsent, not once it is uploaded', async () => {
+    const partSize = 5 * 1024 * 1024;
+    const pack = new PackWriter(env.FILES, 'test/dropped-pack', partSize);
+    const kept = bytes(100, 1);
+    await pack.append(kept);
+    const dropped = await pack.append(bytes(50, 2));
+    expect(pack.dropSince(dropped)).toBe(true);
+    expect(pack.size).toBe(100);
+    const spanning = await pack.append(bytes(partSize, 3));
+    // Its first bytes went out with the first part.
+    expect(pack.dropSince(spanning)).toBe(false);
+    expect(pack.size).toBe(100 + partSize);
+    const last = bytes(10, 4);
+    const lastOffset = await pack.append(last);
+    expect(await pack.finish()).toBe(true);
+    expect((await env.FILES.head('test/dropped-pack'))!.size).toBe(110 + partSize);
+    expect(await readRange('test/dropped-pack', 0, 100)).toEqual(kept);
+    expect(await readRange('test/dropped-pack', lastOffset, 10)).toEqual(last);
+  });
+
   it('writes nothing when nothing was appended', async () => {
     const pack = new PackWriter(env.FILES, 'test/empty-pack');
     await pack.append(new Uint8Array(0));
