@@ -283,7 +283,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     await addStoredLocations(DB, domain, manifest.files, known);
     const missing = missingHashes(manifest.files, known);
     if (missing.length > 0) {
-      throw new Problem('conflict', `The deployment ${id} still lacks the bytes of ${missing.length} files; upload them first.`, {
+      throw new Problem('conflict', `The deployment ${id} still lacks the bytes of ${missing.length} file${missing.length === 1 ? '' : 's'}; upload them first.`, {
         extensions: { missing },
       });
     }
