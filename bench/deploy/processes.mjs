@@ -116,6 +116,22 @@ export async function measureMemory(pids, work) {
   }
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's times: USER_HZ, 100 on every Linux port but Alpha's. */
+const userHz = 100;
+
+/** CPU time a process has used (user and system), in milliseconds; zero once it has ended. */
+export function cpuMsOf(pid) {
+  let stat;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0;
+  }
+  // Fields after "(comm) ": state is the first; utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / userHz;
+}
+
 /** Whether a workerd process is wrangler dev's proxy: the one listening on the port it was given. */
 export function isProxy(pid, port) {
   try {
