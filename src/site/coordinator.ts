@@ -178,10 +178,11 @@ export class SiteCoordinator extends DurableObject<Env> {
     authorize({ userId: commit.userId }, domain, site?.userId ?? null, action);
     let deployments: DeploymentRecord[] | undefined;
     if (commit.files) {
-      await this.#claimUpload(domain, commit.files.indexKey, ownPacks(commit.files));
+      const own = ownPacks(commit.files);
+      await this.#claimUpload(domain, commit.files.indexKey, own);
       deployments = await deploymentsOf(this.env.DB, domain);
-      const held = new Set(deployments.flatMap((kept) => kept.packs));
-      if (!commit.files.packs.every((key) => held.has(key) || ownPacks(commit.files!).includes(key))) {
+      const held = new Set([...own, ...deployments.flatMap((kept) => kept.packs)]);
+      if (!commit.files.packs.every((key) => held.has(key))) {
         throw new Problem('conflict', `Stored bytes this deploy reuses on ${domain} were collected while it uploaded; deploy again.`);
       }
     }
@@ -537,5 +538,6 @@ function configurationChange(db: D1Database, previous: SiteRecord | null, next: 
 
 /** The packs a deploy wrote itself: those its new bytes lie in (the others hold stored bytes it reuses). */
 function ownPacks(files: NonNullable<DeployCommit['files']>): string[] {
-  return files.packs.filter((key) => files.blobs.some((blob) => blob.pack === key));
+  const written = new Set(files.blobs.map((blob) => blob.pack));
+  return files.packs.filter((key) => written.has(key));
 }
