@@ -345,10 +345,12 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => {
       await this.#changeable(domain, userId);
       const { DB } = this.env;
+      const deploymentIds = (await deploymentsOf(DB, domain)).map((deployment) => deployment.id);
       const statements = [deleteSite(DB, domain), deleteDeploymentsOf(DB, domain), forgetBlobsOf(DB, domain), ...tickConfigurationsClock(DB, Date.now())];
       await this.#commits.commit(domain, statements, null, {
         now: [
           { kind: 'delete-site-objects', domain },
+          { kind: 'purge-previews', deploymentIds },
           { kind: 'forget-certificate', domain },
           { kind: 'notify', event: { type: 'site-delete', domain } },
         ],

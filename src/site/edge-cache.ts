@@ -28,16 +28,20 @@ export function defaultLocation(): Cache {
   return caches.default;
 }
 
+/** The most URLs one call of the zone's purge API takes on every plan. */
+const urlsPerPurge = 30;
+
 /**
- * Removes `url` from every location: through the zone's purge API, or locally from the
+ * Removes `urls` from every location: through the zone's purge API, or locally from the
  * default cache and the named caches tests and benches emulate locations with.
  */
-export async function purgeEverywhere(env: Env, url: string): Promise<void> {
+export async function purgeEverywhere(env: Env, urls: readonly string[]): Promise<void> {
   const settings = settingsOf(env).edge;
   if (settings.purge === 'local') {
     const named = await Promise.all(settings.localCaches.map((name) => caches.open(name)));
-    await Promise.all([caches.default, ...named].map((cache) => cache.delete(url)));
+    await Promise.all([caches.default, ...named].flatMap((cache) => urls.map((url) => cache.delete(url))));
     return;
   }
-  await purgeUrls({ zoneId: env.CLOUDFLARE_ZONE_ID ?? '', apiToken: env.CLOUDFLARE_API_TOKEN ?? '' }, [url]);
+  const zone = { zoneId: env.CLOUDFLARE_ZONE_ID ?? '', apiToken: env.CLOUDFLARE_API_TOKEN ?? '' };
+  for (let start = 0; start < urls.length; start += urlsPerPurge) await purgeUrls(zone, urls.slice(start, start + urlsPerPurge));
 }

@@ -15,6 +15,7 @@ import type { KeyedNotification } from '../events/notifications';
 import { log } from '../log';
 import { settingsOf } from '../settings';
 import { deleteObjects, deleteSiteObjects } from '../storage/objects';
+import { edgeKeys, purgeEverywhere } from './edge-cache';
 import { lastSiteChange } from '../storage/sites';
 
 /** The events a change announces on the notifications queue. */
@@ -30,7 +31,9 @@ export type FollowUp =
   | { kind: 'issue-certificate'; domain: string }
   | { kind: 'forget-certificate'; domain: string }
   | { kind: 'delete-objects'; objects: string[] }
-  | { kind: 'delete-site-objects'; domain: string };
+  | { kind: 'delete-site-objects'; domain: string }
+  /** An unpublished site's deployments, whose records locations hold for their preview hosts. */
+  | { kind: 'purge-previews'; deploymentIds: string[] };
 
 /** A change's follow-ups, pending on its commit. */
 export interface PendingChange {
@@ -131,6 +134,10 @@ export class FollowUps {
         return deleteObjects(this.env.FILES, work.objects);
       case 'delete-site-objects':
         return deleteSiteObjects(this.env.FILES, work.domain);
+      case 'purge-previews': {
+        const { edge } = settingsOf(this.env);
+        return purgeEverywhere(this.env, work.deploymentIds.map((id) => edgeKeys.deployment(edge, id)));
+      }
     }
   }
 

@@ -127,7 +127,7 @@ export class LiveRecord {
 /** A failed purge is logged, not thrown: the change is committed, and the record's max-age bounds how long a location serves the one it replaced. */
 async function purge(env: Env, url: string): Promise<void> {
   try {
-    await purgeEverywhere(env, url);
+    await purgeEverywhere(env, [url]);
   } catch (error) {
     log.error('A live record could not be purged; locations may serve the replaced one until it expires', { url, error });
   }

@@ -66,6 +66,19 @@ describe('preview hosts', () => {
     expect(revalidated.headers.get('x-robots-tag')).toBe('noindex');
   });
 
+  it('stop serving a site unpublished, at once, though locations held their records', async () => {
+    const domain = 'preview-unpublished.example';
+    await keepDeployments(domain, 20, 30);
+    const first = await (await deploy(domain, { 'index.html': 'one' })).json<DeployResult>();
+    const second = await (await deploy(domain, { 'index.html': 'two' })).json<DeployResult>();
+    for (const { deploymentId } of [first, second]) expect((await preview(deploymentId)).status).toBe(200);
+    // Wait for the location to store the records the answers read (stored after answering).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' })).status).toBe(200);
+    for (const { deploymentId } of [first, second]) expect((await preview(deploymentId)).status).toBe(404);
+  });
+
   it('cannot be claimed as a site domain', async () => {
     const { env, createExecutionContext } = await import('cloudflare:test');
     const { default: worker } = await import('../../src/index');
