@@ -112,7 +112,11 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   const limits = deployLimits(env);
   const id = newDeploymentId();
   if (!isMultipartFormData(request)) {
-    const body = await readJsonBody(request, 'application/json', { maxBytes: maxManifestBytes(limits), tooLarge: () => manifestTooLarge(limits) });
+    const body = await readJsonBody(request, 'application/json', {
+      maxBytes: maxManifestBytes(limits),
+      tooLarge: () => manifestTooLarge(limits),
+      orAlso: 'multipart/form-data (the manifest part, then blob parts)',
+    });
     const prepared = prepare(limits, body);
     // A preview needs a site, as `?preview=true` does: refused before any upload, not at the finalize.
     if (prepared.finalize === 'preview') authorize({ userId }, domain, owner, 'change');

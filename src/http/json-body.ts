@@ -11,22 +11,24 @@ export function jsonTooLarge(what: string): Problem {
   });
 }
 
-/** How large a body may be, and the 413 past it. */
-export interface JsonBodyLimit {
+/** How large a body may be and the 413 past it; and what else the endpoint takes. */
+export interface JsonBodyOptions {
   maxBytes: number;
   tooLarge: () => Problem;
+  /** Another media type the endpoint takes (read by its caller), named in the 415. */
+  orAlso?: string;
 }
 
-const documentLimit: JsonBodyLimit = { maxBytes: maxJsonBytes, tooLarge: () => jsonTooLarge('The body') };
+const documentOptions: JsonBodyOptions = { maxBytes: maxJsonBytes, tooLarge: () => jsonTooLarge('The body') };
 
 /**
- * Reads a JSON request body of the given media type: 415 for another type, 413 past `limit`
+ * Reads a JSON request body of the given media type: 415 for another type, 413 past `options.maxBytes`
  * (1 MiB unless told; counted while reading), 400 when it is not JSON or nests too deep.
  */
-export async function readJsonBody(request: Request, mediaType: string, limit = documentLimit): Promise<unknown> {
+export async function readJsonBody(request: Request, mediaType: string, options = documentOptions): Promise<unknown> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== mediaType) {
-    throw new Problem('unsupported-media-type', `Send this as ${mediaType}${type ? `, not ${type}` : ''}.`, {
+    throw new Problem('unsupported-media-type', `Send this as ${mediaType}${options.orAlso ? ` or ${options.orAlso}` : ''}${type ? `, not ${type}` : ''}.`, {
       headers: request.method === 'PATCH' ? { 'accept-patch': mediaType } : {},
     });
   }
@@ -34,7 +36,7 @@ export async function readJsonBody(request: Request, mediaType: string, limit = 
   let size = 0;
   for await (const chunk of request.body ?? []) {
     size += chunk.byteLength;
-    if (size > limit.maxBytes) throw limit.tooLarge();
+    if (size > options.maxBytes) throw options.tooLarge();
     chunks.push(chunk);
   }
   return parseJsonText(await new Blob(chunks).text(), 'The body');

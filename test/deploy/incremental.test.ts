@@ -199,6 +199,14 @@ describe('incremental deploys', () => {
     expect(await liveFiles(domain)).toEqual(files);
   });
 
+  it('answers 415 naming both forms for a manifest in neither JSON nor multipart', async () => {
+    const response = await authorized('/v2/sites/incremental-type.example/deployments', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
+    expect(response.status).toBe(415);
+    expect((await problemOf(response)).detail).toBe(
+      'Send this as application/json or multipart/form-data (the manifest part, then blob parts), not text/plain.',
+    );
+  });
+
   it('refuses a manifest that asks for a preview of a domain that is no site yet, before any upload', async () => {
     const domain = 'preview-of-nothing.example';
     const response = await authorized(`/v2/sites/${domain}/deployments`, {
