@@ -487,20 +487,26 @@ export class SiteCoordinator extends DurableObject<Env> {
     const freed = this.#collection(domain, [record, ...others].sort(newestFirst), liveId);
     // The deployment this change takes off the air: a rollback without an id looks for it.
     const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
-    return this.#commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements], live, { ...followUps, later: freed.later });
+    return this.#commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements], live, {
+      ...followUps,
+      now: [...followUps.now, ...freed.now],
+      later: freed.later,
+    });
   }
 
   /**
    * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live:
-   * statements deleting its rows and hashes, for a commit's batch, and the deletion of the objects
+   * statements deleting its rows and hashes, for a commit's batch; the purge of the records
+   * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
-  #collection(domain: string, deployments: DeploymentRecord[], liveId: string | null): { statements: D1PreparedStatement[]; later: FollowUp[] } {
+  #collection(domain: string, deployments: DeploymentRecord[], liveId: string | null): { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[] } {
     const freed = collection(deployments, liveId, keptWindowOf(this.env), Date.now());
-    if (freed.deployments.length === 0) return { statements: [], later: [] };
+    if (freed.deployments.length === 0) return { statements: [], now: [], later: [] };
     const { DB } = this.env;
     return {
       statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs)],
+      now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     };
   }
@@ -525,7 +531,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     const site = await this.#load(domain);
     const deployments = await deploymentsOf(this.env.DB, domain);
     const freed = this.#collection(domain, deployments, site?.liveDeploymentId ?? null);
-    if (freed.statements.length > 0) await this.#commits.commit(domain, freed.statements, undefined, { now: [], later: freed.later });
+    if (freed.statements.length > 0) await this.#commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
     const written = new Set(deployments.map((deployment) => deployment.id));
     const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
     await deleteObjects(this.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));

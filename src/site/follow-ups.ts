@@ -32,7 +32,7 @@ export type FollowUp =
   | { kind: 'forget-certificate'; domain: string }
   | { kind: 'delete-objects'; objects: string[] }
   | { kind: 'delete-site-objects'; domain: string }
-  /** An unpublished site's deployments, whose records locations hold for their preview hosts. */
+  /** Deployments gone (collected, or their site unpublished), whose records locations hold for their preview hosts. */
   | { kind: 'purge-previews'; deploymentIds: string[] };
 
 /** A change's follow-ups, pending on its commit. */

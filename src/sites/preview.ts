@@ -2,8 +2,8 @@
  * A kept deployment served on its own host, `<id>.<PREVIEW_HOSTNAME>`, live or not: a deploy
  * looked at before it goes live, or an old one before a rollback. Previews are never indexed
  * (`X-Robots-Tag: noindex`). A deployment never changes, so its record is kept in the location's
- * cache like a file index; one that is collected stops being served within that entry's max-age,
- * and an unpublish purges those of all the site's deployments (a `purge-previews` follow-up).
+ * cache like a file index: collecting a deployment purges its record everywhere, and an unpublish
+ * those of all the site's deployments (a `purge-previews` follow-up), so a preview stops at once.
  */
 import type { Env } from '../env';
 import { defaultLocation, edgeKeys, liveRecordMaxAgeSeconds } from '../site/edge-cache';

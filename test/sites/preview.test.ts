@@ -79,6 +79,20 @@ describe('preview hosts', () => {
     for (const { deploymentId } of [first, second]) expect((await preview(deploymentId)).status).toBe(404);
   });
 
+  it('stop serving a collected deployment, at once, though locations held its record', async () => {
+    const domain = 'preview-collected.example';
+    await keepDeployments(domain, 2);
+    const first = await (await deploy(domain, { 'index.html': 'one' })).json<DeployResult>();
+    await deploy(domain, { 'index.html': 'two' });
+    expect(await (await preview(first.deploymentId)).text()).toBe('one');
+    // Wait for the location to store the record the answer read (stored after answering).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    // The third deploy leaves the first out of the two kept.
+    await deploy(domain, { 'index.html': 'three' });
+    expect((await preview(first.deploymentId)).status).toBe(404);
+  });
+
   it('cannot be claimed as a site domain', async () => {
     const { env, createExecutionContext } = await import('cloudflare:test');
     const { default: worker } = await import('../../src/index');
