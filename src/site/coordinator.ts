@@ -360,11 +360,16 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** Replaces or merge-patches the host options, validated after merging: a new deployment of the live files with them. */
+  /**
+   * Replaces or merge-patches the host options, validated after merging: a new deployment of the
+   * live files with them. An edit that leaves them as they are changes nothing, so a script that
+   * sets them on every run neither announces a change nor pushes deployments out of the kept window.
+   */
   editConfiguration(domain: string, userId: string, edit: Edit<unknown>): Promise<Outcome<SiteRecord>> {
     return this.#change(async () => {
       const site = await this.#changeable(domain, userId);
       const configuration = checkHostConfiguration('replace' in edit ? edit.replace : applyMergePatch(site.configuration, edit.patch));
+      if (sameConfiguration(site.configuration, configuration)) return site;
       const now = Date.now();
       const record = readyDeployment(domain, newDeploymentId(), userId, 'configuration', now, site.deployment, configuration);
       const next = siteWith(site, record, userId, now);

@@ -408,7 +408,7 @@ describe('live responses match the document', () => {
       expect((await deploy(domain, { 'index.html': 'x' }, undefined, owner)).status).toBe(200);
       await request('PUT', `/v2/sites/${domain}/files/a.txt`, { body: 'a' }, owner, 201);
       await request('DELETE', `/v2/sites/${domain}/files/a.txt`, {}, owner, 200);
-      await request('PUT', `/v2/sites/${domain}/configuration`, { body: '{}', headers: { 'content-type': 'application/json' } }, owner, 200);
+      await request('PUT', `/v2/sites/${domain}/configuration`, { body: '{"fallback":"/index.html"}', headers: { 'content-type': 'application/json' } }, owner, 200);
       await request('DELETE', `/v2/sites/${domain}`, {}, owner, 200);
       await issueCertificate('oa-events-issued.example');
       await failCertificate('oa-events-failed.example');

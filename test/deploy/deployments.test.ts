@@ -58,6 +58,29 @@ describe('deployments', () => {
     expect((await getSite(env.DB, domain))!.liveDeploymentId).toBe(deployments[0]!.id);
   });
 
+  it('makes no deployment of a configuration edit that leaves the host options as they are', async () => {
+    const domain = 'history-same-options.example';
+    await keepDeployments(domain, 20, 30);
+    await deploy(domain, { 'index.html': 'one' }, { fallback: '/index.html' });
+    const edit = (method: 'PUT' | 'PATCH', body: string) =>
+      authorized(`/v2/sites/${domain}/configuration`, {
+        method,
+        headers: { 'content-type': method === 'PUT' ? 'application/json' : 'application/merge-patch+json' },
+        body,
+      });
+    const before = await (await authorized(`/v2/sites/${domain}/configuration`)).json<{ modified: string }>();
+
+    for (const [method, body] of [['PUT', '{"fallback":"/index.html"}'], ['PATCH', '{}'], ['PATCH', '{"fallback":"/index.html"}']] as const) {
+      const answer = await edit(method, body);
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({ domain, modified: before.modified, configuration: { fallback: '/index.html' } });
+    }
+    expect((await list(domain)).deployments.map((deployment) => deployment.source)).toEqual(['deploy']);
+
+    expect((await edit('PATCH', '{"fallback":null}')).status).toBe(200);
+    expect((await list(domain)).deployments.map((deployment) => deployment.source)).toEqual(['configuration', 'deploy']);
+  });
+
   it('pages the list with a cursor', async () => {
     const domain = 'pages.example';
     await keepDeployments(domain, 30, 0);
@@ -143,7 +166,7 @@ describe('deployments', () => {
 
     // A configuration edit shares the third's files: the second falls out, and with it its pack and the first's.
     const before = await storedObjects(domain);
-    await authorized(`/v2/sites/${domain}/configuration`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await authorized(`/v2/sites/${domain}/configuration`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"fallback":"/index.html"}' });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await runDurableObjectAlarm(coordinatorOf(domain));
     const after = await storedObjects(domain);
