@@ -20,6 +20,7 @@ import {
   forgetBlobsIn,
   forgetBlobsOf,
   getDeployment,
+  knownBlobs,
   putDeployment,
   recordBlobs,
 } from '../storage/deployments';
@@ -391,31 +392,50 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** Adds or replaces one file: a new deployment sharing every other file's stored bytes. */
+  /**
+   * Adds or replaces one file: a new deployment sharing every other file's stored bytes. Content
+   * the site stores already is not stored twice: the file points at the stored copy, and the
+   * uploaded pack goes. The same content and type at the same path changes nothing, so a script
+   * that sends every file on every run leaves the history as it is.
+   */
   putFile(domain: string, userId: string, upload: FileUpload): Promise<Outcome<{ created: boolean; entry: FileEntry }>> {
     return this.#change(async () => {
       // Its pack is complete: no unfinished upload is left to abort.
       if (upload.packKey) this.#commits.uploads.forget(upload.packKey);
       const site = await this.#changeable(domain, userId);
       const index = await this.#index(site);
-      const { path } = upload.entry;
+      const { path, hash, size } = upload.entry;
       const previous = index.files.find((file) => file.path === path);
+      if (previous && previous.hash === hash && previous.contentType === upload.entry.contentType) {
+        await this.#dropUnusedPack(upload.packKey);
+        return { created: false, entry: previous };
+      }
       checkFilesAndFolders(new Set([...index.files.map((file) => file.path), path]));
-      const totalBytes = (site.deployment?.totalBytes ?? 0) - (previous?.size ?? 0) + upload.entry.size;
+      const totalBytes = (site.deployment?.totalBytes ?? 0) - (previous?.size ?? 0) + size;
       checkSiteSize(deployLimits(this.env), index.files.length + (previous ? 0 : 1), totalBytes);
+      // Under the lock a hash's row names a pack that a kept deployment holds, and the new one will.
+      const stored = upload.packKey ? (await knownBlobs(this.env.DB, domain, [hash])).get(hash) : undefined;
+      const newPack = stored ? null : upload.packKey;
       const now = Date.now();
-      const next = withFile(index, upload.entry, upload.packKey, newDeploymentId(), now);
-      const { hash, offset, size } = upload.entry;
-      const blobs = upload.packKey ? [{ hash, pack: upload.packKey, offset, size }] : [];
-      await this.#switchFiles(site, userId, 'file-put', next, now, upload.packKey, blobs, {
+      const next = stored
+        ? withFile(index, { ...upload.entry, offset: stored.offset }, stored.pack, newDeploymentId(), now)
+        : withFile(index, upload.entry, newPack, newDeploymentId(), now);
+      const blobs = newPack ? [{ hash, pack: newPack, offset: upload.entry.offset, size }] : [];
+      await this.#switchFiles(site, userId, 'file-put', next, now, newPack, blobs, {
         type: 'files-update',
         domain,
         path,
         change: previous ? 'replaced' : 'added',
         deploymentId: next.deploymentId,
       });
+      if (stored) await this.#dropUnusedPack(upload.packKey);
       return { created: !previous, entry: next.files.find((file) => file.path === path)! };
     });
+  }
+
+  /** Deletes an uploaded pack no deployment names; one left by a failure goes with the site at worst. */
+  async #dropUnusedPack(packKey: string | null): Promise<void> {
+    if (packKey) await deleteObjects(this.env.FILES, [packKey]).catch((error: unknown) => log.error('An unused pack was left behind', { packKey, error }));
   }
 
   deleteFile(domain: string, userId: string, path: string): Promise<Outcome<null>> {

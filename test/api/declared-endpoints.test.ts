@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { getSite } from '../../src/storage/sites';
+import { storedObjects } from '../support/deployments';
 import { liveFiles } from '../support/live-files';
 import { authorized, deploy, problemOf } from '../support/client';
 
@@ -99,6 +100,44 @@ describe('files endpoints', () => {
     // The first deploy's pack is still the one holding about.html: no copy was made.
     expect(after.packs).toContain(before.packs[0]);
     expect(after.fileCount).toBe(3);
+  });
+
+  it('stores content the site holds once: a file PUT of it points at the stored copy', async () => {
+    const domain = 'files-put-stored.example';
+    await deploy(domain, { 'index.html': 'home', 'a/about.html': 'about us' });
+    const before = await storedObjects(domain);
+    const copied = await authorized(`/v2/sites/${domain}/files/b/about.html`, { method: 'PUT', body: 'about us' });
+    expect(copied.status).toBe(201);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'home', 'a/about.html': 'about us', 'b/about.html': 'about us' });
+    // One object more: the new deployment's index, and no pack.
+    const site = (await getSite(env.DB, domain))!.deployment!;
+    const after = await storedObjects(domain);
+    expect([...after.keys()].filter((key) => !before.has(key))).toEqual([site.indexKey]);
+    expect(site.packs).toHaveLength(1);
+  });
+
+  it('changes nothing for the same content and type at the same path: 200, the stored entry', async () => {
+    const domain = 'files-put-same.example';
+    await deploy(domain, { 'index.html': 'home' });
+    // A name without an extension is served with the type its upload declared.
+    const put = (type: string) => authorized(`/v2/sites/${domain}/files/NOTICE`, { method: 'PUT', body: 'notice', headers: { 'content-type': type } });
+    const first = await put('text/plain');
+    expect(first.status).toBe(201);
+    const entry = await first.json();
+    const live = (await getSite(env.DB, domain))!.deployment!.id;
+    const objects = await storedObjects(domain);
+
+    const again = await put('text/plain');
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(entry);
+    expect((await getSite(env.DB, domain))!.deployment!.id).toBe(live);
+    expect(await storedObjects(domain)).toEqual(objects);
+
+    // Another type is a change.
+    const retyped = await put('text/markdown');
+    expect(retyped.status).toBe(200);
+    expect(await retyped.json()).toMatchObject({ contentType: 'text/markdown; charset=utf-8' });
+    expect((await getSite(env.DB, domain))!.deployment!.id).not.toBe(live);
   });
 
   it('deletes a file (200, empty body) and answers 404 for a missing one', async () => {
