@@ -417,9 +417,8 @@ export class SiteCoordinator extends DurableObject<Env> {
       const stored = upload.packKey ? (await knownBlobs(this.env.DB, domain, [hash])).get(hash) : undefined;
       const newPack = stored ? null : upload.packKey;
       const now = Date.now();
-      const next = stored
-        ? withFile(index, { ...upload.entry, offset: stored.offset }, stored.pack, newDeploymentId(), now)
-        : withFile(index, upload.entry, newPack, newDeploymentId(), now);
+      const entry = stored ? { ...upload.entry, offset: stored.offset } : upload.entry;
+      const next = withFile(index, entry, stored?.pack ?? newPack, newDeploymentId(), now);
       const blobs = newPack ? [{ hash, pack: newPack, offset: upload.entry.offset, size }] : [];
       await this.#switchFiles(site, userId, 'file-put', next, now, newPack, blobs, {
         type: 'files-update',
