@@ -244,7 +244,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
-      return this.#commitManifest(site, { domain, userId, deploymentId: id, content: { manifest }, preview }, [dropManifest]);
+      return this.#commitManifest(site, { domain, userId, deploymentId: id, content: { manifest }, preview }, [dropManifest], uploading.packs);
     });
   }
 
@@ -256,12 +256,17 @@ export class SiteCoordinator extends DurableObject<Env> {
       authorize({ userId }, domain, site?.userId ?? null, commit.preview ? 'change' : 'deploy');
       // A pack the Worker stored must still be there; one it hands over is written with the index.
       if (upload && !upload.bytes) await this.#claimUpload(domain, upload.pack, [upload.pack]);
-      return this.#commitManifest(site, commit, []);
+      return this.#commitManifest(site, commit, [], upload ? [upload.pack] : []);
     });
   }
 
-  /** Makes `commit.manifest` a ready deployment, live unless a preview; 409 while bytes are missing. */
-  async #commitManifest(site: SiteRecord | null, commit: ManifestCommit, followUps: FollowUp[]): Promise<DeployResult | DeploymentRecord> {
+  /**
+   * Makes `commit.manifest` a ready deployment, live unless a preview; 409 while bytes are missing.
+   * The deployment keeps every pack it `uploaded`, though its index may read their bytes from
+   * another copy (the site's hashes point at the newest, which a concurrent deploy may have
+   * uploaded again): nothing else names them, and its collection frees them.
+   */
+  async #commitManifest(site: SiteRecord | null, commit: ManifestCommit, followUps: FollowUp[], uploaded: readonly string[]): Promise<DeployResult | DeploymentRecord> {
     const { domain, userId, deploymentId: id, content, upload } = commit;
     const { DB, FILES } = this.env;
     // The site's deployments: the kept window at the commit is drawn from them, and a patch's base
@@ -300,7 +305,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       upload?.bytes && FILES.put(upload.pack, upload.bytes),
     ]);
     if (speculative) await this.#vouchFor(domain, speculative.id, kept, [indexKey, ...(upload?.bytes ? [upload.pack] : [])]);
-    const files = { indexKey, packs: index.packs, fileCount: index.files.length, totalBytes };
+    const files = { indexKey, packs: [...new Set([...index.packs, ...uploaded])], fileCount: index.files.length, totalBytes };
     const configuration = manifest.configuration ?? site?.configuration ?? {};
     const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration);
     const orphans = [indexKey, ...(upload ? [upload.pack] : [])];

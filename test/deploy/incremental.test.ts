@@ -1,11 +1,12 @@
-import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import type { Deployment, DeployResult } from '../../src/common/api-types';
 import type { SiteCoordinator } from '../../src/site/coordinator';
 import { authorized, deploy, problemOf, token } from '../support/client';
-import { sha256Hex, storedObjects } from '../support/deployments';
+import { coordinatorOf, keepDeployments, sha256Hex, storedObjects } from '../support/deployments';
+import { getSite } from '../../src/storage/sites';
 import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
 import { CallCounter, metered } from '../support/metered';
@@ -124,6 +125,25 @@ describe('incremental deploys', () => {
     expect((await sendBlobs(domain, pending.id, await blobForm([files['big.bin']]))).status).toBe(200);
     expect((await finalize(domain, pending.id)).status).toBe(200);
     expect(await liveFiles(domain)).toEqual(files);
+  });
+
+  it('collects every pack a deployment uploaded, also one whose bytes a concurrent deploy uploaded again', async () => {
+    const domain = 'incremental-twice.example';
+    await keepDeployments(domain, 1);
+    await deploy(domain, { 'index.html': 'home' });
+    const files = await manifestOf({ 'index.html': 'home', 'shared.txt': 'shared' });
+    const first = await (await begin(domain, files)).json<Deployment>();
+    const second = await (await begin(domain, files)).json<Deployment>();
+    // The second upload of the same bytes is where the site finds them next: the first's index does not use its own pack.
+    for (const { id } of [first, second]) expect((await sendBlobs(domain, id, await blobForm(['shared']))).status).toBe(200);
+    for (const { id } of [first, second]) expect((await finalize(domain, id)).status).toBe(200);
+
+    // Both fall out of the kept window of one; their objects go after the grace period.
+    await deploy(domain, { 'index.html': 'last' });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await runDurableObjectAlarm(coordinatorOf(domain));
+    const packs = [...(await storedObjects(domain)).keys()].filter((key) => key.startsWith(`sites/${domain}/packs/`));
+    expect(packs).toEqual([(await getSite(env.DB, domain))!.deployment!.packs[0]]);
   });
 
   it('finalizes a preview without making it live', async () => {
