@@ -2,6 +2,7 @@
  * The coordinator's pure helpers for deployments: the record a change makes, the answer of a
  * change that goes live, and the index an incremental deploy's manifest resolves to.
  */
+import equal from 'fast-deep-equal';
 import { contentTypeOf } from '../deploy/content-type';
 import { emptyHash, hashToHex, type Manifest, type ManifestFile } from '../deploy/manifest';
 import type { Env } from '../env';
@@ -53,8 +54,9 @@ function liveFilesOf(record: DeploymentRecord): Deployment | null {
   return { id, created, indexKey, packs, fileCount, totalBytes };
 }
 
+/** Whether two host options are the same, whatever the order of their members. */
 export function sameConfiguration(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return equal(a, b);
 }
 
 /** The order deployments are listed and kept in: newest first, ties by id. */

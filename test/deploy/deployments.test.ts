@@ -61,7 +61,8 @@ describe('deployments', () => {
   it('makes no deployment of a configuration edit that leaves the host options as they are', async () => {
     const domain = 'history-same-options.example';
     await keepDeployments(domain, 20, 30);
-    await deploy(domain, { 'index.html': 'one' }, { fallback: '/index.html' });
+    const stored = { fallback: '/index.html', directories: { trailingSlash: 'never', resolve: true }, headers: [{ uri: '/{+path}', fields: { 'x-a': ['1', '2'] } }] };
+    await deploy(domain, { 'index.html': 'one' }, stored);
     const edit = (method: 'PUT' | 'PATCH', body: string) =>
       authorized(`/v2/sites/${domain}/configuration`, {
         method,
@@ -70,10 +71,17 @@ describe('deployments', () => {
       });
     const before = await (await authorized(`/v2/sites/${domain}/configuration`)).json<{ modified: string }>();
 
-    for (const [method, body] of [['PUT', '{"fallback":"/index.html"}'], ['PATCH', '{}'], ['PATCH', '{"fallback":"/index.html"}']] as const) {
+    const same = [
+      ['PUT', JSON.stringify(stored)],
+      // The same members in another order, at every depth.
+      ['PUT', '{"headers":[{"fields":{"x-a":["1","2"]},"uri":"/{+path}"}],"directories":{"resolve":true,"trailingSlash":"never"},"fallback":"/index.html"}'],
+      ['PATCH', '{}'],
+      ['PATCH', '{"fallback":"/index.html","redirects":null}'],
+    ] as const;
+    for (const [method, body] of same) {
       const answer = await edit(method, body);
       expect(answer.status).toBe(200);
-      expect(await answer.json()).toEqual({ domain, modified: before.modified, configuration: { fallback: '/index.html' } });
+      expect(await answer.json()).toEqual({ domain, modified: before.modified, configuration: stored });
     }
     expect((await list(domain)).deployments.map((deployment) => deployment.source)).toEqual(['deploy']);
 
