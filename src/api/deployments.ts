@@ -94,8 +94,11 @@ resource(deployments, '/v2/sites/:domain/deployments/:id', {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);
       const [site, record] = await Promise.all([siteCoordinator(c.env, domain).current(domain), getDeployment(c.env.DB, domain, id)]);
-      // A first deploy's deployment exists before its site does: its creator may read it, to resume the upload.
-      authorize(c.get('principal'), domain, site?.userId ?? record?.createdBy ?? null, 'read');
+      // A first deploy's deployment exists before its site does: its creator may read it, to resume
+      // the upload. To anyone else the domain is not hosted (404), as for every other read.
+      const principal = c.get('principal');
+      const creator = record?.createdBy === principal.userId ? record.createdBy : null;
+      authorize(principal, domain, site?.userId ?? creator, 'read');
       if (!record) throw deploymentNotFound(domain, id);
       const missing = record.state === 'uploading' ? await stillMissing(c.env, record) : undefined;
       return c.json(deploymentView(c, record, site?.liveDeploymentId ?? null, missing));

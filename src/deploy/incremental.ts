@@ -251,6 +251,8 @@ async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<
  */
 export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
+  // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here.
+  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'deploy');
   const record = await uploadingDeployment(env.DB, domain, id, userId);
   const limits = deployLimits(env);
   checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');
@@ -344,11 +346,17 @@ async function keepReceived(
     await pack.abort();
     throw error;
   }
-  await siteCoordinator(env, upload.domain).addBlobs({
-    domain: upload.domain,
-    userId: upload.userId,
-    deploymentId: upload.id,
-    pack: pack.key,
-    blobs: received,
-  });
+  try {
+    await siteCoordinator(env, upload.domain).addBlobs({
+      domain: upload.domain,
+      userId: upload.userId,
+      deploymentId: upload.id,
+      pack: pack.key,
+      blobs: received,
+    });
+  } catch (error) {
+    // As in deploySite: only a refusal is known to leave the pack unused.
+    if (error instanceof Problem) await deleteObjects(env.FILES, [pack.key]);
+    throw error;
+  }
 }

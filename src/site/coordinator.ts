@@ -225,6 +225,8 @@ export class SiteCoordinator extends DurableObject<Env> {
   addBlobs(upload: BlobUpload): Promise<Outcome<null>> {
     return this.#change(async () => {
       const { domain, pack } = upload;
+      const site = await this.#load(domain);
+      authorize({ userId: upload.userId }, domain, site?.userId ?? null, 'deploy');
       const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, upload.userId);
       await this.#claimUpload(domain, pack, [pack]);
       // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.

@@ -6,6 +6,7 @@ import type { Deployment, DeployResult } from '../../src/common/api-types';
 import type { SiteCoordinator } from '../../src/site/coordinator';
 import { authorized, deploy, problemOf, token } from '../support/client';
 import { coordinatorOf, keepDeployments, sha256Hex, storedObjects } from '../support/deployments';
+import { siteCoordinator } from '../../src/site/client';
 import { getSite } from '../../src/storage/sites';
 import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
@@ -54,8 +55,27 @@ describe('incremental deploys', () => {
     const asked = await authorized(`/v2/sites/${domain}/deployments/${begun.id}`);
     expect(asked.status).toBe(200);
     expect(await asked.json()).toMatchObject({ id: begun.id, state: 'uploading', missing: [await sha256Hex('first')] });
+    // To anyone else the domain is not hosted, as for every read: nothing says the deployment exists.
     const stranger = await authorized(`/v2/sites/${domain}/deployments/${begun.id}`, {}, { user: 'github|2' });
-    expect(stranger.status).toBe(403);
+    expect(stranger.status).toBe(404);
+    expect(await problemOf(stranger)).toMatchObject({ type: '/problems/site-not-found' });
+  });
+
+  it('refuses blobs, with 403 and storing nothing, for a deploy begun before another user claimed the domain', async () => {
+    const domain = 'first-claimed.example';
+    const begun = await (await begin(domain, await manifestOf({ 'index.html': 'mine', 'guess.html': 'theirs' }))).json<Deployment>();
+    expect((await deploy(domain, { 'index.html': 'theirs' }, undefined, { user: 'github|2' })).status).toBe(200);
+    const before = await storedObjects(domain);
+
+    const sent = await sendBlobs(domain, begun.id, await blobForm(['mine']));
+    expect(sent.status).toBe(403);
+    // The answer says nothing of what the other user's site stores.
+    expect(await problemOf(sent)).not.toHaveProperty('missing');
+    expect(await storedObjects(domain)).toEqual(before);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'theirs' });
+    // The coordinator checks again, for a claim that lands while the blobs upload.
+    const recorded = siteCoordinator(env, domain).addBlobs({ domain, userId: 'github|1', deploymentId: begun.id, pack: `sites/${domain}/packs/late`, blobs: [] });
+    await expect(recorded).rejects.toMatchObject({ status: 403 });
   });
 
   it('refuses a blob whose bytes do not hash to its name with 400, storing nothing of it', async () => {
