@@ -235,9 +235,26 @@ describe('the dashboard', () => {
 
     await withExtra.getByRole('button', { name: `Make deployment ${id} live` }).click();
     await page.locator('dialog[open]').getByRole('button', { name: 'Make live' }).click();
+    // The activation's answer, which comes once every location serves it (the list, reloaded by
+    // an event meanwhile, may show it live a moment before).
+    await expect.poll(() => page.getByRole('status').allTextContents()).toContain(`Deployment ${id} is live on ${domain}.`);
     await expect.poll(() => page.locator(`#deployments tr[data-deployment="${id}"]`).getAttribute('data-live')).toBe('true');
     expect(await page.locator('#deployments tr[data-live]').count()).toBe(1);
     expect(await getFromSite(service, domain, '/js/app/extra.txt')).toEqual({ status: 200, body: 'one more file\n' });
+
+    // A change made elsewhere (here, a configuration edit through the API) shows in the list as its event arrives.
+    await expect.poll(() => page.locator('#events').textContent()).toContain('site-deploy');
+    const setConfiguration = (configuration: unknown) =>
+      fetch(`${service.origin}/v2/sites/${domain}/configuration`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(configuration),
+      });
+    expect((await setConfiguration({ headers: [{ fields: { 'x-edited': 'elsewhere' } }] })).status).toBe(200);
+    await expect.poll(() => rows.first().locator('td[data-label=Source]').textContent()).toBe('configuration');
+    expect(await rows.first().getAttribute('data-live')).toBe('true');
+    expect(await page.locator('#deployments tr[data-live]').count()).toBe(1);
+    expect((await setConfiguration({})).status).toBe(200);
   });
 
   it('refuses an invalid configuration in the page, at the pointer of the error, and saves a valid one', async () => {

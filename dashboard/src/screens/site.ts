@@ -76,7 +76,8 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     eventList.prepend(h('li', {}, h('strong', {}, event.type), ' ', timeElement(new Date().toISOString()), facts && h('div', { class: 'hint' }, facts)));
     while (eventList.children.length > SHOWN_EVENTS) eventList.lastElementChild?.remove();
     loadInfo();
-    if (event.type === 'site-deploy') deployments.reload();
+    // Deploys, rollbacks, file and configuration edits: each names the deployment it made live.
+    if ('deploymentId' in event.data) deployments.reload();
   }
 
   loadInfo();
