@@ -10,6 +10,7 @@ import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { type DeploymentRecord, siteBlobs } from '../storage/deployments';
 import { getSiteOwner } from '../storage/sites';
 import type { DeployResult } from '../common/api-types';
+import { handOver } from './hand-over';
 import { deployLimits } from './limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
 
@@ -56,14 +57,6 @@ export async function deploySite(env: Env, request: Request, domain: string, use
     await deleteObjects(env.FILES, written);
     throw error;
   }
-  // Only a refusal is known to leave the site as it was. When the call throws, the switch may
-  // have happened before the failure (a notification that could not be sent, say): the objects
-  // are kept, since they may be the live site's, and are deleted with the site at worst.
-  try {
-    const coordinator = siteCoordinator(env, domain);
-    return await (preview ? coordinator.preview(commit) : coordinator.deploy(commit));
-  } catch (error) {
-    if (error instanceof Problem) await deleteObjects(env.FILES, written);
-    throw error;
-  }
+  const coordinator = siteCoordinator(env, domain);
+  return handOver<DeployResult | DeploymentRecord>(env, written, () => (preview ? coordinator.preview(commit) : coordinator.deploy(commit)));
 }

@@ -23,6 +23,7 @@ import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
 import { getSiteOwner } from '../storage/sites';
+import { handOver } from './hand-over';
 import { type DeployLimits, checkContentLength, deployLimits } from './limits';
 import {
   type Finalize,
@@ -181,7 +182,7 @@ async function settle(
   const { content, finalize, known } = prepared;
   if (commitsAtOnce(prepared)) {
     const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview' };
-    const done = await handOver(env, upload, () => siteCoordinator(env, domain).deployManifest(commit));
+    const done = await handOver(env, storedPack(upload), () => siteCoordinator(env, domain).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
   }
   let manifest: Manifest;
@@ -199,7 +200,7 @@ async function settle(
     if (upload) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
     throw error;
   }
-  if (upload) await handOver(env, upload, () => siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload }));
+  if (upload) await handOver(env, storedPack(upload), () => siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload }));
   return { state: 'uploading', record, missing: missingHashes(manifest.files, known) };
 }
 
@@ -221,18 +222,9 @@ function uploadingRecord(domain: string, userId: string, id: string, manifest: M
   };
 }
 
-/**
- * Has the coordinator take `upload`'s pack into a change. Only a refusal is known to leave it
- * unrecorded, and then it is discarded; when the call throws otherwise the change may have
- * happened, and the pack is kept (collected with its deployment, or the site, at worst).
- */
-async function handOver<T>(env: Env, upload: PackUpload | undefined, change: () => Promise<T>): Promise<T> {
-  try {
-    return await change();
-  } catch (error) {
-    if (upload && !upload.bytes && error instanceof Problem) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
-    throw error;
-  }
+/** The pack `upload` stored itself, for `handOver` (one whose bytes go with the change is written by the coordinator). */
+function storedPack(upload: PackUpload | undefined): string[] {
+  return upload && !upload.bytes ? [upload.pack] : [];
 }
 
 /** What `record` still lacks. */
@@ -346,17 +338,13 @@ async function keepReceived(
     await pack.abort();
     throw error;
   }
-  try {
-    await siteCoordinator(env, upload.domain).addBlobs({
+  await handOver(env, [pack.key], () =>
+    siteCoordinator(env, upload.domain).addBlobs({
       domain: upload.domain,
       userId: upload.userId,
       deploymentId: upload.id,
       pack: pack.key,
       blobs: received,
-    });
-  } catch (error) {
-    // As in deploySite: only a refusal is known to leave the pack unused.
-    if (error instanceof Problem) await deleteObjects(env.FILES, [pack.key]);
-    throw error;
-  }
+    }),
+  );
 }

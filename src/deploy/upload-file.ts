@@ -6,10 +6,10 @@ import { siteCoordinator, uploadRecord } from '../site/client';
 import type { FileUpload } from '../site/changes';
 import { checkFileSize } from '../site/file-rules';
 import { type FileEntry, keys } from '../storage/file-index';
-import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
 import { contentTypeOf } from './content-type';
+import { handOver } from './hand-over';
 import { deployLimits } from './limits';
 
 /**
@@ -62,11 +62,5 @@ export async function uploadFile(
     },
     packKey: written ? pack.key : null,
   };
-  // As in deploySite: only a refusal is known to leave the pack unused.
-  try {
-    return await siteCoordinator(env, domain).putFile(domain, userId, upload);
-  } catch (error) {
-    if (error instanceof Problem && written) await deleteObjects(env.FILES, [pack.key]);
-    throw error;
-  }
+  return handOver(env, written ? [pack.key] : [], () => siteCoordinator(env, domain).putFile(domain, userId, upload));
 }
