@@ -92,7 +92,10 @@ async function readParts(
 ): Promise<ReceivedDeploy> {
   const entries: FileEntry[] = [];
   const packs = [pack.key];
-  const packIndex = (key: string) => (packs.includes(key) ? packs.indexOf(key) : packs.push(key) - 1);
+  const packIndex = (key: string) => {
+    const at = packs.indexOf(key);
+    return at >= 0 ? at : packs.push(key) - 1;
+  };
   /** The bytes this deploy wrote to its pack, by hash. */
   const written = new Map<string, BlobLocation>();
   const seen = new Set<string>();

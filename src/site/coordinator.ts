@@ -190,7 +190,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     const id = commit.files?.id ?? newDeploymentId();
     const configuration = commit.configuration ?? site?.configuration ?? {};
     const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), commit.files ?? site?.deployment ?? null, configuration);
-    return { site, record, ...(deployments ? { deployments } : {}) };
+    return { site, record, deployments };
   }
 
   /**

@@ -111,9 +111,8 @@ export async function readFileIndex(bucket: R2Bucket, key: string): Promise<File
 
 /** A new index with `entry` added or replacing the file at its path; `entry.pack` indexes `packKey`. */
 export function withFile(index: FileIndex, entry: Omit<FileEntry, 'pack'>, packKey: string | null, deploymentId: string, now: number): FileIndex {
-  const held = packKey === null ? -1 : index.packs.indexOf(packKey);
-  const packs = packKey === null || held >= 0 ? [...index.packs] : [...index.packs, packKey];
-  const added: FileEntry = { ...entry, pack: packKey === null ? -1 : held >= 0 ? held : packs.length - 1 };
+  const packs = packKey === null || index.packs.includes(packKey) ? [...index.packs] : [...index.packs, packKey];
+  const added: FileEntry = { ...entry, pack: packKey === null ? -1 : packs.indexOf(packKey) };
   const files = index.files.filter((file) => file.path !== entry.path);
   files.push(added);
   files.sort(byPath);
