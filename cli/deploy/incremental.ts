@@ -35,7 +35,7 @@ export type DeploymentFiles = readonly HashedLocalFile[] | { base: string; files
  * (nothing is dropped from a patch's paths); the host options if any, and `finalize`.
  */
 function manifest(content: DeploymentFiles, configuration: unknown, finalize: Finalize): object {
-  const files = 'base' in content ? content : { files: manifestOf(content.map((file) => ({ ...file, path: `${uploadFolder}/${file.path}` }))) };
+  const files = 'base' in content ? content : manifestOf(content.map((file) => ({ ...file, path: `${uploadFolder}/${file.path}` })));
   return { ...files, ...(configuration === undefined ? {} : { configuration }), finalize };
 }
 

@@ -53,7 +53,7 @@ export async function deployFolder(
   const hashed: HashedSelection[] = await hashFiles(files, async ({ file }) => sha256Hex(await file.arrayBuffer()), 2);
   signal.throwIfAborted();
   // With "finalize", a folder the service holds entirely goes live in this one request.
-  const body = { files: manifestOf(hashed), ...(configuration === undefined ? {} : { configuration }), finalize: 'live' };
+  const body = { ...manifestOf(hashed), ...(configuration === undefined ? {} : { configuration }), finalize: 'live' };
   const begun = await request<PendingDeployment | DeployResult>('POST', sitePath(domain, '/deployments'), { json: body });
   const totalBytes = hashed.reduce((sum, file) => sum + file.size, 0);
   if ('type' in begun) {

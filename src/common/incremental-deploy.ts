@@ -45,9 +45,19 @@ export async function hashFiles<F extends { path: string; size: number }>(
   return hashed;
 }
 
-/** The manifest of `POST .../deployments`: path → hash. */
-export function manifestOf(files: readonly HashedFile[]): Record<string, string> {
-  return Object.fromEntries(files.map((file) => [file.path, file.hash]));
+/** What a manifest of `POST .../deployments` says of its files. */
+export interface ManifestFiles {
+  /** Path → hash. */
+  files: Record<string, string>;
+  /** Hash → size: the service refuses a folder over its limits before any byte is uploaded. */
+  sizes: Record<string, number>;
+}
+
+export function manifestOf(files: readonly HashedFile[]): ManifestFiles {
+  return {
+    files: Object.fromEntries(files.map((file) => [file.path, file.hash])),
+    sizes: Object.fromEntries(files.map((file) => [file.hash, file.size])),
+  };
 }
 
 /** What to send for `missing`: one file per missing hash (files with equal content are sent once). */

@@ -55,9 +55,12 @@ export interface Uploading {
 /** What a manifest request made: a deployment still uploading, or, finalized at once, the deploy result or the preview. */
 export type Begun = ({ state: 'uploading' } & Uploading) | { state: 'live'; result: DeployResult } | { state: 'preview'; record: DeploymentRecord };
 
-/** Bytes of the manifest's files whose content is stored, counting a hash once per path that holds it. */
-function knownBytes(files: readonly ManifestFile[], known: ReadonlyMap<string, BlobLocation>): number {
-  return files.reduce((sum, file) => sum + (known.get(file.hash)?.size ?? 0), 0);
+/**
+ * Bytes of the manifest's files whose content is stored, counting a hash once per path that holds
+ * it; with `declared`, the sizes the client declares of the rest too.
+ */
+function knownBytes(files: readonly ManifestFile[], known: ReadonlyMap<string, BlobLocation>, declared: ReadonlyMap<string, number> = new Map()): number {
+  return files.reduce((sum, file) => sum + (known.get(file.hash)?.size ?? declared.get(file.hash) ?? 0), 0);
 }
 
 /**
@@ -68,13 +71,15 @@ interface Prepared {
   content: ManifestContent;
   finalize?: Finalize;
   known: Map<string, BlobLocation>;
+  /** The sizes the client declares of content the site may lack. */
+  sizes: ReadonlyMap<string, number>;
 }
 
 function prepare(limits: DeployLimits, body: unknown): Prepared {
-  const { finalize, ...content } = checkManifest(body, limits);
+  const { finalize, sizes, ...content } = checkManifest(body, limits);
   const { configuration } = 'patch' in content ? content.patch : content.manifest;
   if (configuration && JSON.stringify(configuration).length > maxJsonBytes) throw jsonTooLarge('The configuration');
-  return { content, known: new Map(), ...(finalize ? { finalize } : {}) };
+  return { content, known: new Map(), sizes, ...(finalize ? { finalize } : {}) };
 }
 
 /**
@@ -83,20 +88,26 @@ function prepare(limits: DeployLimits, body: unknown): Prepared {
  * size (a patch's is checked once it is resolved).
  */
 async function complete(env: Env, domain: string, limits: DeployLimits, prepared: Prepared, received: readonly BlobLocation[] = []): Promise<Prepared> {
-  const { content, known } = prepared;
+  const { content, known, sizes } = prepared;
   for (const blob of received) known.set(blob.hash, blob);
   await addStoredLocations(env.DB, domain, filesNamed(content), known);
-  if ('manifest' in content) checkSiteSize(limits, content.manifest.files.length, knownBytes(content.manifest.files, known));
+  if ('manifest' in content) checkSiteSize(limits, content.manifest.files.length, knownBytes(content.manifest.files, known, sizes));
   return prepared;
 }
 
 /** The whole manifest a patch makes of its base, to be stored, with where the base's bytes lie added to `known`. */
-async function resolvePatch(env: Env, domain: string, limits: DeployLimits, patch: ManifestPatch, known: Map<string, BlobLocation>): Promise<Manifest> {
+async function resolvePatch(
+  env: Env,
+  domain: string,
+  limits: DeployLimits,
+  patch: ManifestPatch,
+  { known, sizes }: Pick<Prepared, 'known' | 'sizes'>,
+): Promise<Manifest> {
   const base = await baseIndex(domain, patch.base, await getDeployment(env.DB, domain, patch.base), (key) => readFileIndex(env.FILES, key));
   const manifest = patchedManifest(base, patch, limits);
   // The request's own blobs and stored ones already known stay: a hash stored again points at its newest copy.
   addBaseLocations(base, known);
-  checkSiteSize(limits, manifest.files.length, knownBytes(manifest.files, known));
+  checkSiteSize(limits, manifest.files.length, knownBytes(manifest.files, known, sizes));
   return manifest;
 }
 
@@ -189,7 +200,7 @@ async function settle(
   let record: DeploymentRecord;
   try {
     // Stored, a patch is the whole manifest it makes of its base: finalizing it reads no base.
-    manifest = 'patch' in content ? await resolvePatch(env, domain, begin.limits, content.patch, known) : content.manifest;
+    manifest = 'patch' in content ? await resolvePatch(env, domain, begin.limits, content.patch, prepared) : content.manifest;
     record = uploadingRecord(domain, userId, id, manifest);
     // Before anything is stored: whatever this request leaves unfinished, the coordinator collects at its deadline.
     await siteCoordinator(env, domain).beginIncremental(domain, id, record.created);

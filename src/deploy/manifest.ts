@@ -50,13 +50,18 @@ export function isSha256Hex(name: string): boolean {
   return sha256Hex.test(name);
 }
 
+/** A `files` entry's bytes beside its path: `"":"<hash>",`. */
+const fileEntryBytes = 72;
+/** A `sizes` entry: `"<hash>":<up to 16 digits>,`. */
+const sizeEntryBytes = 88;
+
 /**
  * The largest manifest body within the limits: MAX_FILES entries of the longest path and a hash
- * (JSON-escaped at most six bytes per byte of path), and host options. Checked while reading, so
- * no body is held whole past it.
+ * (JSON-escaped at most six bytes per byte of path), as many sizes, and host options. Checked
+ * while reading, so no body is held whole past it.
  */
 export function maxManifestBytes(limits: DeployLimits): number {
-  return limits.maxFiles * (6 * maxPathBytes + 72) + maxJsonBytes;
+  return limits.maxFiles * (6 * maxPathBytes + fileEntryBytes + sizeEntryBytes) + maxJsonBytes;
 }
 
 /** 413 for a manifest body over `maxManifestBytes`. */
@@ -86,8 +91,12 @@ export interface ManifestPatch {
 /** What a deployment is made of: a whole manifest, or a patch of a kept deployment's files. */
 export type ManifestContent = { manifest: Manifest } | { patch: ManifestPatch };
 
-/** A manifest (or a patch), and whether to finalize its deployment in the same request when the service lacks no bytes. */
-export type ManifestRequest = ManifestContent & { finalize?: Finalize };
+/**
+ * A manifest (or a patch); whether to finalize its deployment in the same request when the
+ * service lacks no bytes; and the sizes the client declares of the content it will upload
+ * (SHA-256 base64url → bytes), so that a deploy over the limits is refused before its upload.
+ */
+export type ManifestRequest = ManifestContent & { finalize?: Finalize; sizes: ReadonlyMap<string, number> };
 
 /** The files of `content` whose bytes a deploy must have: all of a manifest's, or those a patch adds. */
 export function filesNamed(content: ManifestContent): ManifestFile[] {
@@ -97,12 +106,17 @@ export function filesNamed(content: ManifestContent): ManifestFile[] {
   return added;
 }
 
-/** Checks a manifest body: 400 naming what is wrong, 413 past MAX_FILES. */
+/**
+ * Checks a manifest body: 400 naming what is wrong, 413 past MAX_FILES, or when a declared size
+ * is over MAX_FILE_BYTES.
+ */
 export function checkManifest(body: unknown, limits: DeployLimits): ManifestRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The manifest must be a JSON object with "files".');
-  const { files, configuration, finalize, base, ...rest } = body as Record<string, unknown>;
+  const { files, configuration, finalize, base, sizes, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw invalid(`Unknown member ${JSON.stringify(unknown[0])}: a manifest has "files", "base", "configuration" and "finalize" only.`);
+  if (unknown.length > 0) {
+    throw invalid(`Unknown member ${JSON.stringify(unknown[0])}: a manifest has "files", "base", "sizes", "configuration" and "finalize" only.`);
+  }
   if (finalize !== undefined && finalize !== 'live' && finalize !== 'preview') throw invalid('"finalize" must be "live" or "preview".');
   if (base !== undefined && (typeof base !== 'string' || base === '')) throw invalid('"base" must be the id of a deployment of this site.');
   if (typeof files !== 'object' || files === null || Array.isArray(files)) {
@@ -118,14 +132,41 @@ export function checkManifest(body: unknown, limits: DeployLimits): ManifestRequ
     }
     return { path: checkedPath(name, seen), hash: hexToHash(hex) };
   });
+  const declared = { sizes: checkSizes(sizes, checked, limits) };
   const hostOptions = configuration === undefined ? {} : { configuration: checkHostConfiguration(configuration) };
   const finalizing = finalize === undefined ? {} : { finalize: finalize as Finalize };
-  if (typeof base === 'string') return { patch: { base, files: new Map(checked.map((file) => [file.path, file.hash])), ...hostOptions }, ...finalizing };
+  if (typeof base === 'string') {
+    return { patch: { base, files: new Map(checked.map((file) => [file.path, file.hash])), ...hostOptions }, ...finalizing, ...declared };
+  }
   const whole = checked as ManifestFile[];
   const strip = commonFolderPrefixLength(whole.map((file) => file.path));
   for (const file of whole) file.path = file.path.slice(strip);
   checkFilesAndFolders(new Set(whole.map((file) => file.path)));
-  return { manifest: { files: whole.sort(byPath), ...hostOptions }, ...finalizing };
+  return { manifest: { files: whole.sort(byPath), ...hostOptions }, ...finalizing, ...declared };
+}
+
+/**
+ * `sizes`: the byte count of each content the manifest names, as the client declares it (every
+ * hash or some). A hint: the upload still checks each blob's real bytes against the limits.
+ */
+function checkSizes(sizes: unknown, files: readonly { path: string; hash: string | null }[], limits: DeployLimits): Map<string, number> {
+  const declared = new Map<string, number>();
+  if (sizes === undefined) return declared;
+  if (typeof sizes !== 'object' || sizes === null || Array.isArray(sizes)) {
+    throw invalid('"sizes" must be an object of SHA-256 hashes (lowercase hex) to their content\'s size in bytes.');
+  }
+  const pathOf = new Map(files.flatMap((file) => (file.hash === null ? [] : [[file.hash, file.path] as const])));
+  for (const [hex, size] of Object.entries(sizes as Record<string, unknown>)) {
+    const hash = isSha256Hex(hex) ? hexToHash(hex) : undefined;
+    const path = hash === undefined ? undefined : pathOf.get(hash);
+    if (hash === undefined || path === undefined) throw invalid(`"sizes" names ${JSON.stringify(hex)}, which is the SHA-256 of no file in "files".`);
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+      throw invalid(`The size of ${hex} in "sizes" must be a whole number of bytes.`);
+    }
+    if (size > limits.maxFileBytes) throw limitExceeded(limits, 'maxFileBytes', `The file ${JSON.stringify(path)} is ${size} bytes; a file may be at most ${limits.maxFileBytes} bytes`);
+    declared.set(hash, size);
+  }
+  return declared;
 }
 
 /** `name` as a checked path in NFC, once: two names may differ before NFC and be one path after it. */

@@ -198,6 +198,49 @@ describe('incremental deploys', () => {
     expect((await sendBlobs(domain, other.id, await blobForm(['z']))).status).toBe(400);
   });
 
+  it('refuses, before any upload, a manifest whose declared sizes are over MAX_FILE_BYTES or MAX_TOTAL_BYTES', async () => {
+    const domain = 'declared-sizes.example';
+    await deploy(domain, { 'index.html': 'live', 'stored.bin': 'stored' });
+    const before = await storedObjects(domain);
+    const listed = async () => (await (await authorized(`/v2/sites/${domain}/deployments`)).json<{ deployments: Deployment[] }>()).deployments;
+    const [live] = await listed();
+    const [big, stored] = await Promise.all([sha256Hex('big'), sha256Hex('stored')]);
+    const mib = 1024 * 1024;
+    const manifest = (body: object) => authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    // One content held by five paths counts five times: 5 × 21 MiB is over 100 MiB.
+    const fivePaths = Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((name) => [`${name}.bin`, big]));
+
+    const fileTooLarge = await manifest({ files: { 'index.html': big }, sizes: { [big]: 25 * mib + 1 } });
+    expect(fileTooLarge.status).toBe(413);
+    const fileProblem = await problemOf(fileTooLarge);
+    expect(fileProblem).toMatchObject({ limit: 'MAX_FILE_BYTES', value: 25 * mib });
+    expect(fileProblem.detail).toContain('index.html');
+
+    const siteTooLarge = await manifest({ files: fivePaths, sizes: { [big]: 21 * mib } });
+    expect(siteTooLarge.status).toBe(413);
+    expect(await problemOf(siteTooLarge)).toMatchObject({ limit: 'MAX_TOTAL_BYTES', value: 100 * mib });
+    const patchTooLarge = await manifest({ base: live!.id, files: fivePaths, sizes: { [big]: 21 * mib } });
+    expect(patchTooLarge.status).toBe(413);
+    expect(await problemOf(patchTooLarge)).toMatchObject({ limit: 'MAX_TOTAL_BYTES' });
+
+    const malformed = [
+      await manifest({ files: { 'index.html': big }, sizes: { [stored]: 6 } }),
+      await manifest({ files: { 'index.html': big }, sizes: { [big]: -1 } }),
+      await manifest({ files: { 'index.html': big }, sizes: { [big]: 1.5 } }),
+      await manifest({ files: { 'index.html': big }, sizes: [3] }),
+    ];
+    for (const refused of malformed) expect(refused.status).toBe(400);
+    expect((await problemOf(malformed[0]!)).detail).toContain(stored);
+    expect(await storedObjects(domain)).toEqual(before);
+    expect((await listed()).map((deployment) => deployment.id)).toEqual([live!.id]);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'live', 'stored.bin': 'stored' });
+
+    // Content the site stores counts at its stored size (6 bytes), whatever is declared of it.
+    const fits = await manifest({ files: { ...Object.fromEntries(Object.entries(fivePaths).slice(0, 4)), 'stored.bin': stored }, sizes: { [big]: 21 * mib, [stored]: 25 * mib } });
+    expect(fits.status).toBe(201);
+    expect((await fits.json<Deployment>()).missing).toEqual([big]);
+  });
+
   it('deploys in one request a manifest that comes with the blobs the site lacks', async () => {
     const domain = 'one-request.example';
     await deploy(domain, { 'index.html': 'same', 'old.html': 'old' });

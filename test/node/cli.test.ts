@@ -228,6 +228,19 @@ describe('incremental deploys, previews and rollback', () => {
     await expectServed(first);
   });
 
+  it('refuses a folder holding a file over MAX_FILE_BYTES before uploading any of it', async () => {
+    const tooBig = await writeTree(join(work, 'too-big'), { 'index.html': '<h1>Home</h1>' });
+    await writeFile(join(tooBig, 'video.mp4'), Buffer.alloc(25 * 1024 * kiB + 1));
+    const before = relay.bytesFromClients();
+    const run = await runCli(['deploy', tooBig, '--domain', 'cli-too-big.example'], { env: { ...as(alice), SITEHOST_ORIGIN: relay.origin } });
+    const sent = relay.bytesFromClients() - before;
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Error: .*video\.mp4.*MAX_FILE_BYTES/);
+    // Headers and the manifest: none of the file's 25 MiB.
+    expect(sent).toBeLessThan(16 * kiB);
+    expect((await getFromSite(service, 'cli-too-big.example', '/')).status).toBe(404);
+  });
+
   it('uploads only the file that changed, with the manifest in one request', async () => {
     await writeTree(folder, second);
     const requestsBefore = relay.requestLines().length;

@@ -13,6 +13,8 @@ import { makeSiteFolder, siteFiles } from './dashboard/site-folder';
 
 const screenshots = new URL('../../test-results/dashboard/', import.meta.url).pathname;
 const domain = 'dash.example';
+/** Small, so that the page meets the limit with a file it can make quickly. */
+const maxFileBytes = 64 * 1024;
 
 let service: Service;
 let browser: Browser;
@@ -23,8 +25,8 @@ let userToken: string;
 const pageProblems: string[] = [];
 
 /** Signs in with the token form; the token lives in this tab's session storage only. */
-async function signIn(target: Page): Promise<void> {
-  await target.getByLabel('API token').fill(userToken);
+async function signIn(target: Page, withToken = userToken): Promise<void> {
+  await target.getByLabel('API token').fill(withToken);
   await target.getByRole('button', { name: 'Sign in' }).click();
 }
 
@@ -34,7 +36,7 @@ async function shot(target: Page, name: string): Promise<void> {
 
 beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
-  [service, browser, folder] = await Promise.all([startService(), launchChromium(), makeSiteFolder()]);
+  [service, browser, folder] = await Promise.all([startService({ vars: { MAX_FILE_BYTES: String(maxFileBytes) } }), launchChromium(), makeSiteFolder()]);
   userToken = await token(service, 'github|dashboard', 'deploy global_read');
   browser.context.on('page', (opened) => {
     opened.on('pageerror', (error) => pageProblems.push(String(error)));
@@ -181,6 +183,31 @@ describe('the dashboard', () => {
     await shot(page, '04b-redeploy-result');
   });
 
+  it('refuses a folder holding a file over MAX_FILE_BYTES before sending any of its bytes', async () => {
+    const tooBig = join(folder.parent, 'too-big');
+    await mkdir(tooBig, { recursive: true });
+    await writeFile(join(tooBig, 'index.html'), 'new home');
+    await writeFile(join(tooBig, 'video.mp4'), Buffer.alloc(maxFileBytes + 1));
+    await page.goto(`${service.origin}/#/deploy/${domain}`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Deploy a site');
+    await page.locator('#folder').setInputFiles(tooBig);
+    const deployRequests: string[] = [];
+    const record = (sent: Request) => {
+      const { pathname } = new URL(sent.url());
+      if (pathname.includes('/deployments')) deployRequests.push(`${sent.method()} ${pathname}`);
+    };
+    page.on('request', record);
+    try {
+      await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+      await expect.poll(() => page.locator('[role=alert]').textContent()).toContain('MAX_FILE_BYTES');
+    } finally {
+      page.off('request', record);
+    }
+    expect(await page.locator('[role=alert]').textContent()).toContain('video.mp4');
+    expect(deployRequests).toEqual([`POST /v2/sites/${domain}/deployments`]);
+    expect((await getFromSite(service, domain, '/')).body).toBe(siteFiles['index.html']);
+  });
+
   it('browses folders, uploads and deletes a file, and shows live events and the certificate on the site page', async () => {
     // A second tab (signed in on its own: tokens are kept per tab) watches the site page while the first one changes files.
     const watcher = await browser.context.newPage();
@@ -254,6 +281,34 @@ describe('the dashboard', () => {
     await expect.poll(() => rows.first().locator('td[data-label=Source]').textContent()).toBe('configuration');
     expect(await rows.first().getAttribute('data-live')).toBe('true');
     expect(await page.locator('#deployments tr[data-live]').count()).toBe(1);
+    expect((await setConfiguration({})).status).toBe(200);
+  });
+
+  it('follows changes made elsewhere without live events, for a token that may not read them', async () => {
+    // Events need global_read; a deploy-only token's page asks for the site's state now and then.
+    const deployOnly = await token(service, 'github|dashboard', 'deploy');
+    const watcher = await browser.context.newPage();
+    await watcher.goto(`${service.origin}/#/sites/${domain}`);
+    await signIn(watcher, deployOnly);
+    await expect.poll(() => watcher.locator('#events-state').textContent()).toMatch(/^Live events are not available: .* This page checks for changes every 10 seconds\.$/);
+    const firstRow = watcher.locator('#deployments tbody tr').first();
+    await expect.poll(() => firstRow.getAttribute('data-live')).toBe('true');
+    const shownBefore = await firstRow.getAttribute('data-deployment');
+
+    const setConfiguration = (configuration: unknown) =>
+      fetch(`${service.origin}/v2/sites/${domain}/configuration`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${deployOnly}`, 'content-type': 'application/json' },
+        body: JSON.stringify(configuration),
+      });
+    expect((await setConfiguration({ headers: [{ fields: { 'x-edited': 'unwatched' } }] })).status).toBe(200);
+    const listed = await fetch(`${service.origin}/v2/sites/${domain}/deployments`, { headers: { authorization: `Bearer ${deployOnly}` } });
+    const [newest] = ((await listed.json()) as { deployments: { id: string }[] }).deployments;
+    expect(newest!.id).not.toBe(shownBefore);
+    await expect.poll(() => firstRow.getAttribute('data-deployment'), { timeout: 25_000 }).toBe(newest!.id);
+    expect(await firstRow.getAttribute('data-live')).toBe('true');
+    expect(await watcher.locator('#deployments tr[data-live]').count()).toBe(1);
+    await watcher.close();
     expect((await setConfiguration({})).status).toBe(200);
   });
 

@@ -12,6 +12,13 @@ import { unpublish } from './sites';
 import { deploymentsList } from '../deployments';
 
 const SHOWN_EVENTS = 50;
+/** How often a page without live events (a token without global_read) asks whether the site changed. */
+const CHECK_INTERVAL_MS = 10_000;
+
+/** What the page shows of a site that a change elsewhere would alter. */
+function shownVersion(info: SiteInfo): string {
+  return JSON.stringify([info.modified, info.deployment?.id, info.certificate.status]);
+}
 
 /** One site: its deployment, certificate status and live events, and the ways to change it. */
 export function siteScreen(context: ScreenContext, domain: string): Screen {
@@ -22,7 +29,10 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
   const deployments = deploymentsList(domain, feedback);
   const eventList = h('ol', { id: 'events', class: 'events', 'aria-live': 'polite', 'aria-relevant': 'additions' });
 
+  let shown: string | undefined;
+
   function renderInfo(info: SiteInfo): void {
+    shown = shownVersion(info);
     details.removeAttribute('aria-busy');
     const deployment = info.deployment;
     fill(
@@ -80,11 +90,28 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     if ('deploymentId' in event.data) deployments.reload();
   }
 
+  /** Without live events: every CHECK_INTERVAL_MS while the tab is visible, the site's info; a change reloads the deployments too. */
+  async function checkForChanges(): Promise<void> {
+    const { signal } = context;
+    while (!signal.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, CHECK_INTERVAL_MS));
+      if (signal.aborted || document.visibilityState !== 'visible') continue;
+      const info = await request<SiteInfo>('GET', sitePath(domain, '/info')).catch(() => undefined);
+      if (!info || signal.aborted || shownVersion(info) === shown) continue;
+      renderInfo(info);
+      deployments.reload();
+    }
+  }
+
   loadInfo();
   void followEvents(context.signal, showEvent, (state) => {
     if (state.state === 'connecting') streamState.textContent = 'Connecting…';
     else if (state.state === 'live') streamState.textContent = 'Live: changes to this site appear here as they happen.';
-    else streamState.textContent = `Live events are not available: ${state.reason}`;
+    else {
+      const reason = /[.!?]$/.test(state.reason) ? state.reason : `${state.reason}.`;
+      streamState.textContent = `Live events are not available: ${reason} This page checks for changes every ${CHECK_INTERVAL_MS / 1000} seconds.`;
+      void checkForChanges();
+    }
   });
 
   const unpublishButton = h('button', { type: 'button', class: 'danger' }, 'Unpublish');

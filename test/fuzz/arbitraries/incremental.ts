@@ -20,6 +20,8 @@ export interface IncrementalCase {
   base: { kind: 'none' | 'live' | 'unknown' } | { kind: 'odd'; value: unknown };
   /** In a patch: paths removed (null). */
   removed: string[];
+  /** Declared sizes: none, the contents' own, each over any limit, or an odd value. */
+  sizes: { kind: 'none' | 'right' | 'huge' } | { kind: 'odd'; value: unknown };
   manifest: 'right' | 'json' | 'text';
   oddManifest: string;
   blobs: { file: number; naming: BlobNaming; headers: 'plain' | 'no-filename' | 'other-name' }[];
@@ -53,6 +55,11 @@ export const incrementalCase: fc.Arbitrary<IncrementalCase> = framing.chain(({ a
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value): IncrementalCase['base'] => ({ kind: 'odd', value })) },
     ),
     removed: fc.array(fc.oneof(fc.constantFrom('index.html', 'css/a.css', 'data.bin', 'missing.html'), plainPath), { maxLength: 2 }),
+    sizes: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom<IncrementalCase['sizes']>({ kind: 'none' }, { kind: 'right' }) },
+      { weight: 1, arbitrary: fc.constant<IncrementalCase['sizes']>({ kind: 'huge' }) },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value): IncrementalCase['sizes'] => ({ kind: 'odd', value })) },
+    ),
     manifest: fc.oneof({ weight: 8, arbitrary: fc.constant<IncrementalCase['manifest']>('right') }, { weight: 1, arbitrary: fc.constantFrom<IncrementalCase['manifest']>('json', 'text') }),
     oddManifest: fc.oneof(fc.json({ maxDepth: 3 }), awkwardString),
     blobs: fc.array(
@@ -78,8 +85,15 @@ export async function incrementalBody(fuzzed: IncrementalCase, liveDeploymentId:
   const files: Record<string, string | null> = Object.fromEntries(fuzzed.files.map((file, index) => [file.name, hashes[index]!]));
   const base = { none: undefined, live: liveDeploymentId, unknown: 'not-a-kept-deployment', odd: 'value' in fuzzed.base ? fuzzed.base.value : undefined }[fuzzed.base.kind];
   if (fuzzed.base.kind !== 'none') for (const path of fuzzed.removed) files[path] = null;
+  const sizeOf = (index: number) => (fuzzed.sizes.kind === 'huge' ? 2 ** 40 : new TextEncoder().encode(fuzzed.files[index]!.content).byteLength);
+  const sizes = 'value' in fuzzed.sizes ? fuzzed.sizes.value : fuzzed.sizes.kind === 'none' ? undefined : Object.fromEntries(hashes.map((hash, index) => [hash, sizeOf(index)]));
   const manifestText = {
-    right: JSON.stringify({ files, ...(base === undefined ? {} : { base }), ...(fuzzed.finalize === undefined ? {} : { finalize: fuzzed.finalize }) }),
+    right: JSON.stringify({
+      files,
+      ...(base === undefined ? {} : { base }),
+      ...(sizes === undefined ? {} : { sizes }),
+      ...(fuzzed.finalize === undefined ? {} : { finalize: fuzzed.finalize }),
+    }),
     json: fuzzed.oddManifest,
     text: fuzzed.oddManifest,
   }[fuzzed.manifest];
