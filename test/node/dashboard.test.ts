@@ -34,6 +34,35 @@ async function shot(target: Page, name: string): Promise<void> {
   await target.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
 }
 
+/** `PUT .../configuration` of the site through the API, as another client would. */
+function setConfiguration(configuration: unknown, withToken = userToken): Promise<Response> {
+  return fetch(`${service.origin}/v2/sites/${domain}/configuration`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${withToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(configuration),
+  });
+}
+
+/** Deploys the folder at `path` from the deploy screen: the deployments requests the page made until `done` resolved. */
+async function deployRecordingRequests(path: string, done: () => Promise<unknown>): Promise<string[]> {
+  await page.goto(`${service.origin}/#/deploy/${domain}`);
+  await expect.poll(() => page.locator('h1').textContent()).toBe('Deploy a site');
+  await page.locator('#folder').setInputFiles(path);
+  const requests: string[] = [];
+  const record = (sent: Request) => {
+    const { pathname } = new URL(sent.url());
+    if (pathname.includes('/deployments')) requests.push(`${sent.method()} ${pathname}`);
+  };
+  page.on('request', record);
+  try {
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await done();
+  } finally {
+    page.off('request', record);
+  }
+  return requests;
+}
+
 beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
   [service, browser, folder] = await Promise.all([startService({ vars: { MAX_FILE_BYTES: String(maxFileBytes) } }), launchChromium(), makeSiteFolder()]);
@@ -160,21 +189,9 @@ describe('the dashboard', () => {
   });
 
   it('redeploys the same folder without sending any file bytes, in one request', async () => {
-    await page.goto(`${service.origin}/#/deploy/${domain}`);
-    await expect.poll(() => page.locator('h1').textContent()).toBe('Deploy a site');
-    await page.locator('#folder').setInputFiles(folder.folder);
-    const deployRequests: string[] = [];
-    const record = (sent: Request) => {
-      const { pathname } = new URL(sent.url());
-      if (pathname.includes('/deployments')) deployRequests.push(`${sent.method()} ${pathname}`);
-    };
-    page.on('request', record);
-    try {
-      await page.getByRole('button', { name: 'Deploy', exact: true }).click();
-      await expect.poll(() => page.locator('#deploy-result-heading').textContent()).toBe(`Deployed ${domain}`);
-    } finally {
-      page.off('request', record);
-    }
+    const deployRequests = await deployRecordingRequests(folder.folder, () =>
+      expect.poll(() => page.locator('#deploy-result-heading').textContent()).toBe(`Deployed ${domain}`),
+    );
     // The manifest with "finalize": the service holds every file, so it goes live at once.
     expect(deployRequests).toEqual([`POST /v2/sites/${domain}/deployments`]);
     expect(await page.locator('[data-fact=sent]').textContent()).toBe('0 (0 B)');
@@ -188,21 +205,7 @@ describe('the dashboard', () => {
     await mkdir(tooBig, { recursive: true });
     await writeFile(join(tooBig, 'index.html'), 'new home');
     await writeFile(join(tooBig, 'video.mp4'), Buffer.alloc(maxFileBytes + 1));
-    await page.goto(`${service.origin}/#/deploy/${domain}`);
-    await expect.poll(() => page.locator('h1').textContent()).toBe('Deploy a site');
-    await page.locator('#folder').setInputFiles(tooBig);
-    const deployRequests: string[] = [];
-    const record = (sent: Request) => {
-      const { pathname } = new URL(sent.url());
-      if (pathname.includes('/deployments')) deployRequests.push(`${sent.method()} ${pathname}`);
-    };
-    page.on('request', record);
-    try {
-      await page.getByRole('button', { name: 'Deploy', exact: true }).click();
-      await expect.poll(() => page.locator('[role=alert]').textContent()).toContain('MAX_FILE_BYTES');
-    } finally {
-      page.off('request', record);
-    }
+    const deployRequests = await deployRecordingRequests(tooBig, () => expect.poll(() => page.locator('[role=alert]').textContent()).toContain('MAX_FILE_BYTES'));
     expect(await page.locator('[role=alert]').textContent()).toContain('video.mp4');
     expect(deployRequests).toEqual([`POST /v2/sites/${domain}/deployments`]);
     expect((await getFromSite(service, domain, '/')).body).toBe(siteFiles['index.html']);
@@ -271,12 +274,6 @@ describe('the dashboard', () => {
 
     // A change made elsewhere (here, a configuration edit through the API) shows in the list as its event arrives.
     await expect.poll(() => page.locator('#events').textContent()).toContain('site-deploy');
-    const setConfiguration = (configuration: unknown) =>
-      fetch(`${service.origin}/v2/sites/${domain}/configuration`, {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${userToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(configuration),
-      });
     expect((await setConfiguration({ headers: [{ fields: { 'x-edited': 'elsewhere' } }] })).status).toBe(200);
     await expect.poll(() => rows.first().locator('td[data-label=Source]').textContent()).toBe('configuration');
     expect(await rows.first().getAttribute('data-live')).toBe('true');
@@ -295,13 +292,7 @@ describe('the dashboard', () => {
     await expect.poll(() => firstRow.getAttribute('data-live')).toBe('true');
     const shownBefore = await firstRow.getAttribute('data-deployment');
 
-    const setConfiguration = (configuration: unknown) =>
-      fetch(`${service.origin}/v2/sites/${domain}/configuration`, {
-        method: 'PUT',
-        headers: { authorization: `Bearer ${deployOnly}`, 'content-type': 'application/json' },
-        body: JSON.stringify(configuration),
-      });
-    expect((await setConfiguration({ headers: [{ fields: { 'x-edited': 'unwatched' } }] })).status).toBe(200);
+    expect((await setConfiguration({ headers: [{ fields: { 'x-edited': 'unwatched' } }] }, deployOnly)).status).toBe(200);
     const listed = await fetch(`${service.origin}/v2/sites/${domain}/deployments`, { headers: { authorization: `Bearer ${deployOnly}` } });
     const [newest] = ((await listed.json()) as { deployments: { id: string }[] }).deployments;
     expect(newest!.id).not.toBe(shownBefore);
@@ -309,7 +300,7 @@ describe('the dashboard', () => {
     expect(await firstRow.getAttribute('data-live')).toBe('true');
     expect(await watcher.locator('#deployments tr[data-live]').count()).toBe(1);
     await watcher.close();
-    expect((await setConfiguration({})).status).toBe(200);
+    expect((await setConfiguration({}, deployOnly)).status).toBe(200);
   });
 
   it('refuses an invalid configuration in the page, at the pointer of the error, and saves a valid one', async () => {
