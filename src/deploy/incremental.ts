@@ -146,6 +146,11 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
       if (part.name !== 'manifest') throw new Problem('invalid-request', 'The first part of an incremental deploy is its "manifest".');
       return textPart(manifestPart(limits), async (text) => {
         const prepared = prepare(limits, parseJsonText(text, 'The manifest'));
+        if (prepared.finalize === 'preview') authorize({ userId }, domain, owner, 'change');
+        // Declared sizes over the limit by themselves: the site's stored sizes decide, before the blobs.
+        if ('manifest' in prepared.content && knownBytes(prepared.content.manifest.files, new Map(), prepared.sizes) > limits.maxTotalBytes) {
+          await complete(env, domain, limits, prepared);
+        }
         begun.prepared = prepared;
         begun.receive = blobParts(filesNamed(prepared.content), limits, pack, received);
       });
@@ -336,7 +341,11 @@ function blobReceiver(
   );
 }
 
-/** Stores the pack and has the coordinator record `received`; a pack with nothing verified in it is discarded. */
+/**
+ * Stores the pack up to the end of the last blob verified (what a refused or cut-off part added
+ * after it goes) and has the coordinator record `received`; a pack with nothing verified in it is
+ * discarded.
+ */
 async function keepReceived(
   env: Env,
   upload: { domain: string; userId: string; id: string; pack: PackWriter; received: BlobLocation[] },
@@ -344,7 +353,7 @@ async function keepReceived(
   const { pack, received } = upload;
   if (received.length === 0) return pack.abort();
   try {
-    await pack.finish();
+    await pack.finish(received.reduce((end, blob) => Math.max(end, blob.offset + blob.size), 0));
   } catch (error) {
     await pack.abort();
     throw error;

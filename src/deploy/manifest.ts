@@ -160,7 +160,7 @@ function checkSizes(sizes: unknown, files: readonly { path: string; hash: string
     const hash = isSha256Hex(hex) ? hexToHash(hex) : undefined;
     const path = hash === undefined ? undefined : pathOf.get(hash);
     if (hash === undefined || path === undefined) throw invalid(`"sizes" names ${JSON.stringify(hex)}, which is the SHA-256 of no file in "files".`);
-    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+    if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) {
       throw invalid(`The size of ${hex} in "sizes" must be a whole number of bytes.`);
     }
     if (size > limits.maxFileBytes) throw limitExceeded(limits, 'maxFileBytes', `The file ${JSON.stringify(path)} is ${size} bytes; a file may be at most ${limits.maxFileBytes} bytes`);

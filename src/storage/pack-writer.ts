@@ -90,15 +90,36 @@ export class PackWriter {
     return offset;
   }
 
-  /** Stores the pack. Returns false when nothing was appended (no object is written). */
-  async finish(): Promise<boolean> {
+  /**
+   * Stores the pack's first `length` bytes: all appended by default, or fewer when those after
+   * them are to go (a part that failed its check). Returns false when that is none (no object is
+   * written). An uploaded part cannot be cut: when `length` ends inside one, the parts after it go
+   * and it is kept whole, so at most a part's size of bytes past `length` stays.
+   */
+  async finish(length = this.size): Promise<boolean> {
+    let parts = this.#parts;
+    if (length > this.#written) {
+      this.#filled = Math.min(this.#filled, length - this.#written);
+    } else {
+      this.#filled = 0;
+      parts = parts.slice(0, Math.ceil(length / this.partSize));
+      // The parts left out must have ended before the upload completes without them.
+      await Promise.allSettled(this.#parts);
+    }
     if (!this.#upload) {
       if (this.#filled === 0) return false;
       await this.bucket.put(this.key, this.#filling!.subarray(0, this.#filled));
       return true;
     }
-    if (this.#filled > 0) this.#startPart();
-    await this.#upload.complete(await Promise.all(this.#parts));
+    if (parts.length === 0) {
+      await this.abort();
+      return false;
+    }
+    if (this.#filled > 0) {
+      this.#startPart();
+      parts = this.#parts;
+    }
+    await this.#upload.complete(await Promise.all(parts));
     return true;
   }
 

@@ -11,6 +11,7 @@ import { getSite } from '../../src/storage/sites';
 import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
 import { CallCounter, metered } from '../support/metered';
+import { packPartSize } from '../../src/storage/pack-writer';
 
 /** One request: the manifest part (with `finalize`), then a blob part for each of `blobs`. */
 async function deployInOne(domain: string, files: Record<string, string>, blobs: string[], finalize?: 'live' | 'preview') {
@@ -109,6 +110,68 @@ describe('incremental deploys', () => {
     expect(await liveFiles(domain)).toEqual({ 'index.html': 'v1' });
   });
 
+  it('keeps of a refused upload the blobs verified before the refused part, and none of its bytes', async () => {
+    const domain = 'refused-part.example';
+    await deploy(domain, { 'index.html': 'v1' });
+    const files = { 'a.txt': 'good', 'b.txt': 'also good', 'c.bin': 'wanted' };
+    const pending = await (await begin(domain, await manifestOf(files))).json<Deployment>();
+    const before = await storedObjects(domain);
+    const added = async () => [...(await storedObjects(domain))].filter(([key]) => !before.has(key)).map(([, size]) => size);
+    const forged = async (good: string, forgedBytes: number) => {
+      const form = await blobForm([good]);
+      form.append('blob', new File([new Uint8Array(forgedBytes)], await sha256Hex('wanted')));
+      return sendBlobs(domain, pending.id, form);
+    };
+
+    // Refused while the part being filled still holds it: the pack ends where the good blob does.
+    expect((await forged('good', 64 * 1024)).status).toBe(400);
+    expect(await added()).toEqual(['good'.length]);
+    // Refused after more than a part was uploaded: that part, which holds the good blob, is kept whole and nothing after it.
+    expect((await forged('also good', packPartSize + 1024 * 1024)).status).toBe(400);
+    expect((await added()).sort((a, b) => a - b)).toEqual(['good'.length, packPartSize]);
+
+    const status = await (await authorized(`/v2/sites/${domain}/deployments/${pending.id}`)).json<Deployment>();
+    expect(status.missing).toEqual([await sha256Hex('wanted')]);
+    expect((await sendBlobs(domain, pending.id, await blobForm(['wanted']))).status).toBe(200);
+    expect((await finalize(domain, pending.id)).status).toBe(200);
+    expect(await liveFiles(domain)).toEqual(files);
+  });
+
+  it('answers a one-request deploy over the limits by its declared sizes, or a preview of no site, before its blobs arrive', async () => {
+    const domain = 'early-refusal.example';
+    await deploy(domain, { 'index.html': 'live' });
+    const before = await storedObjects(domain);
+    const big = await sha256Hex('big');
+    const boundary = 'early-refusal';
+    // The manifest part and the start of a blob whose rest never comes: only an answer that does not wait for it arrives.
+    const withBlobsPending = (target: string, manifest: object) =>
+      authorized(`/v2/sites/${target}/deployments`, {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body: new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(
+              new TextEncoder().encode(
+                `--${boundary}\r\ncontent-disposition: form-data; name="manifest"\r\n\r\n${JSON.stringify(manifest)}\r\n` +
+                  `--${boundary}\r\ncontent-disposition: form-data; name="blob"; filename="${big}"\r\n\r\nbi`,
+              ),
+            );
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+
+    const fivePaths = Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((name) => [`${name}.bin`, big]));
+    const tooLarge = await withBlobsPending(domain, { files: fivePaths, sizes: { [big]: 21 * 1024 * 1024 }, finalize: 'live' });
+    expect(tooLarge.status).toBe(413);
+    expect(await problemOf(tooLarge)).toMatchObject({ limit: 'MAX_TOTAL_BYTES' });
+    const preview = await withBlobsPending('no-site-yet.example', { files: { 'index.html': big }, finalize: 'preview' });
+    expect(preview.status).toBe(404);
+    expect(await storedObjects(domain)).toEqual(before);
+    expect(await storedObjects('no-site-yet.example')).toEqual(new Map());
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'live' });
+  });
+
   it('leaves nothing live when the upload is interrupted, and resumes with what is still missing', async () => {
     const domain = 'resume.example';
     await deploy(domain, { 'index.html': 'before' });
@@ -134,8 +197,11 @@ describe('incremental deploys', () => {
         controller.enqueue(encoder.encode('x'.repeat(50_000)));
       },
     });
+    const before = await storedObjects(domain);
     const cut = await sendBlobs(domain, pending.id, body, { 'content-type': `multipart/form-data; boundary=${boundary}` });
     expect(cut.status).toBeGreaterThanOrEqual(400);
+    // The pack kept ends with the whole blob: none of the cut one's 50,000 bytes stay.
+    expect([...(await storedObjects(domain))].filter(([key]) => !before.has(key)).map(([, size]) => size)).toEqual(['after'.length]);
     expect(await liveFiles(domain)).toEqual({ 'index.html': 'before' });
     const status = await (await authorized(`/v2/sites/${domain}/deployments/${pending.id}`)).json<Deployment>();
     expect(status.missing).toEqual([await sha256Hex(files['big.bin'])]);
@@ -215,6 +281,11 @@ describe('incremental deploys', () => {
     const fileProblem = await problemOf(fileTooLarge);
     expect(fileProblem).toMatchObject({ limit: 'MAX_FILE_BYTES', value: 25 * mib });
     expect(fileProblem.detail).toContain('index.html');
+
+    // A whole number past what a double holds exactly is still a size, and over the limit.
+    const huge = await authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"files": {"a.bin": "${big}"}, "sizes": {"${big}": 1e21}}` });
+    expect(huge.status).toBe(413);
+    expect(await problemOf(huge)).toMatchObject({ limit: 'MAX_FILE_BYTES' });
 
     const siteTooLarge = await manifest({ files: fivePaths, sizes: { [big]: 21 * mib } });
     expect(siteTooLarge.status).toBe(413);

@@ -84,6 +84,30 @@ describe('PackWriter', () => {
     expect(await readRange('test/dropped-pack', lastOffset, 10)).toEqual(last);
   });
 
+  it('stores only the bytes up to a given length: exactly within the unsent part, else up to the end of the uploaded part holding it', async () => {
+    const partSize = 5 * 1024 * 1024;
+    const within = new PackWriter(env.FILES, 'test/finish-within', partSize);
+    const kept = bytes(3_000_000, 1);
+    await within.append(kept);
+    await within.append(bytes(1_000_000, 2));
+    expect(await within.finish(kept.length)).toBe(true);
+    expect((await env.FILES.head('test/finish-within'))!.size).toBe(kept.length);
+
+    const across = new PackWriter(env.FILES, 'test/finish-across', partSize);
+    const first = bytes(partSize + 100, 3);
+    await across.append(first);
+    await across.append(bytes(3 * partSize, 4));
+    // Ends in the second part, one of four uploaded or filling: the first two stay, whole.
+    expect(await across.finish(first.length)).toBe(true);
+    expect((await env.FILES.head('test/finish-across'))!.size).toBe(2 * partSize);
+    expect(await readRange('test/finish-across', 0, first.length)).toEqual(first);
+
+    const none = new PackWriter(env.FILES, 'test/finish-none', partSize);
+    await none.append(bytes(2 * partSize, 5));
+    expect(await none.finish(0)).toBe(false);
+    expect(await env.FILES.head('test/finish-none')).toBeNull();
+  });
+
   it('writes nothing when nothing was appended', async () => {
     const pack = new PackWriter(env.FILES, 'test/empty-pack');
     await pack.append(new Uint8Array(0));
