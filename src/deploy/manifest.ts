@@ -132,17 +132,18 @@ export function checkManifest(body: unknown, limits: DeployLimits): ManifestRequ
     }
     return { path: checkedPath(name, seen), hash: hexToHash(hex) };
   });
-  const declared = { sizes: checkSizes(sizes, checked, limits) };
   const hostOptions = configuration === undefined ? {} : { configuration: checkHostConfiguration(configuration) };
   const finalizing = finalize === undefined ? {} : { finalize: finalize as Finalize };
   if (typeof base === 'string') {
-    return { patch: { base, files: new Map(checked.map((file) => [file.path, file.hash])), ...hostOptions }, ...finalizing, ...declared };
+    const patch = { base, files: new Map(checked.map((file) => [file.path, file.hash])), ...hostOptions };
+    return { patch, ...finalizing, sizes: checkSizes(sizes, checked, limits) };
   }
   const whole = checked as ManifestFile[];
   const strip = commonFolderPrefixLength(whole.map((file) => file.path));
   for (const file of whole) file.path = file.path.slice(strip);
   checkFilesAndFolders(new Set(whole.map((file) => file.path)));
-  return { manifest: { files: whole.sort(byPath), ...hostOptions }, ...finalizing, ...declared };
+  // After the common folder is dropped: a refusal names a file by its path on the site.
+  return { manifest: { files: whole.sort(byPath), ...hostOptions }, ...finalizing, sizes: checkSizes(sizes, whole, limits) };
 }
 
 /**

@@ -276,11 +276,12 @@ describe('incremental deploys', () => {
     // One content held by five paths counts five times: 5 × 21 MiB is over 100 MiB.
     const fivePaths = Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((name) => [`${name}.bin`, big]));
 
-    const fileTooLarge = await manifest({ files: { 'index.html': big }, sizes: { [big]: 25 * mib + 1 } });
+    // Named by its path on the site: the common top folder is dropped.
+    const fileTooLarge = await manifest({ files: { 'dist/index.html': big }, sizes: { [big]: 25 * mib + 1 } });
     expect(fileTooLarge.status).toBe(413);
     const fileProblem = await problemOf(fileTooLarge);
     expect(fileProblem).toMatchObject({ limit: 'MAX_FILE_BYTES', value: 25 * mib });
-    expect(fileProblem.detail).toContain('index.html');
+    expect(fileProblem.detail).toContain('The file "index.html" is 26214401 bytes');
 
     // A whole number past what a double holds exactly is still a size, and over the limit.
     const huge = await authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"files": {"a.bin": "${big}"}, "sizes": {"${big}": 1e21}}` });

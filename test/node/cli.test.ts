@@ -235,7 +235,7 @@ describe('incremental deploys, previews and rollback', () => {
     const run = await runCli(['deploy', tooBig, '--domain', 'cli-too-big.example'], { env: { ...as(alice), SITEHOST_ORIGIN: relay.origin } });
     const sent = relay.bytesFromClients() - before;
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Error: .*video\.mp4.*MAX_FILE_BYTES/);
+    expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Error: .*The file "video\.mp4" is 26214401 bytes.*MAX_FILE_BYTES/);
     // Headers and the manifest: none of the file's 25 MiB.
     expect(sent).toBeLessThan(16 * kiB);
     expect((await getFromSite(service, 'cli-too-big.example', '/')).status).toBe(404);

@@ -206,7 +206,8 @@ describe('the dashboard', () => {
     await writeFile(join(tooBig, 'index.html'), 'new home');
     await writeFile(join(tooBig, 'video.mp4'), Buffer.alloc(maxFileBytes + 1));
     const deployRequests = await deployRecordingRequests(tooBig, () => expect.poll(() => page.locator('[role=alert]').textContent()).toContain('MAX_FILE_BYTES'));
-    expect(await page.locator('[role=alert]').textContent()).toContain('video.mp4');
+    // Named as the site would name it, without the chosen folder.
+    expect(await page.locator('[role=alert]').textContent()).toContain('The file "video.mp4"');
     expect(deployRequests).toEqual([`POST /v2/sites/${domain}/deployments`]);
     expect((await getFromSite(service, domain, '/')).body).toBe(siteFiles['index.html']);
   });
@@ -299,8 +300,22 @@ describe('the dashboard', () => {
     await expect.poll(() => firstRow.getAttribute('data-deployment'), { timeout: 25_000 }).toBe(newest!.id);
     expect(await firstRow.getAttribute('data-live')).toBe('true');
     expect(await watcher.locator('#deployments tr[data-live]').count()).toBe(1);
-    await watcher.close();
     expect((await setConfiguration({}, deployOnly)).status).toBe(200);
+
+    // A site unpublished elsewhere: the page says so, and stops asking.
+    const gone = 'gone.example';
+    const form = new FormData();
+    form.append('directory', new Blob(['soon gone']), 'index.html');
+    const authorization = { authorization: `Bearer ${deployOnly}` };
+    expect((await fetch(`${service.origin}/v2/sites/${gone}`, { method: 'PUT', headers: authorization, body: form })).status).toBe(200);
+    await watcher.goto(`${service.origin}/#/sites/${gone}`);
+    await expect.poll(() => watcher.locator('#deployments tbody tr').count()).toBe(1);
+    expect((await fetch(`${service.origin}/v2/sites/${gone}`, { method: 'DELETE', headers: authorization })).ok).toBe(true);
+    await expect.poll(() => watcher.locator('#events-state').textContent(), { timeout: 25_000 }).toMatch(/^This page no longer checks for changes: No site is hosted at gone\.example/);
+    expect(await watcher.getByRole('alert').first().textContent()).toContain('Site not found (404)');
+    await expect.poll(() => watcher.locator('#deployments').textContent()).toContain('Site not found (404)');
+    expect(await watcher.locator('#deployments tbody tr').count()).toBe(0);
+    await watcher.close();
   });
 
   it('refuses an invalid configuration in the page, at the pointer of the error, and saves a valid one', async () => {

@@ -1,6 +1,7 @@
 import type { SiteInfo } from '../../../src/common/api-types';
 import { formatBytes } from '../../../src/common/format-bytes';
 import { sitePath } from '../../../src/common/site-paths';
+import { ApiError } from '../../../src/common/problem';
 import { request } from '../api';
 import { fill, h } from '../dom';
 import { followEvents, type ServiceEvent } from '../events';
@@ -69,12 +70,15 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     );
   }
 
+  function renderInfoError(error: unknown): void {
+    shown = undefined;
+    details.removeAttribute('aria-busy');
+    fill(details, errorMessage(error));
+    fill(certificate);
+  }
+
   function loadInfo(): void {
-    request<SiteInfo>('GET', sitePath(domain, '/info')).then(renderInfo, (error: unknown) => {
-      details.removeAttribute('aria-busy');
-      fill(details, errorMessage(error));
-      fill(certificate);
-    });
+    request<SiteInfo>('GET', sitePath(domain, '/info')).then(renderInfo, renderInfoError);
   }
 
   function showEvent(event: ServiceEvent): void {
@@ -87,17 +91,30 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     while (eventList.children.length > SHOWN_EVENTS) eventList.lastElementChild?.remove();
     loadInfo();
     // Deploys, rollbacks, file and configuration edits: each names the deployment it made live.
-    if ('deploymentId' in event.data) deployments.reload();
+    if ('deploymentId' in event.data || event.type === 'site-delete') deployments.reload();
   }
 
-  /** Without live events: every CHECK_INTERVAL_MS while the tab is visible, the site's info; a change reloads the deployments too. */
+  /**
+   * Without live events: every CHECK_INTERVAL_MS while the tab is visible, the site's info; a
+   * change reloads the deployments too. A site gone or not the user's (404, 403) ends the checks
+   * with what the service said; any other failure (the network, a 5xx, a 429) may pass: asked again.
+   */
   async function checkForChanges(): Promise<void> {
     const { signal } = context;
     while (!signal.aborted) {
       await new Promise((resolve) => setTimeout(resolve, CHECK_INTERVAL_MS));
       if (signal.aborted || document.visibilityState !== 'visible') continue;
-      const info = await request<SiteInfo>('GET', sitePath(domain, '/info')).catch(() => undefined);
-      if (!info || signal.aborted || shownVersion(info) === shown) continue;
+      let info: SiteInfo;
+      try {
+        info = await request<SiteInfo>('GET', sitePath(domain, '/info'));
+      } catch (error) {
+        if (signal.aborted || !(error instanceof ApiError) || (error.status !== 403 && error.status !== 404)) continue;
+        renderInfoError(error);
+        deployments.reload();
+        streamState.textContent = `This page no longer checks for changes: ${error.message}`;
+        return;
+      }
+      if (signal.aborted || shownVersion(info) === shown) continue;
       renderInfo(info);
       deployments.reload();
     }
