@@ -107,14 +107,21 @@ async function publish(
   let begun: Begun | undefined;
   let sent: HashedLocalFile[] = [];
   if (deployed) {
-    content = { base: deployed.deploymentId, files: patchBetween(deployed.files, new Map(files.map((file) => [file.path, file.hash]))) };
+    const patch = patchBetween(deployed.files, new Map(files.map((file) => [file.path, file.hash])));
+    const added = new Set(Object.values(patch));
+    const sizes = Object.fromEntries(files.filter((file) => added.has(file.hash)).map((file) => [file.hash, file.size]));
+    content = { base: deployed.deploymentId, files: patch, sizes };
     const held = new Set(deployed.files.values());
     const changed = filesToSend(files, new Set(files.filter((file) => file.size > 0 && !held.has(file.hash)).map((file) => file.hash)));
     // A larger change sends the manifest alone: the service answers what it lacks.
     const blobs = changed.length <= oneRequestLimits.files && sizeOf(changed) <= oneRequestLimits.bytes ? changed : [];
     const progress = createProgress(blobs.length > 0 ? mode : 'silent', { files: blobs.length, bytes: sizeOf(blobs) });
     try {
-      begun = await deployed.request.send(content, blobs, { configuration, finalize, progress, onSent: options.whileWaiting });
+      const onSent = () => {
+        progress.onComplete();
+        options.whileWaiting();
+      };
+      begun = await deployed.request.send(content, blobs, { configuration, finalize, progress, onSent });
       sent = blobs;
     } catch (error) {
       if (isBaseNotKept(error)) {
@@ -206,14 +213,18 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   const { outcome, sent } = published;
   await cache.deployed(target, 'type' in outcome ? outcome.deploymentId : outcome.id);
   if (options.json) return printJson(outcome);
-  const sentBytes = sizeOf(sent);
-  const skipped = `skipped ${count(files.length - sent.length, 'file')} (${formatBytes(folder.totalBytes - sentBytes)}) already stored`;
+  // Not counted as stored: empty files, and files whose content another file brought.
+  const sentHashes = new Set(sent.map((file) => file.hash));
+  const stored = files.filter((file) => file.size > 0 && !sentHashes.has(file.hash));
+  const transfer = `Uploaded ${count(sent.length, 'file')} (${formatBytes(sizeOf(sent))}); skipped ${count(stored.length, 'file')} (${formatBytes(sizeOf(stored))}) already stored.`;
+  const whole = `${count(files.length, 'file')} (${formatBytes(folder.totalBytes)})`;
   if (!('type' in outcome)) {
-    console.log(`${pc.green('✔')} Preview of ${count(files.length, 'file')} (${formatBytes(folder.totalBytes)}) for ${pc.bold(domain)}; ${skipped}. The live site is unchanged.`);
+    console.log(`${pc.green('✔')} Preview of ${whole} for ${pc.bold(domain)}. The live site is unchanged.`);
+    console.log(`  ${transfer} Deployment ${outcome.id}.`);
     console.log(`  ${pc.cyan(outcome.previewUrl)}`);
     return;
   }
-  console.log(`${pc.green('✔')} Deployed ${count(files.length, 'file')} (${formatBytes(folder.totalBytes)}) to ${pc.bold(outcome.domain)}: ${describe(outcome)}`);
-  console.log(`  Uploaded ${count(sent.length, 'file')} (${formatBytes(sentBytes)}); ${skipped}. Deployment ${outcome.deploymentId}.`);
+  console.log(`${pc.green('✔')} Deployed ${whole} to ${pc.bold(outcome.domain)}: ${describe(outcome)}`);
+  console.log(`  ${transfer} Deployment ${outcome.deploymentId}.`);
   console.log(`  ${pc.cyan(siteUrl(new URL(api.origin), outcome.domain))}`);
 }

@@ -26,9 +26,11 @@ export type Begun = DeployResult | Deployment;
 
 /**
  * What a deployment is made of: every file of the folder, or the deployment `base` (one this
- * folder made on the site) with `files` merged in (a hash adds or replaces a path, null removes it).
+ * folder made on the site) with `files` merged in (a hash adds or replaces a path, null removes
+ * it) and the `sizes` of the contents they add, so that the service refuses a change over its
+ * limits before the bytes are sent.
  */
-export type DeploymentFiles = readonly HashedLocalFile[] | { base: string; files: FilesPatch };
+export type DeploymentFiles = readonly HashedLocalFile[] | { base: string; files: FilesPatch; sizes: Record<string, number> };
 
 /**
  * The manifest: every path under the upload folder, or a patch of `base` in the site's own paths

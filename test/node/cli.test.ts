@@ -228,17 +228,34 @@ describe('incremental deploys, previews and rollback', () => {
     await expectServed(first);
   });
 
-  it('refuses a folder holding a file over MAX_FILE_BYTES before uploading any of it', async () => {
+  it('refuses a folder holding a file over MAX_FILE_BYTES before uploading any of it, first deploy or redeploy', async () => {
+    const site = 'cli-too-big.example';
     const tooBig = await writeTree(join(work, 'too-big'), { 'index.html': '<h1>Home</h1>' });
     await writeFile(join(tooBig, 'video.mp4'), Buffer.alloc(25 * 1024 * kiB + 1));
-    const before = relay.bytesFromClients();
-    const run = await runCli(['deploy', tooBig, '--domain', 'cli-too-big.example'], { env: { ...as(alice), SITEHOST_ORIGIN: relay.origin } });
-    const sent = relay.bytesFromClients() - before;
-    expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Error: .*The file "video\.mp4" is 26214401 bytes.*MAX_FILE_BYTES/);
-    // Headers and the manifest: none of the file's 25 MiB.
-    expect(sent).toBeLessThan(16 * kiB);
-    expect((await getFromSite(service, 'cli-too-big.example', '/')).status).toBe(404);
+    const refused = async (args: string[]) => {
+      const before = relay.bytesFromClients();
+      const run = await runCli(['deploy', tooBig, '--domain', site, ...args], { env: { ...as(alice), SITEHOST_ORIGIN: relay.origin } });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Error: .*The file "video\.mp4" is 26214401 bytes.*MAX_FILE_BYTES/);
+      // Headers and the manifest: none of the file's 25 MiB.
+      expect(relay.bytesFromClients() - before).toBeLessThan(16 * kiB);
+    };
+    await refused([]);
+    expect((await getFromSite(service, site, '/')).status).toBe(404);
+
+    // A redeploy sends a patch of the deployment it made last time: with the sizes of what it adds.
+    await rm(join(tooBig, 'video.mp4'));
+    await counted(['deploy', tooBig, '--domain', site]);
+    await writeFile(join(tooBig, 'video.mp4'), Buffer.alloc(25 * 1024 * kiB + 1));
+    await refused([]);
+    await refused(['--no-cache']);
+    expect(await getFromSite(service, site, '/index.html')).toEqual({ status: 200, body: '<h1>Home</h1>' });
+  });
+
+  it('counts as already stored only what the service had: not empty files, nor a content another file brought', async () => {
+    const twins = await writeTree(join(work, 'twins'), { 'a.txt': 'same', 'b.txt': 'same', 'empty.txt': '' });
+    const { run } = await counted(['deploy', twins, '--domain', 'cli-twins.example']);
+    expect(run.stdout).toContain('Uploaded 1 file (4 B); skipped 0 files (0 B) already stored.');
   });
 
   it('uploads only the file that changed, with the manifest in one request', async () => {
@@ -248,6 +265,8 @@ describe('incremental deploys, previews and rollback', () => {
     expect(bytes).toBeGreaterThan(256 * kiB);
     expect(bytes).toBeLessThan(256 * kiB + 16 * kiB);
     expect(run.stdout).toContain('Uploaded 1 file (262 kB); skipped 2 files (524 kB) already stored.');
+    // Outside a terminal, the progress lines end as a whole manifest's do.
+    expect(run.stderr.trim().split('\n').at(-1)).toBe('Uploaded 1 file (262 kB); publishing…');
     // The deploy alone: a folder deployed here before does not ask first whether it may be.
     expect(relay.requestLines().slice(requestsBefore)).toEqual([`POST /v2/sites/${domain}/deployments HTTP/1.1`]);
     await expectServed(second);
@@ -399,6 +418,7 @@ describe('incremental deploys, previews and rollback', () => {
     const url = new RegExp(`^  http://([a-z2-7]{20,})\\.preview\\.localhost:${new URL(relay.origin).port}/$`, 'm').exec(run.stdout);
     expect(url, run.stdout).not.toBeNull();
     expect(run.stdout).toContain('The live site is unchanged.');
+    expect(run.stdout).toMatch(/^  Uploaded 1 file \(9 B\); skipped 2 files \(\d+ kB\) already stored\. Deployment [a-z2-7]{20}\.$/m);
     await expectServed(second);
     await expectServed(preview, `${url![1]}.preview`);
     await writeTree(folder, second);
