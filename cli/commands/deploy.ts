@@ -23,7 +23,7 @@ import { CliError } from '../errors.ts';
 import { count, printJson } from '../format.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
-import { filesToSend, sendMissing } from '../../src/common/incremental-deploy.ts';
+import { filesToSend, sendMissing, sizesOf } from '../../src/common/incremental-deploy.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 import { siteUrl } from '../../src/common/site-url.ts';
 import { readJsonArgument } from '../input.ts';
@@ -109,8 +109,7 @@ async function publish(
   if (deployed) {
     const patch = patchBetween(deployed.files, new Map(files.map((file) => [file.path, file.hash])));
     const added = new Set(Object.values(patch));
-    const sizes = Object.fromEntries(files.filter((file) => added.has(file.hash)).map((file) => [file.hash, file.size]));
-    content = { base: deployed.deploymentId, files: patch, sizes };
+    content = { base: deployed.deploymentId, files: patch, sizes: sizesOf(files.filter((file) => added.has(file.hash))) };
     const held = new Set(deployed.files.values());
     const changed = filesToSend(files, new Set(files.filter((file) => file.size > 0 && !held.has(file.hash)).map((file) => file.hash)));
     // A larger change sends the manifest alone: the service answers what it lacks.

@@ -54,10 +54,12 @@ export interface ManifestFiles {
 }
 
 export function manifestOf(files: readonly HashedFile[]): ManifestFiles {
-  return {
-    files: Object.fromEntries(files.map((file) => [file.path, file.hash])),
-    sizes: Object.fromEntries(files.map((file) => [file.hash, file.size])),
-  };
+  return { files: Object.fromEntries(files.map((file) => [file.path, file.hash])), sizes: sizesOf(files) };
+}
+
+/** The manifest's `sizes` of `files`: hash → size. */
+export function sizesOf(files: readonly Pick<HashedFile, 'hash' | 'size'>[]): Record<string, number> {
+  return Object.fromEntries(files.map((file) => [file.hash, file.size]));
 }
 
 /** What to send for `missing`: one file per missing hash (files with equal content are sent once). */

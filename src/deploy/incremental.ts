@@ -123,15 +123,19 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   authorize({ userId }, domain, owner, 'deploy');
   const limits = deployLimits(env);
   const id = newDeploymentId();
+  const prepareManifest = (body: unknown) => {
+    const prepared = prepare(limits, body);
+    // A preview needs a site, as `?preview=true` does: refused before any upload, not at the finalize.
+    if (prepared.finalize === 'preview') authorize({ userId }, domain, owner, 'change');
+    return prepared;
+  };
   if (!isMultipartFormData(request)) {
     const body = await readJsonBody(request, 'application/json', {
       maxBytes: maxManifestBytes(limits),
       tooLarge: () => manifestTooLarge(limits),
       orAlso: 'multipart/form-data (the manifest part, then blob parts)',
     });
-    const prepared = prepare(limits, body);
-    // A preview needs a site, as `?preview=true` does: refused before any upload, not at the finalize.
-    if (prepared.finalize === 'preview') authorize({ userId }, domain, owner, 'change');
+    const prepared = prepareManifest(body);
     return settle(env, { domain, userId, id, limits }, await complete(env, domain, limits, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
@@ -145,8 +149,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
       if (begun.receive) return begun.receive(part);
       if (part.name !== 'manifest') throw new Problem('invalid-request', 'The first part of an incremental deploy is its "manifest".');
       return textPart(manifestPart(limits), async (text) => {
-        const prepared = prepare(limits, parseJsonText(text, 'The manifest'));
-        if (prepared.finalize === 'preview') authorize({ userId }, domain, owner, 'change');
+        const prepared = prepareManifest(parseJsonText(text, 'The manifest'));
         // Declared sizes over the limit by themselves: the site's stored sizes decide, before the blobs.
         if ('manifest' in prepared.content && knownBytes(prepared.content.manifest.files, new Map(), prepared.sizes) > limits.maxTotalBytes) {
           await complete(env, domain, limits, prepared);
