@@ -5,7 +5,7 @@
 // .dev.vars' (and .dev.vars is then neither created nor needed).
 import { spawn, spawnSync } from 'node:child_process';
 import { unstable_readConfig } from 'wrangler';
-import { checkCertificateRetries, parseSettings } from '../src/settings.ts';
+import { checkCertificateRetries, parseSettings } from '../src/platform/settings.ts';
 import { ensureAuthSecret } from './dev-vars.mjs';
 
 const port = process.env.PORT ?? '8787';

@@ -1,16 +1,16 @@
 import { api } from './api';
 import { answerAcmeChallenge } from './certificates/challenge';
 import { queueCertificateRenewals } from './certificates/renewal';
-import type { Env } from './env';
+import type { Env } from './platform/env';
 import { Problem } from './http/problem';
-import { log } from './log';
+import { log } from './platform/log';
 import { consumeQueue } from './queues';
-import { InvalidSetting, type Settings, settingsOf } from './settings';
-import { previewIdOf, servePreview } from './sites/preview';
-import { serveSite } from './sites/serve';
+import { InvalidSetting, type Settings, settingsOf } from './platform/settings';
+import { previewIdOf, servePreview } from './serving/preview';
+import { serveSite } from './serving/serve';
 import { siteDomainOf } from './common/site-url';
 
-export { SiteCoordinator } from './site/coordinator';
+export { SiteCoordinator } from './coordinator/coordinator';
 export { EventLog } from './events/event-log';
 export { WebhookReceiver } from './events/webhook-receiver';
 

@@ -1,5 +1,5 @@
 import { consumeCertificateJobs } from './certificates/jobs';
-import type { Env } from './env';
+import type { Env } from './platform/env';
 import { consumeNotifications } from './events/notifications';
 import { type WebhookDelivery, deliverWebhooks } from './events/webhooks';
 

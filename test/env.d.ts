@@ -1,4 +1,4 @@
-type SitehostEnv = import('../src/env').Env;
+type SitehostEnv = import('../src/platform/env').Env;
 type TestMigrations = import('cloudflare:test').D1Migration[];
 
 declare namespace Cloudflare {

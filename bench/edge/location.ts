@@ -9,10 +9,10 @@
  * counters, background calls (after the response) included.
  */
 import service from '../../src/index';
-import type { Env } from '../../src/env';
-import { settingsOf } from '../../src/settings';
+import type { Env } from '../../src/platform/env';
+import { settingsOf } from '../../src/platform/settings';
 import { siteDomainOf } from '../../src/common/site-url';
-import { serveSite } from '../../src/sites/serve';
+import { serveSite } from '../../src/serving/serve';
 
 export { EventLog, SiteCoordinator } from '../../src/index';
 

@@ -1,4 +1,4 @@
-import { parseDomain } from '../../src/domain-name';
+import { parseDomain } from '../../src/platform/domain-name';
 import { Problem } from '../../src/http/problem';
 import { h } from './dom';
 
@@ -11,7 +11,7 @@ export interface DomainField {
 
 /**
  * The domain input, validated as the person types with the server's own rules
- * (src/domain-name.ts, bundled into the page); the server stays the authority on deploy.
+ * (src/platform/domain-name.ts, bundled into the page); the server stays the authority on deploy.
  */
 export function domainField(apiHostnames: readonly string[], initial = ''): DomainField {
   const input = h('input', {

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../app-env';
+import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
 import { parseChain } from '../certificates/certificate-material';
 import { open } from '../certificates/keys-at-rest';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
-import { authorize } from '../site/access';
+import { authorize } from '../coordinator/access';
 import { getCertificate } from '../storage/certificates';
 import { getSiteOwner } from '../storage/sites';
 import { domainParam } from './domain-param';

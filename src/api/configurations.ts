@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../app-env';
+import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
-import { siteCoordinator } from '../site/client';
+import { siteCoordinator } from '../coordinator/client';
 import { ifNoneMatchMatches, settledLastModified, wholeSecond } from '../http/conditional';
 import { readJsonBody } from '../http/json-body';
 import { resource } from '../http/resource';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../app-env';
+import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
 import { subscribe } from '../events/subscribe';
 import { resource } from '../http/resource';

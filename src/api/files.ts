@@ -1,8 +1,8 @@
 import { type Context, Hono } from 'hono';
-import type { AppEnv } from '../app-env';
+import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
-import { checkFilePath } from '../deploy/paths';
-import { siteCoordinator } from '../site/client';
+import { checkFilePath } from '../content/paths';
+import { siteCoordinator } from '../coordinator/client';
 import { uploadFile } from '../deploy/upload-file';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';

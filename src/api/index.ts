@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../app-env';
+import type { AppEnv } from '../platform/app-env';
 import { dashboard } from '../dashboard';
 import { Problem } from '../http/problem';
-import { log } from '../log';
+import { log } from '../platform/log';
 import { certificate } from './certificate';
 import { configurations } from './configurations';
 import { deployments } from './deployments';

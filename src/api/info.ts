@@ -1,9 +1,9 @@
 import { type Context, Hono } from 'hono';
-import type { AppEnv } from '../app-env';
+import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
-import { siteCoordinator } from '../site/client';
-import type { Edit } from '../site/changes';
-import type { SiteMetadata } from '../deploy/metadata';
+import { siteCoordinator } from '../coordinator/client';
+import type { Edit } from '../coordinator/changes';
+import type { SiteMetadata } from '../content/metadata';
 import { readJsonBody } from '../http/json-body';
 import { isObject } from '../http/merge-patch';
 import { Problem } from '../http/problem';

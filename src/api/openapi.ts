@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import document from '../../schema/openapi.json';
-import type { AppEnv } from '../app-env';
+import type { AppEnv } from '../platform/app-env';
 import { resource } from '../http/resource';
 
 export const openapi = new Hono<AppEnv>();

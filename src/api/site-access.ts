@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import type { AppEnv } from '../app-env';
-import { authorize } from '../site/access';
-import { siteCoordinator } from '../site/client';
+import type { AppEnv } from '../platform/app-env';
+import { authorize } from '../coordinator/access';
+import { siteCoordinator } from '../coordinator/client';
 import type { SiteRecord } from '../storage/sites';
 
 /** The live site for a read, from the domain's coordinator, so that it reflects every committed change. */

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../app-env';
+import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
 import { deploySite } from '../deploy/deploy-site';
-import { deployLimits } from '../deploy/limits';
+import { deployLimits } from '../content/limits';
 import { checkDeployLength } from '../deploy/receive';
-import { siteCoordinator } from '../site/client';
+import { siteCoordinator } from '../coordinator/client';
 import { nextPageLink, pageQuery } from '../http/page';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';

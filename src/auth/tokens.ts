@@ -6,7 +6,7 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 
 /** Who is calling and what they may do. */

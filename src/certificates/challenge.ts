@@ -1,4 +1,4 @@
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { getChallengeAnswer } from '../storage/certificates';
 
 const challengePath = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]+)$/;

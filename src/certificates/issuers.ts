@@ -1,4 +1,4 @@
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { AcmeIssuer } from './acme/acme-issuer';
 import { CloudflareIssuer } from './cloudflare/cloudflare-issuer';
 import type { Issuer } from './issuer';

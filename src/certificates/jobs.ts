@@ -1,8 +1,8 @@
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { timestamp } from '../http/time';
-import { log } from '../log';
-import { backoffSeconds } from '../queue-limits';
-import { settingsOf } from '../settings';
+import { log } from '../platform/log';
+import { backoffSeconds } from '../platform/queue-limits';
+import { settingsOf } from '../platform/settings';
 import {
   claimCertificateJob,
   deleteCertificateStatements,

@@ -1,5 +1,5 @@
-import type { Env } from '../env';
-import { maxBatchMessages } from '../queue-limits';
+import type { Env } from '../platform/env';
+import { maxBatchMessages } from '../platform/queue-limits';
 import { listCertificatesDue } from '../storage/certificates';
 import { certificatesOff } from './issuers';
 import { type CertificateJob, renewalWindowMs } from './jobs';

@@ -1,4 +1,4 @@
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { deleteCertificateStatements, getCertificate } from '../storage/certificates';
 import type { CertificateJob } from './jobs';
 

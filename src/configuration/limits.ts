@@ -1,5 +1,5 @@
 import { Problem } from '../http/problem';
-import { isTemplated } from '../sites/path-template';
+import { isTemplated } from './path-templates';
 import type { HostConfiguration } from './parse';
 
 /**

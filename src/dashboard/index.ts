@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { builtFiles } from '../../dashboard/dist/files';
-import type { AppEnv } from '../app-env';
+import type { AppEnv } from '../platform/app-env';
 import { ifNoneMatchMatches } from '../http/conditional';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';

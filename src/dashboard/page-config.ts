@@ -1,5 +1,5 @@
-import type { Env } from '../env';
-import { settingsOf } from '../settings';
+import type { Env } from '../platform/env';
+import { settingsOf } from '../platform/settings';
 import type { PageConfig } from './contract';
 
 /** `GET /dashboard/config.json`: see contract.ts. */

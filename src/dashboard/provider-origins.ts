@@ -1,4 +1,4 @@
-import { log } from '../log';
+import { log } from '../platform/log';
 
 /** How long a provider's discovery document is trusted before it is read again. */
 const ttlMs = 10 * 60 * 1000;

@@ -1,9 +1,9 @@
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { authorize } from '../site/access';
-import { siteCoordinator, uploadRecord } from '../site/client';
-import { newDeploymentId } from '../site/deployment-id';
-import type { DeployCommit } from '../site/changes';
+import { authorize } from '../coordinator/access';
+import { siteCoordinator, uploadRecord } from '../coordinator/client';
+import { newDeploymentId } from '../coordinator/deployment-id';
+import type { DeployCommit } from '../coordinator/changes';
 import { type FileIndex, keys, writeFileIndex } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
@@ -11,7 +11,7 @@ import { type DeploymentRecord, siteBlobs } from '../storage/deployments';
 import { getSiteOwner } from '../storage/sites';
 import type { DeployResult } from '../common/api-types';
 import { handOver } from './hand-over';
-import { deployLimits } from './limits';
+import { deployLimits } from '../content/limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
 
 /**

@@ -1,6 +1,6 @@
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { log } from '../log';
+import { log } from '../platform/log';
 import { deleteObjects } from '../storage/objects';
 
 /**

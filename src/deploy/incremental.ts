@@ -4,27 +4,27 @@
  * asks to be finalized, committed in that one request. Uploaded blobs are streamed into one pack
  * per request, each verified against its name. What a blob upload brought whole and verified is
  * recorded even when the request fails later, so a client resumes by asking again what is missing. The
- * coordinator records the blobs and, on finalize, builds the deployment (src/site/coordinator.ts).
+ * coordinator records the blobs and, on finalize, builds the deployment (src/coordinator/coordinator.ts).
  */
 import type { DeployResult } from '../common/api-types';
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';
-import { log } from '../log';
-import { authorize } from '../site/access';
-import type { PackUpload } from '../site/changes';
-import { siteCoordinator, uploadRecord } from '../site/client';
-import { newDeploymentId } from '../site/deployment-id';
-import { missingHashes, uploadingDeployment } from '../site/deployments';
-import { addBaseLocations, addStoredLocations, baseIndex } from '../site/manifest-base';
-import { checkFileSize, checkSiteSize } from '../site/file-rules';
+import { log } from '../platform/log';
+import { authorize } from '../coordinator/access';
+import type { PackUpload } from '../coordinator/changes';
+import { siteCoordinator, uploadRecord } from '../coordinator/client';
+import { newDeploymentId } from '../coordinator/deployment-id';
+import { missingHashes, uploadingDeployment } from '../coordinator/deployments';
+import { addBaseLocations, addStoredLocations, baseIndex } from '../coordinator/manifest-base';
+import { checkFileSize, checkSiteSize } from '../content/file-rules';
 import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs, putDeployment } from '../storage/deployments';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
 import { getSiteOwner } from '../storage/sites';
 import { handOver } from './hand-over';
-import { type DeployLimits, checkContentLength, deployLimits } from './limits';
+import { type DeployLimits, checkContentLength, deployLimits } from '../content/limits';
 import {
   type Finalize,
   type Manifest,
@@ -40,7 +40,7 @@ import {
   patchedManifest,
   readManifest,
   writeManifest,
-} from './manifest';
+} from '../content/manifest';
 import { maxFramingBytes, readMultipartFormData, type PartHeader, type PartReceiver } from './multipart-reader';
 import { packedPart } from './packed-part';
 import { isMultipartFormData } from './receive';

@@ -1,15 +1,15 @@
 import { type HostConfiguration, parseHostConfiguration } from '../configuration/parse';
 import { jsonTooLarge, maxJsonBytes } from '../http/json-body';
 import { Problem } from '../http/problem';
-import { checkFileSize, checkFilesAndFolders, checkSiteSize } from '../site/file-rules';
+import { checkFileSize, checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
 import type { BlobLocation } from '../storage/deployments';
 import { type FileEntry, byPath } from '../storage/file-index';
 import type { PackWriter } from '../storage/pack-writer';
-import { contentTypeOf } from './content-type';
-import { type DeployLimits, checkContentLength } from './limits';
+import { contentTypeOf } from '../content/content-type';
+import { type DeployLimits, checkContentLength } from '../content/limits';
 import { type PartHeader, type PartReceiver, maxFramingBytes, readMultipartFormData } from './multipart-reader';
 import { packedPart } from './packed-part';
-import { checkFilePath, commonFolderPrefixLength } from './paths';
+import { checkFilePath, commonFolderPrefixLength } from '../content/paths';
 import { type TextPartRules, textPart } from './text-part';
 
 export interface ReceivedFiles {

@@ -1,16 +1,16 @@
 import { base64url } from 'jose';
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { authorize } from '../site/access';
-import { siteCoordinator, uploadRecord } from '../site/client';
-import type { FileUpload } from '../site/changes';
-import { checkFileSize } from '../site/file-rules';
+import { authorize } from '../coordinator/access';
+import { siteCoordinator, uploadRecord } from '../coordinator/client';
+import type { FileUpload } from '../coordinator/changes';
+import { checkFileSize } from '../content/file-rules';
 import { type FileEntry, keys } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites';
-import { contentTypeOf } from './content-type';
+import { contentTypeOf } from '../content/content-type';
 import { handOver } from './hand-over';
-import { deployLimits } from './limits';
+import { deployLimits } from '../content/limits';
 
 /**
  * `PUT /v2/sites/<domain>/files/<path>`: streams the raw body into its own pack, hashing it on

@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { settingsOf } from '../settings';
+import { settingsOf } from '../platform/settings';
 import type { IncomingEvent, LoggedEvent } from './event';
 import { type AppendedEvent, LogTable } from './log-table';
 import { sseStream } from './sse-stream';

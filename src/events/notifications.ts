@@ -1,5 +1,5 @@
-import type { Env } from '../env';
-import { log } from '../log';
+import type { Env } from '../platform/env';
+import { log } from '../platform/log';
 import { type IncomingEvent, type NotificationEvent, incomingEvent, isNotificationEvent } from './event';
 import { eventLog } from './event-log';
 import { enqueueWebhooks } from './webhooks';

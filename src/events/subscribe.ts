@@ -1,4 +1,4 @@
-import type { Env } from '../env';
+import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { eventLog, subscription } from './event-log';
 

@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { Env } from '../env';
-import { log } from '../log';
-import { backoffSeconds } from '../queue-limits';
+import type { Env } from '../platform/env';
+import { log } from '../platform/log';
+import { backoffSeconds } from '../platform/queue-limits';
 import { deliveryTimeoutMs, postWebhook } from './webhook-post';
 
 /** One event waiting for one receiver: its log id (the `webhook-id`) and its JSON. */

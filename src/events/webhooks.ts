@@ -1,6 +1,6 @@
-import type { Env } from '../env';
-import { log } from '../log';
-import { maxBatchMessages } from '../queue-limits';
+import type { Env } from '../platform/env';
+import { log } from '../platform/log';
+import { maxBatchMessages } from '../platform/queue-limits';
 import type { LoggedEvent } from './event';
 import { retryDelaySeconds, webhookReceiver } from './webhook-receiver';
 

@@ -1,5 +1,5 @@
 import type { Handler, Hono, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../app-env';
+import type { AppEnv } from '../platform/app-env';
 import { Problem } from './problem';
 
 type Method = 'GET' | 'PUT' | 'PATCH' | 'POST' | 'DELETE';

@@ -2,7 +2,7 @@ import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { getSite } from '../../src/storage/sites';
-import { deployLimits } from '../../src/deploy/limits';
+import { deployLimits } from '../../src/content/limits';
 import { maxFramingBytes } from '../../src/deploy/multipart-reader';
 import { checkDeployLength } from '../../src/deploy/receive';
 import { maxJsonBytes } from '../../src/http/json-body';
@@ -156,7 +156,7 @@ describe('PUT /v2/sites/<domain>', () => {
   it('answers 409 when the site was unpublished while the deploy uploaded', async () => {
     const domain = 'unpublished-midway.example';
     await deploy(domain, { 'index.html': 'v1' });
-    const { siteCoordinator } = await import('../../src/site/client');
+    const { siteCoordinator } = await import('../../src/coordinator/client');
     const { keys } = await import('../../src/storage/file-index');
     // What a deploy has uploaded when the unpublish deletes every object of the site:
     const indexKey = keys.index(domain, 'in-flight');

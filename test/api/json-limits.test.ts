@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authorized, deploy, problemOf } from '../support/client';
-import { deployed, site } from '../sites/support';
+import { deployed, site } from '../serving/support';
 
 /** `{"root":[[…]]}` nested `depth` levels deep, counting the outer object. */
 const nested = (depth: number) => `{"root":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;

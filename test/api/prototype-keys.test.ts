@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authorized, deploy, problemOf } from '../support/client';
-import { deployed, site } from '../sites/support';
+import { deployed, site } from '../serving/support';
 
 const body = (method: string, text: string, type = 'application/json'): RequestInit => ({
   method,

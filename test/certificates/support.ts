@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { generateDomainKey } from '../../src/certificates/certificate-material';
 import type { IssueOutcome, IssueRequest, Issuer } from '../../src/certificates/issuer';
 import type { JobMessage } from '../../src/certificates/jobs';
-import type { Env } from '../../src/env';
+import type { Env } from '../../src/platform/env';
 import { upsertSite } from '../../src/storage/sites';
 
 export const day = 24 * 60 * 60 * 1000;

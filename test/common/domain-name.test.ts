@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDomain } from '../../src/domain-name';
+import { parseDomain } from '../../src/platform/domain-name';
 import { Problem } from '../../src/http/problem';
 
 const apiHosts = ['localhost', 'api.sitehost.test'];

@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { SiteCoordinator } from '../../src/site/coordinator';
+import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import { readFileIndex } from '../../src/storage/file-index';
 import { getSite } from '../../src/storage/sites';
 import { call, deploy, token } from '../support/client';

@@ -2,8 +2,8 @@ import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, wait
 import { env } from 'cloudflare:workers';
 import { timestamp } from '../../src/http/time';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { SiteCoordinator } from '../../src/site/coordinator';
-import { abandonedUploadMs } from '../../src/site/uploads';
+import type { SiteCoordinator } from '../../src/coordinator/coordinator';
+import { abandonedUploadMs } from '../../src/coordinator/uploads';
 import worker from '../../src/index';
 import { getSite } from '../../src/storage/sites';
 import { authorized, deploy, token } from '../support/client';

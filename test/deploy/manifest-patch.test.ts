@@ -2,7 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { Deployment, DeployResult } from '../../src/common/api-types';
 import { Problem } from '../../src/http/problem';
-import type { SiteCoordinator } from '../../src/site/coordinator';
+import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import { authorized, call, deploy, problemOf } from '../support/client';
 import { coordinatorOf, keepDeployments, sha256Hex, storedObjects } from '../support/deployments';
 import { blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';

@@ -8,7 +8,7 @@ import { readFileIndex } from '../../src/storage/file-index';
 import { PackWriter } from '../../src/storage/pack-writer';
 import { getSite } from '../../src/storage/sites';
 import { authorized, deploy, problemOf } from '../support/client';
-import { site } from '../sites/support';
+import { site } from '../serving/support';
 
 const encoder = new TextEncoder();
 

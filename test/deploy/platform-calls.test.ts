@@ -1,7 +1,7 @@
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { expect, it } from 'vitest';
-import type { SiteCoordinator } from '../../src/site/coordinator';
+import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import worker from '../../src/index';
 import { token } from '../support/client';
 import { CallCounter, metered } from '../support/metered';

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { signWebhook } from '../../src/events/webhook-signature';
-import type { Env } from '../../src/env';
+import type { Env } from '../../src/platform/env';
 import { retryDelaySeconds } from '../../src/events/webhook-receiver';
 import { webhookTargets } from '../../src/events/webhooks';
 

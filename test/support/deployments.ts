@@ -1,6 +1,6 @@
 import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import type { SiteCoordinator } from '../../src/site/coordinator';
+import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 
 /** The coordinator (Durable Object) of `domain`. */
 export function coordinatorOf(domain: string) {

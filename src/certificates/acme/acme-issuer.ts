@@ -5,7 +5,7 @@ import { deleteChallenge, getAcmeAccount, putAcmeAccount, putChallenge } from '.
 import { exportAccountKey, generateAccountKey, importAccountKey } from './account-key';
 import { AcmeClient, type AcmeAuthorization, type AcmeClientOptions, type AcmeOrder } from './client';
 import { AcmeError } from './problem';
-import { log } from '../../log';
+import { log } from '../../platform/log';
 
 export interface AcmeIssuerOptions extends AcmeClientOptions {
   db: D1Database;

@@ -1,0 +1,51 @@
+/** What the Worker hands a domain's coordinator to commit: ./coordinator.ts's changes take these. */
+import type { HostConfiguration } from '../configuration/parse';
+import type { ManifestContent } from '../content/manifest';
+import type { BlobLocation } from '../storage/deployments';
+import type { FileEntry } from '../storage/file-index';
+import type { Deployment } from '../storage/sites';
+
+/** A deploy whose files (if any) are already stored, waiting to become a deployment. */
+export interface DeployCommit {
+  domain: string;
+  userId: string;
+  /** `blobs`: where the stored bytes lie, by content hash, for later incremental deploys. */
+  files?: Omit<Deployment, 'created'> & { blobs: BlobLocation[] };
+  configuration?: HostConfiguration;
+}
+
+/** A replacement of the whole value, or an RFC 7396 merge patch applied to the current one. */
+export type Edit<T> = { replace: T } | { patch: unknown };
+
+/** One file already stored in `packKey` (null when it is empty), waiting to join the live deployment. */
+export interface FileUpload {
+  entry: Omit<FileEntry, 'pack'>;
+  packKey: string | null;
+}
+
+/** Blobs of an incremental deploy, verified and stored in `pack`, waiting to be recorded. */
+export interface BlobUpload {
+  domain: string;
+  userId: string;
+  deploymentId: string;
+  pack: string;
+  blobs: BlobLocation[];
+}
+
+/** The blobs a request brought in `pack`: stored by the Worker, or, small and committed at once, its `bytes` for the coordinator to store. */
+export interface PackUpload {
+  pack: string;
+  blobs: BlobLocation[];
+  bytes?: Uint8Array;
+}
+
+/** An incremental deploy that lacks no bytes, to be committed at once: its manifest, and the blobs its request brought in `upload.pack`. */
+export interface ManifestCommit {
+  domain: string;
+  userId: string;
+  deploymentId: string;
+  /** A patch's base must still be kept when the coordinator commits it: its files keep their places and times. */
+  content: ManifestContent;
+  upload?: PackUpload;
+  preview: boolean;
+}

@@ -1,0 +1,42 @@
+/**
+ * The Worker's side of a domain's coordinator: a typed client whose changes answer their value
+ * or throw their Problem, so no route sees an `Outcome` and no change can forget to unwrap one.
+ */
+import type { Env } from '../platform/env';
+import type { UploadRecord } from '../storage/pack-writer';
+import type { SiteCoordinator } from './coordinator';
+import { type Outcome, unwrap } from './outcome';
+
+/** The coordinator's changes: each answers an `Outcome` across RPC, turned back here. */
+const changes = ['deploy', 'preview', 'activate', 'addBlobs', 'finalize', 'deployManifest', 'unpublish', 'editConfiguration', 'editMetadata', 'putFile', 'deleteFile'] as const;
+type Change = (typeof changes)[number];
+/** Its other methods, whose answers pass as they are. */
+type Query = 'current' | 'beginUpload' | 'forgetUpload' | 'beginIncremental';
+
+/** A change's signature with its `Outcome` unwrapped; `never` (a type error below) for one that answers none. */
+type Unwrapped<F> = F extends (...args: infer A) => Promise<Outcome<infer R>> ? (...args: A) => Promise<R> : never;
+
+export type SiteCoordinatorClient = { [K in Change]: Unwrapped<SiteCoordinator[K]> } & Pick<SiteCoordinator, Query>;
+
+/** The coordinator of `domain`. Workers' stub typing cannot map `unknown`-valued records, so the stub is typed by the class. */
+export function siteCoordinator(env: Env, domain: string): SiteCoordinatorClient {
+  const stub = env.SITES.get(env.SITES.idFromName(domain)) as unknown as Pick<SiteCoordinator, Change | Query>;
+  const call = stub as unknown as Record<Change, (...args: unknown[]) => Promise<Outcome<unknown>>>;
+  const client: Record<string, unknown> = {
+    current: (...args: Parameters<SiteCoordinator['current']>) => stub.current(...args),
+    beginUpload: (...args: Parameters<SiteCoordinator['beginUpload']>) => stub.beginUpload(...args),
+    forgetUpload: (...args: Parameters<SiteCoordinator['forgetUpload']>) => stub.forgetUpload(...args),
+    beginIncremental: (...args: Parameters<SiteCoordinator['beginIncremental']>) => stub.beginIncremental(...args),
+  };
+  for (const change of changes) client[change] = async (...args: unknown[]) => unwrap(await call[change](...args));
+  return client as SiteCoordinatorClient;
+}
+
+/** Records the multipart uploads of `domain`'s packs with its coordinator, which aborts those a crash cut off. */
+export function uploadRecord(env: Env, domain: string): UploadRecord {
+  const coordinator = siteCoordinator(env, domain);
+  return {
+    begun: (key, uploadId) => coordinator.beginUpload(domain, key, uploadId),
+    aborted: (key) => coordinator.forgetUpload(key),
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * How the coordinator commits a change so that a stop at any instant ends in the old state or
+ * in the new one with everything that follows it (./follow-ups.ts), and how it recovers, runs
+ * what is due and keeps its alarm set for the rest: follow-ups, recorded uploads and the
+ * deadlines of incremental deploys. An object has one alarm: it is set for the earliest of them.
+ */
+import type { Env } from '../platform/env';
+import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } from '../storage/sites';
+import { FollowUps, type PendingChange } from './follow-ups';
+import type { LiveRecord } from './freshness';
+import { IncrementalDeadlines } from './incremental-deadlines';
+import { RecordedUploads } from './uploads';
+
+/** How soon the alarm tries again work that failed, or a change whose outcome is unknown. */
+const retryMs = 10_000;
+
+export class Commits {
+  readonly uploads: RecordedUploads;
+  readonly deadlines: IncrementalDeadlines;
+  readonly #followUps: FollowUps;
+
+  /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly envOf: () => Env,
+    private readonly live: LiveRecord,
+  ) {
+    this.#followUps = new FollowUps(storage, envOf);
+    this.uploads = new RecordedUploads(storage, () => envOf().FILES);
+    this.deadlines = new IncrementalDeadlines(storage);
+  }
+
+  /**
+   * Commits a change and what follows it: the follow-ups are stored pending on the change (with
+   * an alarm, should the object stop), the D1 batch records the change's id, and only then are
+   * they settled. Then `live` goes live (undefined: the live site is unchanged), as committed (with
+   * its configuration's stamp, see tickConfigurationsClock), and the follow-ups run; answers it so.
+   */
+  async commit(domain: string, statements: D1PreparedStatement[], live: SiteRecord | null | undefined, followUps: Omit<PendingChange, 'id' | 'domain'>): Promise<SiteRecord | null | undefined> {
+    const { DB } = this.envOf();
+    const change: PendingChange = { id: crypto.randomUUID(), domain, ...followUps };
+    this.#followUps.pend(change);
+    await this.scheduleAlarm();
+    let committed = live;
+    try {
+      const stamped = stampedConfigurationTime(await DB.batch([...statements, recordSiteChange(DB, domain, change.id)]));
+      if (committed && stamped !== undefined) committed = { ...committed, configurationModified: stamped };
+    } catch (error) {
+      // A batch that failed may have committed all the same; then the site is as the database holds it.
+      if (!(await this.#followUps.committed(change))) throw error;
+      if (committed) committed = (await getSite(DB, domain)) ?? committed;
+    }
+    this.#settle(change);
+    if (committed !== undefined) await this.live.replace(domain, committed);
+    await this.catchUp();
+    return committed;
+  }
+
+  #settle(change: PendingChange): void {
+    this.storage.transactionSync(() => {
+      this.#followUps.settle(change);
+      if (change.unpublish) this.uploads.abortAllNow();
+    });
+  }
+
+  /** Settles a change the object began but did not see through (it stopped between its commit and its follow-ups, say). */
+  async recover(): Promise<void> {
+    const change = this.#followUps.pending();
+    if (change && (await this.#followUps.committed(change))) {
+      this.#settle(change);
+      // Locations may still hold the record from before the change, and an object that kept running holds it too.
+      await this.live.replace(change.domain, await getSite(this.envOf().DB, change.domain));
+    }
+    await this.live.resumePurge();
+  }
+
+  /** Runs what is due, then sets the alarm for what remains. */
+  async catchUp(): Promise<void> {
+    await this.#followUps.runDue();
+    await this.uploads.abortDue(async (key) => this.live.site?.deployment?.packs.includes(key) ?? false);
+    await this.scheduleAlarm();
+  }
+
+  /** Sets the alarm for the earliest work left (work already due has just failed: retried later), or clears it. */
+  scheduleAlarm(): Promise<void> {
+    const times = [this.#followUps.nextDue(), this.uploads.nextDue(), this.deadlines.nextDue()].filter((time) => time !== undefined);
+    if (times.length === 0) return this.storage.deleteAlarm();
+    const now = Date.now();
+    const next = Math.min(...times);
+    return this.storage.setAlarm(next > now ? next : now + retryMs);
+  }
+}

@@ -1,0 +1,313 @@
+// One class of RPC methods: every change to a domain goes through this one Durable Object. Each body is short and leaves the work to ./site-state.ts, ./manifest-commit.ts, ./file-edits.ts, ./commits.ts and ./freshness.ts.
+import { DurableObject } from 'cloudflare:workers';
+import { checkHostConfiguration } from '../configuration/parse';
+import type { DeployResult } from '../common/api-types';
+import { readManifest } from '../content/manifest';
+import { checkMetadata, type SiteMetadata } from '../content/metadata';
+import type { Env } from '../platform/env';
+import { applyMergePatch } from '../http/merge-patch';
+import { Problem } from '../http/problem';
+import { log } from '../platform/log';
+import { type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, recordBlobs } from '../storage/deployments';
+import type { FileEntry } from '../storage/file-index';
+import { keys } from '../storage/file-index';
+import { deleteObjects } from '../storage/objects';
+import { type SiteRecord, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
+import { authorize, deploymentNotFound } from './access';
+import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
+import { newDeploymentId } from './deployment-id';
+import { deployResult, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployments';
+import { deleteFile, putFile } from './file-edits';
+import type { FollowUp } from './follow-ups';
+import type { LiveSite } from './freshness';
+import { commitManifest } from './manifest-commit';
+import { type Outcome, outcomeOf } from './outcome';
+import { configurationChange, SiteState } from './site-state';
+
+/**
+ * One per domain (`idFromName(domain)`): every change to a domain goes through here, one at
+ * a time, so access checks, the switch to a new deployment and its events cannot interleave.
+ * Uploads happen before, in the Worker, under fresh keys; only the commit is serialised.
+ * What it holds between changes, and how a deployment is committed, is in ./site-state.ts; how
+ * a change is committed and recovered in ./commits.ts (what follows it: ./follow-ups.ts), the
+ * live record and its purges in ./freshness.ts, recorded uploads in ./uploads.ts; the Worker
+ * calls this object through ./client.ts.
+ */
+export class SiteCoordinator extends DurableObject<Env> {
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #state = new SiteState(this.ctx.storage, () => this.env);
+
+  /** Runs changes one after another. A DO's input gate alone would let them interleave at every await on D1 or R2. */
+  #exclusive<T>(change: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(change, change);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** An exclusive change, after any change left unsettled; its problems are returned, not thrown, so they reach the Worker intact. */
+  #change<T>(change: () => Promise<T>): Promise<Outcome<T>> {
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      return outcomeOf(change);
+    });
+  }
+
+  /**
+   * Records a pack's multipart upload before its first part is written (src/storage/pack-writer.ts),
+   * so that one cut off by a crash is aborted later. One more call per deploy of a pack over one
+   * part: R2 offers no other way to find unfinished uploads. Not queued behind changes: nothing
+   * it writes is theirs.
+   */
+  async beginUpload(domain: string, key: string, uploadId: string): Promise<void> {
+    this.#state.commits.uploads.record(domain, key, uploadId);
+    await this.#state.commits.scheduleAlarm();
+  }
+
+  /** The Worker aborted the upload of `key`. */
+  async forgetUpload(key: string): Promise<void> {
+    this.#state.commits.uploads.forget(key);
+  }
+
+  /**
+   * The Worker is about to store the incremental deploy `id`, begun at `created`: the alarm
+   * collects it at its deadline unless it is finalized by then, though the site may never commit
+   * again (./incremental-deadlines.ts). Not queued behind changes: nothing it writes is theirs.
+   */
+  async beginIncremental(domain: string, id: string, created: number): Promise<void> {
+    this.#state.commits.deadlines.record(domain, id, created);
+    await this.#state.commits.scheduleAlarm();
+  }
+
+  /**
+   * The live site, from memory in the steady state: what serving a request needs to know. Not
+   * queued behind changes: the live record only ever holds a committed record. Asked `versioned`
+   * by a location that missed it in its cache, it answers as ./freshness.ts says.
+   */
+  current(domain: string): Promise<SiteRecord | null>;
+  current(domain: string, versioned: true): Promise<LiveSite>;
+  async current(domain: string, versioned?: true): Promise<SiteRecord | null | LiveSite> {
+    if (this.#state.live.site === undefined) await this.#exclusive(() => this.#state.load(domain));
+    return versioned ? this.#state.live.answer() : (this.#state.live.site ?? null);
+  }
+
+  /** Deploys `commit` live: a new deployment of its files (or the live ones) and its host options (or the live ones). */
+  deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
+    return this.#change(async () => {
+      const { site, record, deployments } = await this.#deployment(commit, 'deploy');
+      const next = siteWith(site, record, commit.userId, record.created);
+      const { DB } = this.env;
+      const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
+      const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined);
+      await this.#state.commitDeployment(
+        record,
+        [...statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
+        next,
+        {
+          now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
+          orphans: commit.files ? [commit.files.indexKey, ...ownPacks(commit.files)] : [],
+        },
+        deployments,
+      );
+      return result;
+    });
+  }
+
+  /** Stores `commit` as a deployment that is not live, to be previewed and activated later. */
+  preview(commit: DeployCommit): Promise<Outcome<DeploymentRecord>> {
+    return this.#change(async () => {
+      const { record, deployments } = await this.#deployment(commit, 'change');
+      await this.#state.commitDeployment(
+        record,
+        recordBlobs(this.env.DB, commit.domain, commit.files?.blobs ?? []),
+        undefined,
+        { now: [], orphans: commit.files ? [commit.files.indexKey, ...ownPacks(commit.files)] : [] },
+        deployments,
+      );
+      return record;
+    });
+  }
+
+  /**
+   * The deployment `commit` makes, its files or configuration defaulting to the live ones; `action`
+   * is checked first. With files, the site's deployments are read: 409 when a pack of stored bytes
+   * the deploy reuses is held by none of them any more (collected while it uploaded).
+   */
+  async #deployment(
+    commit: DeployCommit,
+    action: 'deploy' | 'change',
+  ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[] }> {
+    const { domain } = commit;
+    const site = await this.#state.load(domain);
+    authorize({ userId: commit.userId }, domain, site?.userId ?? null, action);
+    let deployments: DeploymentRecord[] | undefined;
+    if (commit.files) {
+      const own = ownPacks(commit.files);
+      await this.#state.claimUpload(domain, commit.files.indexKey, own);
+      deployments = await deploymentsOf(this.env.DB, domain);
+      const held = new Set([...own, ...deployments.flatMap((kept) => kept.packs)]);
+      if (!commit.files.packs.every((key) => held.has(key))) {
+        throw new Problem('conflict', `Stored bytes this deploy reuses on ${domain} were collected while it uploaded; deploy again.`);
+      }
+    }
+    const id = commit.files?.id ?? newDeploymentId();
+    const configuration = commit.configuration ?? site?.configuration ?? {};
+    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), commit.files ?? site?.deployment ?? null, configuration);
+    return { site, record, deployments };
+  }
+
+  /** Makes the kept deployment `id` live again (a rollback, or a roll forward): its files and its host options. */
+  activate(domain: string, userId: string, id: string): Promise<Outcome<DeployResult>> {
+    return this.#change(async () => {
+      const site = await this.#state.changeable(domain, userId);
+      const record = await getDeployment(this.env.DB, domain, id);
+      if (record?.state !== 'ready') throw deploymentNotFound(domain, id);
+      const next = siteWith(site, record, userId, Date.now());
+      const hasNewConfiguration = !sameConfiguration(site.configuration, record.configuration);
+      const { DB } = this.env;
+      const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
+      const result = deployResult(site, next, next.deployment?.indexKey !== site.deployment?.indexKey, hasNewConfiguration);
+      await this.#state.commitDeployment(record, statements, next, { now: [{ kind: 'notify', event: result }] });
+      return result;
+    });
+  }
+
+  /** Records blobs an incremental deploy uploaded into `upload.pack`: the deployment keeps the pack, and later manifests find them. */
+  addBlobs(upload: BlobUpload): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      const { domain, pack } = upload;
+      const site = await this.#state.load(domain);
+      authorize({ userId: upload.userId }, domain, site?.userId ?? null, 'deploy');
+      const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, upload.userId);
+      await this.#state.claimUpload(domain, pack, [pack]);
+      // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
+      this.#state.commits.deadlines.record(domain, uploading.id, uploading.created);
+      await this.#state.commits.scheduleAlarm();
+      const { DB } = this.env;
+      await DB.batch([...recordBlobs(DB, domain, upload.blobs), addUploadedPack(DB, upload.deploymentId, pack)]);
+      return null;
+    });
+  }
+
+  /** Turns the incremental deploy `id` into a ready deployment, live unless `preview`; 409 while bytes are missing. */
+  finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
+    return this.#change(async () => {
+      const site = await this.#state.load(domain);
+      authorize({ userId }, domain, site?.userId ?? null, preview ? 'change' : 'deploy');
+      const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
+      const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
+      const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
+      return commitManifest(this.#state, site, { domain, userId, deploymentId: id, content: { manifest }, preview }, [dropManifest], uploading.packs);
+    });
+  }
+
+  /** Commits an incremental deploy whose one request brought its manifest and every missing blob. */
+  deployManifest(commit: ManifestCommit): Promise<Outcome<DeployResult | DeploymentRecord>> {
+    return this.#change(async () => {
+      const { domain, userId, upload } = commit;
+      const site = await this.#state.load(domain);
+      authorize({ userId }, domain, site?.userId ?? null, commit.preview ? 'change' : 'deploy');
+      // A pack the Worker stored must still be there; one it hands over is written with the index.
+      if (upload && !upload.bytes) await this.#state.claimUpload(domain, upload.pack, [upload.pack]);
+      return commitManifest(this.#state, site, commit, [], upload ? [upload.pack] : []);
+    });
+  }
+
+  unpublish(domain: string, userId: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      await this.#state.changeable(domain, userId);
+      const { DB } = this.env;
+      const deploymentIds = (await deploymentsOf(DB, domain)).map((deployment) => deployment.id);
+      const statements = [deleteSite(DB, domain), deleteDeploymentsOf(DB, domain), forgetBlobsOf(DB, domain), ...tickConfigurationsClock(DB, Date.now())];
+      await this.#state.commits.commit(domain, statements, null, {
+        now: [
+          { kind: 'delete-site-objects', domain },
+          { kind: 'purge-previews', deploymentIds },
+          { kind: 'forget-certificate', domain },
+          { kind: 'notify', event: { type: 'site-delete', domain } },
+        ],
+        unpublish: true,
+      });
+      return null;
+    });
+  }
+
+  /**
+   * Replaces or merge-patches the host options, validated after merging: a new deployment of the
+   * live files with them. An edit that leaves them as they are changes nothing, so a script that
+   * sets them on every run neither announces a change nor pushes deployments out of the kept window.
+   */
+  editConfiguration(domain: string, userId: string, edit: Edit<unknown>): Promise<Outcome<SiteRecord>> {
+    return this.#change(async () => {
+      const site = await this.#state.changeable(domain, userId);
+      const configuration = checkHostConfiguration('replace' in edit ? edit.replace : applyMergePatch(site.configuration, edit.patch));
+      if (sameConfiguration(site.configuration, configuration)) return site;
+      const now = Date.now();
+      const record = readyDeployment(domain, newDeploymentId(), userId, 'configuration', now, site.deployment, configuration);
+      const next = siteWith(site, record, userId, now);
+      const { DB } = this.env;
+      const committed = await this.#state.commitDeployment(record, [upsertSite(DB, next), ...configurationChange(DB, site, next)], next, {
+        now: [{ kind: 'notify', event: { type: 'configuration-update', domain, deploymentId: record.id } }],
+      });
+      return committed ?? next;
+    });
+  }
+
+  editMetadata(domain: string, userId: string, edit: Edit<SiteMetadata>): Promise<Outcome<SiteRecord>> {
+    return this.#change(async () => {
+      const site = await this.#state.changeable(domain, userId);
+      const metadata = checkMetadata('replace' in edit ? edit.replace : applyMergePatch(site.metadata, edit.patch));
+      const next = { ...site, metadata, modified: Date.now() };
+      await this.#state.commits.commit(domain, [upsertSite(this.env.DB, next)], next, { now: [] });
+      return next;
+    });
+  }
+
+  /** Adds or replaces one file: see ./file-edits.ts. */
+  putFile(domain: string, userId: string, upload: FileUpload): Promise<Outcome<{ created: boolean; entry: FileEntry }>> {
+    return this.#change(async () => {
+      // Its pack is complete: no unfinished upload is left to abort.
+      if (upload.packKey) this.#state.commits.uploads.forget(upload.packKey);
+      return putFile(this.#state, await this.#state.changeable(domain, userId), userId, upload);
+    });
+  }
+
+  deleteFile(domain: string, userId: string, path: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      await deleteFile(this.#state, await this.#state.changeable(domain, userId), userId, path);
+      return null;
+    });
+  }
+
+  override async alarm(): Promise<void> {
+    await this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      await this.#collectAbandoned().catch((error: unknown) => log.error('Collecting abandoned incremental deploys failed; the alarm retries it', { error }));
+      await this.#state.commits.catchUp();
+    });
+  }
+
+  /**
+   * Once an incremental deploy's deadline has passed, collects the kept window as a commit does:
+   * on a site that never commits again, nothing else would. A deploy whose row the Worker never
+   * wrote (it stopped after recording the deadline) leaves at most its manifest, which nothing names.
+   */
+  async #collectAbandoned(): Promise<void> {
+    const due = this.#state.commits.deadlines.due();
+    if (due.length === 0) return;
+    const { domain } = due[0]!;
+    const site = await this.#state.load(domain);
+    const deployments = await deploymentsOf(this.env.DB, domain);
+    const freed = this.#state.collection(domain, deployments, site?.liveDeploymentId ?? null);
+    if (freed.statements.length > 0) await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
+    const written = new Set(deployments.map((deployment) => deployment.id));
+    const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
+    await deleteObjects(this.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));
+    this.#state.commits.deadlines.forget(due);
+  }
+}
+
+/** The packs a deploy wrote itself: those its new bytes lie in (the others hold stored bytes it reuses). */
+function ownPacks(files: NonNullable<DeployCommit['files']>): string[] {
+  const written = new Set(files.blobs.map((blob) => blob.pack));
+  return files.packs.filter((key) => written.has(key));
+}

@@ -1,0 +1,103 @@
+/**
+ * One file added, replaced or removed: a new deployment whose index shares every other file's
+ * stored bytes with the live one.
+ */
+import { deployLimits } from '../content/limits';
+import { checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
+import { Problem } from '../http/problem';
+import { log } from '../platform/log';
+import { type BlobLocation, knownBlobs, recordBlobs } from '../storage/deployments';
+import { type FileEntry, type FileIndex, keys, withFile, withoutFile } from '../storage/file-index';
+import { deleteObjects } from '../storage/objects';
+import { type SiteRecord, upsertSite } from '../storage/sites';
+import type { FileUpload } from './changes';
+import { newDeploymentId } from './deployment-id';
+import { readyDeployment, siteWith } from './deployments';
+import type { SiteEvent } from './follow-ups';
+import type { SiteState } from './site-state';
+
+/**
+ * Adds or replaces one file. Content the site stores already is not stored twice: the file
+ * points at the stored copy, and the uploaded pack goes. The same content and type at the same
+ * path changes nothing, so a script that sends every file on every run leaves the history as it is.
+ */
+export async function putFile(state: SiteState, site: SiteRecord, userId: string, upload: FileUpload): Promise<{ created: boolean; entry: FileEntry }> {
+  const { domain } = site;
+  const index = await state.liveIndex(site);
+  const { path, hash, size } = upload.entry;
+  const previous = index.files.find((file) => file.path === path);
+  if (previous && previous.hash === hash && previous.contentType === upload.entry.contentType) {
+    await dropUnusedPack(state, upload.packKey);
+    return { created: false, entry: previous };
+  }
+  checkFilesAndFolders(new Set([...index.files.map((file) => file.path), path]));
+  const totalBytes = (site.deployment?.totalBytes ?? 0) - (previous?.size ?? 0) + size;
+  checkSiteSize(deployLimits(state.env), index.files.length + (previous ? 0 : 1), totalBytes);
+  // Under the lock a hash's row names a pack that a kept deployment holds, and the new one will.
+  const stored = upload.packKey ? (await knownBlobs(state.env.DB, domain, [hash])).get(hash) : undefined;
+  const newPack = stored ? null : upload.packKey;
+  const now = Date.now();
+  const entry = stored ? { ...upload.entry, offset: stored.offset } : upload.entry;
+  const next = withFile(index, entry, stored?.pack ?? newPack, newDeploymentId(), now);
+  const blobs = newPack ? [{ hash, pack: newPack, offset: upload.entry.offset, size }] : [];
+  await switchFiles(state, site, userId, 'file-put', next, now, newPack, blobs, {
+    type: 'files-update',
+    domain,
+    path,
+    change: previous ? 'replaced' : 'added',
+    deploymentId: next.deploymentId,
+  });
+  if (stored) await dropUnusedPack(state, upload.packKey);
+  return { created: !previous, entry: next.files.find((file) => file.path === path)! };
+}
+
+export async function deleteFile(state: SiteState, site: SiteRecord, userId: string, path: string): Promise<void> {
+  const { domain } = site;
+  const index = await state.liveIndex(site);
+  if (!index.files.some((file) => file.path === path)) {
+    throw new Problem('not-found', `There is no file ${JSON.stringify(path)} on ${domain}.`);
+  }
+  const now = Date.now();
+  const next = withoutFile(index, path, newDeploymentId(), now);
+  await switchFiles(state, site, userId, 'file-delete', next, now, null, [], {
+    type: 'files-update',
+    domain,
+    path,
+    change: 'deleted',
+    deploymentId: next.deploymentId,
+  });
+}
+
+/** Deletes an uploaded pack no deployment names; one left by a failure goes with the site at worst. */
+export async function dropUnusedPack(state: SiteState, packKey: string | null): Promise<void> {
+  if (packKey) await deleteObjects(state.env.FILES, [packKey]).catch((error: unknown) => log.error('An unused pack was left behind', { packKey, error }));
+}
+
+/** Makes `index` the site's new live deployment and announces `event`; `newPack` holds the bytes this change added, at `blobs`. */
+async function switchFiles(
+  state: SiteState,
+  site: SiteRecord,
+  userId: string,
+  source: 'file-put' | 'file-delete',
+  index: FileIndex,
+  now: number,
+  newPack: string | null,
+  blobs: BlobLocation[],
+  event: SiteEvent,
+): Promise<void> {
+  const indexKey = keys.index(site.domain, index.deploymentId);
+  await state.writeIndex(indexKey, index);
+  const files = {
+    indexKey,
+    packs: index.packs,
+    fileCount: index.files.length,
+    totalBytes: index.files.reduce((sum, file) => sum + file.size, 0),
+  };
+  const record = readyDeployment(site.domain, index.deploymentId, userId, source, now, files, site.configuration);
+  const next = siteWith(site, record, userId, now);
+  const { DB } = state.env;
+  await state.commitDeployment(record, [upsertSite(DB, next), ...recordBlobs(DB, site.domain, blobs)], next, {
+    now: [{ kind: 'notify', event }],
+    orphans: newPack ? [indexKey, newPack] : [indexKey],
+  });
+}

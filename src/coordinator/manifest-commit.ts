@@ -1,0 +1,109 @@
+/**
+ * How an incremental deploy becomes a deployment: its manifest (whole, or a patch of a kept
+ * deployment) resolved against the bytes the site stores and those it uploaded, its index
+ * written, and the deployment committed, live or as a preview.
+ */
+import type { DeployResult } from '../common/api-types';
+import { deployLimits } from '../content/limits';
+import { type Manifest, type ManifestContent, patchedManifest } from '../content/manifest';
+import { checkSiteSize } from '../content/file-rules';
+import { Problem } from '../http/problem';
+import { log } from '../platform/log';
+import { type DeploymentRecord, deploymentsOf, recordBlobs } from '../storage/deployments';
+import { type FileIndex, keys } from '../storage/file-index';
+import { deleteObjects } from '../storage/objects';
+import { type SiteRecord, upsertSite } from '../storage/sites';
+import type { ManifestCommit } from './changes';
+import { deployResult, indexOfManifest, missingHashes, readyDeployment, siteWith } from './deployments';
+import type { FollowUp } from './follow-ups';
+import { addBaseLocations, addStoredLocations, baseIndex, keptBase } from './manifest-base';
+import { configurationChange, type SiteState } from './site-state';
+
+/**
+ * Makes `commit.manifest` a ready deployment, live unless a preview; 409 while bytes are missing.
+ * The deployment keeps every pack it `uploaded`, though its index may read their bytes from
+ * another copy (the site's hashes point at the newest, which a concurrent deploy may have
+ * uploaded again): nothing else names them, and its collection frees them.
+ */
+export async function commitManifest(
+  state: SiteState,
+  site: SiteRecord | null,
+  commit: ManifestCommit,
+  followUps: FollowUp[],
+  uploaded: readonly string[],
+): Promise<DeployResult | DeploymentRecord> {
+  const { domain, userId, deploymentId: id, content, upload } = commit;
+  const { DB, FILES } = state.env;
+  // The site's deployments: the kept window at the commit is drawn from them, and a patch's base
+  // must be one of them (under the lock: only a base still kept vouches for its bytes).
+  const listing = deploymentsOf(DB, domain);
+  // Awaited below; a failure meanwhile is not an unhandled one.
+  listing.catch(() => {});
+  const speculative = rememberedBase(state, content);
+  let base: FileIndex | null = speculative?.index ?? null;
+  let manifest: Manifest;
+  if ('patch' in content) {
+    const { patch } = content;
+    base ??= await baseIndex(domain, patch.base, (await listing).find((kept) => kept.id === patch.base), (key) => state.readIndex(key));
+    manifest = patchedManifest(base, patch, deployLimits(state.env));
+  } else {
+    manifest = content.manifest;
+  }
+  // A hash stored again points at its newest copy, as recordBlobs keeps it.
+  const known = new Map((upload?.blobs ?? []).map((blob) => [blob.hash, blob]));
+  addBaseLocations(base, known);
+  await addStoredLocations(DB, domain, manifest.files, known);
+  const missing = missingHashes(manifest.files, known);
+  if (missing.length > 0) {
+    throw new Problem('conflict', `The deployment ${id} still lacks the bytes of ${missing.length} file${missing.length === 1 ? '' : 's'}; upload them first.`, {
+      extensions: { missing },
+    });
+  }
+  const now = Date.now();
+  const index = indexOfManifest(manifest, known, id, now, base);
+  const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
+  checkSiteSize(deployLimits(state.env), index.files.length, totalBytes);
+  const indexKey = keys.index(domain, id);
+  const [kept] = await Promise.all([listing, state.writeIndex(indexKey, index), upload?.bytes && FILES.put(upload.pack, upload.bytes)]);
+  if (speculative) await vouchFor(state, domain, speculative.id, kept, [indexKey, ...(upload?.bytes ? [upload.pack] : [])]);
+  const files = { indexKey, packs: [...new Set([...index.packs, ...uploaded])], fileCount: index.files.length, totalBytes };
+  const configuration = manifest.configuration ?? site?.configuration ?? {};
+  const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration);
+  const orphans = [indexKey, ...(upload ? [upload.pack] : [])];
+  const newBlobs = recordBlobs(DB, domain, upload?.blobs ?? []);
+  if (commit.preview) {
+    await state.commitDeployment(record, newBlobs, undefined, { now: followUps, orphans }, kept);
+    return record;
+  }
+  const next = siteWith(site, record, userId, now);
+  const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next), ...newBlobs];
+  const result = deployResult(site, next, true, manifest.configuration !== undefined);
+  await state.commitDeployment(
+    record,
+    statements,
+    next,
+    { now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), ...followUps], orphans },
+    kept,
+  );
+  return result;
+}
+
+/**
+ * The index of a patch's base when this object wrote it last: used before the site's
+ * deployments say the base is still kept, so that reading them overlaps building and writing
+ * the new index; `vouchFor` checks it then.
+ */
+function rememberedBase(state: SiteState, content: ManifestContent): { id: string; index: FileIndex } | undefined {
+  if (!('patch' in content) || state.lastIndex?.index.deploymentId !== content.patch.base) return undefined;
+  return { id: content.patch.base, index: state.lastIndex.index };
+}
+
+/** Passes when the remembered base is among the site's `deployments` still; else deletes `written` (nothing else holds it) and throws the 409. */
+async function vouchFor(state: SiteState, domain: string, baseId: string, deployments: readonly DeploymentRecord[], written: string[]): Promise<void> {
+  try {
+    keptBase(domain, baseId, deployments.find((kept) => kept.id === baseId));
+  } catch (error) {
+    await deleteObjects(state.env.FILES, written).catch((deleting: unknown) => log.error('A refused deploy left objects behind', { written, error: deleting }));
+    throw error;
+  }
+}

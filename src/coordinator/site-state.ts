@@ -1,0 +1,129 @@
+/**
+ * What a coordinator holds of its one site between changes, and the one way a change that stores
+ * a deployment commits: the live record, the index written last, the kept window's collection.
+ * The coordinator's changes (./coordinator.ts, ./manifest-commit.ts, ./file-edits.ts) run on it
+ * one at a time, under the coordinator's lock.
+ */
+import type { Env } from '../platform/env';
+import { Problem } from '../http/problem';
+import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments';
+import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
+import { type SiteRecord, getSite, tickConfigurationsClock } from '../storage/sites';
+import { authorize } from './access';
+import { Commits } from './commits';
+import { keptWindowOf, newestFirst, sameConfiguration } from './deployments';
+import type { FollowUp, PendingChange } from './follow-ups';
+import { LiveRecord } from './freshness';
+import { collection } from './kept-window';
+
+/** What a change's commit runs after it, besides its collection's: see PendingChange. */
+export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later'>;
+
+export class SiteState {
+  readonly live: LiveRecord;
+  readonly commits: Commits;
+  /** The index this object wrote last: the live one, or the base a client's next manifest patch most likely names. */
+  lastIndex?: { key: string; index: FileIndex };
+
+  /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
+  constructor(
+    storage: DurableObjectStorage,
+    readonly envOf: () => Env,
+  ) {
+    this.live = new LiveRecord(storage, envOf);
+    this.commits = new Commits(storage, envOf, this.live);
+  }
+
+  get env(): Env {
+    return this.envOf();
+  }
+
+  async readIndex(key: string): Promise<FileIndex> {
+    return this.lastIndex?.key === key ? this.lastIndex.index : readFileIndex(this.env.FILES, key);
+  }
+
+  async writeIndex(key: string, index: FileIndex): Promise<void> {
+    await writeFileIndex(this.env.FILES, key, index);
+    this.lastIndex = { key, index };
+  }
+
+  /** The live site's index; an empty one for a site without files. */
+  async liveIndex(site: SiteRecord): Promise<FileIndex> {
+    if (!site.deployment) return { deploymentId: '', created: 0, packs: [], files: [] };
+    return this.readIndex(site.deployment.indexKey);
+  }
+
+  async load(domain: string): Promise<SiteRecord | null> {
+    if (this.live.site === undefined) this.live.load(await getSite(this.env.DB, domain));
+    return this.live.site ?? null;
+  }
+
+  /** The site, when `userId` may change it. */
+  async changeable(domain: string, userId: string): Promise<SiteRecord> {
+    const site = await this.load(domain);
+    authorize({ userId }, domain, site?.userId ?? null, 'change');
+    return site!;
+  }
+
+  /**
+   * Takes into a change what the Worker uploaded: 409 when `written` is gone (an unpublish while
+   * it uploaded deleted everything under the site, its new objects too); else its `packs` are
+   * complete, and no unfinished upload of theirs is left to abort.
+   */
+  async claimUpload(domain: string, written: string, packs: readonly string[]): Promise<void> {
+    if (!(await this.env.FILES.head(written))) {
+      throw new Problem('conflict', `The site ${domain} was unpublished while this deploy uploaded; deploy again.`);
+    }
+    for (const pack of packs) this.commits.uploads.forget(pack);
+  }
+
+  /**
+   * Commits a change that stores `record` (new, or activated) and makes `live` the live site
+   * (undefined: unchanged). Deployments that fall out of the kept window go in the same batch;
+   * the objects no kept deployment holds are deleted after the grace period, for reads in flight.
+   */
+  async commitDeployment(
+    record: DeploymentRecord,
+    statements: D1PreparedStatement[],
+    live: SiteRecord | undefined,
+    followUps: ChangeFollowUps,
+    /** The site's deployments, when this change read them already under the lock. */
+    deployments?: DeploymentRecord[],
+  ): Promise<SiteRecord | null | undefined> {
+    const { DB } = this.env;
+    const { domain } = record;
+    const wasLive = this.live.site?.liveDeploymentId ?? null;
+    const liveId = live ? live.liveDeploymentId : wasLive;
+    const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
+    const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId);
+    // The deployment this change takes off the air: a rollback without an id looks for it.
+    const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
+    return this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements], live, {
+      ...followUps,
+      now: [...followUps.now, ...freed.now],
+      later: freed.later,
+    });
+  }
+
+  /**
+   * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live:
+   * statements deleting its rows and hashes, for a commit's batch; the purge of the records
+   * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
+   * no kept deployment holds, due after the grace period for reads in flight.
+   */
+  collection(domain: string, deployments: DeploymentRecord[], liveId: string | null): { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[] } {
+    const freed = collection(deployments, liveId, keptWindowOf(this.env), Date.now());
+    if (freed.deployments.length === 0) return { statements: [], now: [], later: [] };
+    const { DB } = this.env;
+    return {
+      statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs)],
+      now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
+      later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
+    };
+  }
+}
+
+/** What records that `next` changed the site's configuration, when it did: a new site adds one ({} when none was sent). */
+export function configurationChange(db: D1Database, previous: SiteRecord | null, next: SiteRecord): D1PreparedStatement[] {
+  return previous && sameConfiguration(previous.configuration, next.configuration) ? [] : tickConfigurationsClock(db, next.configurationModified, next.domain);
+}

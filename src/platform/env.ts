@@ -1,0 +1,68 @@
+import type { SiteCoordinator } from '../coordinator/coordinator';
+import type { EventLog } from '../events/event-log';
+import type { WebhookReceiver } from '../events/webhook-receiver';
+import type { WebhookDelivery } from '../events/webhooks';
+
+/** Bindings and vars of the Worker (see wrangler.toml). Vars arrive as strings. */
+export interface Env {
+  DB: D1Database;
+  FILES: R2Bucket;
+  SITES: DurableObjectNamespace<SiteCoordinator>;
+  NOTIFICATIONS: Queue<unknown>;
+  CERTIFICATES: Queue<unknown>;
+  /** The event log behind GET /v2/events: one instance, `idFromName('events')`. */
+  EVENTS: DurableObjectNamespace<EventLog>;
+  WEBHOOKS: Queue<WebhookDelivery>;
+  /** One per webhook receiver, `idFromName(url)`: its pending deliveries and their retries. */
+  WEBHOOK_RECEIVERS: DurableObjectNamespace<WebhookReceiver>;
+
+  /** Comma-separated hostnames that reach the API; every other Host is a hosted site. */
+  API_HOSTNAMES: string;
+  /** HS256 secret for self-issued tokens (`npm run token`). */
+  AUTH_SECRET?: string;
+  /** `iss` of self-issued tokens. */
+  TOKEN_ISSUER: string;
+  /** Identity provider: JWKS endpoint and expected issuer of its RS256/ES256/EdDSA tokens. */
+  AUTH_JWKS_URL?: string;
+  AUTH_ISSUER?: string;
+  /** `aud` every accepted token must carry. */
+  AUTH_AUDIENCE: string;
+  /** Public OpenID Connect client id of the dashboard's sign-in (with `AUTH_ISSUER`). */
+  AUTH_CLIENT_ID?: string;
+  MAX_FILES: string;
+  MAX_TOTAL_BYTES: string;
+  MAX_FILE_BYTES: string;
+  /** `acme`, `cloudflare` or `off` (docs/certificates.md). */
+  CERT_ISSUER: string;
+  /** Secret: seals certificate and ACME account private keys at rest (AES-GCM). */
+  CERT_ENCRYPTION_KEY?: string;
+  /** First retry delay of a failed certificate job; it doubles with each further retry. */
+  CERT_RETRY_BASE_SECONDS: string;
+  /** Equal to the certificate consumer's `max_retries`: the attempt after which a job is failed. */
+  CERT_JOB_MAX_RETRIES: string;
+  /** RFC 8555 directory of the CA when `CERT_ISSUER=acme`; `ACME_CONTACT`: comma-separated `mailto:` URLs. */
+  ACME_DIRECTORY_URL?: string;
+  ACME_CONTACT?: string;
+  /** Cloudflare for SaaS zone, and the secret API token with SSL and Certificates: Edit on it. */
+  CLOUDFLARE_ZONE_ID?: string;
+  CLOUDFLARE_API_TOKEN?: string;
+  /** Seconds a collected deployment's objects are kept for reads in flight. */
+  RETIRED_DEPLOYMENT_GRACE_SECONDS: string;
+  /** A site keeps its newest DEPLOYMENTS_KEPT deployments and any younger than DEPLOYMENTS_KEPT_DAYS. */
+  DEPLOYMENTS_KEPT: string;
+  DEPLOYMENTS_KEPT_DAYS: string;
+  /** Kept deployments are served at `<id>.<PREVIEW_HOSTNAME>`. */
+  PREVIEW_HOSTNAME: string;
+  /** Days of event history kept for replay (default 7). */
+  EVENTS_RETENTION_DAYS: string;
+  /** Comma-separated receivers of signed event POSTs; empty turns webhooks off. */
+  WEBHOOK_URLS: string;
+  /** `local` or `cloudflare`: how a change is purged from every location's cache (docs/serving.md). */
+  EDGE_PURGE: string;
+  /** The host of location-cache keys; a hostname of `CLOUDFLARE_ZONE_ID`'s zone with `EDGE_PURGE=cloudflare`. */
+  EDGE_CACHE_HOST: string;
+  /** Comma-separated named caches a local purge clears besides the default one. */
+  EDGE_LOCAL_CACHES: string;
+  /** Standard Webhooks signing secret (`whsec_<base64>` or any text); a secret, not a var. */
+  WEBHOOK_SECRET?: string;
+}

@@ -1,0 +1,160 @@
+import type { Env } from '../platform/env';
+import { Problem } from '../http/problem';
+import { defaultLocation } from '../coordinator/edge-cache';
+import { liveSite } from '../coordinator/freshness';
+import { settingsOf } from '../platform/settings';
+import type { FileEntry } from '../storage/file-index';
+import type { Deployment } from '../storage/sites';
+import { revalidate } from './cache-control';
+import { fileResponse } from './file-response';
+import { type HostOptions, hostOptionsOf } from './host-options';
+import { wantsPage } from './page-request';
+import { fileNotFound, noSiteHosted, serverError } from './pages';
+import { type RequestPath, parseRequestPath } from './request-path';
+import { resolve } from './resolve';
+import { type FileStores, type SiteFiles, noFiles, siteFilesOf } from './site-files';
+import { manifestFilesOf, manifestOf } from './site-manifest';
+
+const allow = 'GET, HEAD, OPTIONS';
+
+/**
+ * Answers a request whose Host is not an API host: the hosted site's face of the Worker.
+ * Everything it needs comes from the location's cache (docs/serving.md): the site's live
+ * record (purged from every location by each change before the change answers), the
+ * deployment's file index by deployment id and files by content hash, with the isolate's
+ * memory as a small first level in front. A miss asks the site's coordinator, or R2.
+ *
+ * `location` is the cache of the location serving the request; tests and the edge bench pass
+ * a named cache to emulate another location. Nothing a visitor sends chooses it.
+ */
+export function serveSite(request: Request, url: URL, env: Env, ctx: ExecutionContext, domain: string, location: Cache = defaultLocation()): Promise<Response> {
+  return answerSite(request, url, env, ctx, domain, location).catch(serverError);
+}
+
+async function answerSite(request: Request, url: URL, env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<Response> {
+  return answerWith(request, url, env, ctx, location, () => servedSite(env, ctx, domain, location), () => noSiteHosted(domain));
+}
+
+/** What a site's requests are answered from: a deployment and its compiled host options. */
+export interface ServedDeployment {
+  /** Its files; null when it has none, only host options (a domain that only redirects, say). */
+  deployment: Deployment | null;
+  host: HostOptions;
+}
+
+/**
+ * Answers a request to a hosted site from what `lookUp` finds (the live deployment, or a
+ * preview's), or with `nothingHere` when it finds none. A path that cannot be parsed is refused
+ * with the site's CORS headers, so that a script on another origin can read why.
+ */
+export async function answerWith(
+  request: Request,
+  url: URL,
+  env: Env,
+  ctx: ExecutionContext,
+  location: Cache,
+  lookUp: () => Promise<ServedDeployment | undefined>,
+  nothingHere: () => Response,
+): Promise<Response> {
+  let path: RequestPath;
+  try {
+    path = parseRequestPath(url.pathname);
+  } catch (error) {
+    const refusal = problemResponse(error);
+    const site = await lookUp();
+    return site ? withCors(refusal, site.host) : refusal;
+  }
+  if (isReserved(path)) return fileNotFound();
+  const site = await lookUp();
+  if (!site) return nothingHere();
+  const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
+  const files = site.deployment ? await siteFilesOf(stores, site.deployment) : noFiles;
+  const response = await answer(request, url, path, stores, site.host, files).catch(problemResponse);
+  return withSiteHeaders(response, path, site.host);
+}
+
+/** The domain's live deployment and compiled host options, when the domain is a published site. */
+async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<ServedDeployment | undefined> {
+  const site = await liveSite(env, ctx, domain, location);
+  return site ? { deployment: site.deployment, host: hostOptionsOf(site.configuration) } : undefined;
+}
+
+function problemResponse(error: unknown): Response {
+  if (error instanceof Problem) return error.toResponse();
+  throw error;
+}
+
+/** Reserved on every site for HTTP-01 certificate validation (src/certificates/challenge.ts answers it first). */
+function isReserved(path: RequestPath): boolean {
+  return path.segments[0] === '.well-known' && path.segments[1] === 'acme-challenge';
+}
+
+async function answer(request: Request, url: URL, path: RequestPath, stores: FileStores, host: HostOptions, files: SiteFiles): Promise<Response> {
+  if (request.method === 'OPTIONS') return preflight(request);
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    throw new Problem('method-not-allowed', `${request.method} is not allowed on a hosted site; use ${allow}.`, {
+      headers: { allow },
+    });
+  }
+  const resolution = resolve(path, url.search, host, files, wantsPage(request, path, host));
+  if (resolution.type === 'not-found') return fileNotFound();
+  if (resolution.type === 'redirect') {
+    return new Response(null, {
+      status: resolution.status,
+      headers: { location: resolution.location, 'cache-control': revalidate },
+    });
+  }
+  const response = await fileResponse(request, stores, files, resolution.entry, resolution.status);
+  if (response.status === 200 || response.status === 206) {
+    const link = await preloadLinkFor(stores, files, host, resolution.entry);
+    if (link) response.headers.append('link', link);
+  }
+  return response;
+}
+
+/** CORS preflight, or a plain OPTIONS: which methods a site answers. */
+function preflight(request: Request): Response {
+  const headers = new Headers({ allow });
+  if (request.headers.has('access-control-request-method')) {
+    headers.set('access-control-allow-methods', allow);
+    const asked = request.headers.get('access-control-request-headers');
+    if (asked) headers.set('access-control-allow-headers', asked);
+    headers.set('access-control-max-age', '86400');
+    headers.set('vary', 'Access-Control-Request-Headers');
+  }
+  return new Response(null, { status: 204, headers });
+}
+
+async function preloadLinkFor(stores: FileStores, files: SiteFiles, host: HostOptions, entry: FileEntry): Promise<string | undefined> {
+  if (host.manifest.empty && host.manifestFile === undefined) return undefined;
+  const manifest = await manifestOf(stores, files, host);
+  const path = host.root === '' ? entry.path : entry.path.slice(host.root.length + 1);
+  return manifest.linkFor(manifestFilesOf(files, host.root), `/${path}`);
+}
+
+/** The host's CORS origin, on every answer of its site. */
+function withCors(response: Response, host: HostOptions): Response {
+  response.headers.set('access-control-allow-origin', host.allowOrigin);
+  response.headers.set('access-control-expose-headers', 'ETag, Content-Range, Accept-Ranges, Link');
+  return response;
+}
+
+/** Answers that serve a file: the only ones a site's `headers` apply to. */
+const fileAnswers = new Set([200, 206, 304]);
+
+/**
+ * The host's CORS origin, and on answers that serve a file its `headers` that match the path,
+ * with their values expanded. Redirects and errors get none: a rule meant for assets (a year
+ * of immutable caching) must not make a miss stick in caches.
+ */
+function withSiteHeaders(response: Response, path: RequestPath, host: HostOptions): Response {
+  const headers = withCors(response, host).headers;
+  if (!fileAnswers.has(response.status)) return response;
+  for (const { rule, values } of host.headers.all(path)) {
+    for (const [name, fieldValues] of rule.fields) {
+      headers.delete(name);
+      for (const value of fieldValues) headers.append(name, value(values));
+    }
+  }
+  return response;
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { type Requester, type SiteAction, authorize } from '../../src/coordinator/access';
+import { outcomeOf } from '../support/outcome';
+
+const owner: Requester = { userId: 'github|1', scopes: new Set(['deploy']) };
+const stranger: Requester = { userId: 'github|2', scopes: new Set(['deploy']) };
+const reader: Requester = { userId: 'github|3', scopes: new Set(['global_read']) };
+/** The coordinator asks with no token, so with no scopes. */
+const coordinatorForOwner: Requester = { userId: 'github|1' };
+const coordinatorForStranger: Requester = { userId: 'github|2' };
+
+/** The rule alone; test/events/access.test.ts and test/api/sites.test.ts show it answering requests. */
+describe('authorize', () => {
+  it.each<[string, Requester, string | null, SiteAction, string]>([
+    // a domain without a site
+    ['anyone deploys to a free domain (and claims it)', stranger, null, 'deploy', 'ok'],
+    ['nobody changes a site that does not exist', owner, null, 'change', '404 site-not-found'],
+    ['nobody reads a site that does not exist', reader, null, 'read', '404 site-not-found'],
+    // the owner
+    ['the owner reads', owner, 'github|1', 'read', 'ok'],
+    ['the owner changes', owner, 'github|1', 'change', 'ok'],
+    ['the owner deploys again', owner, 'github|1', 'deploy', 'ok'],
+    ['the coordinator, for the owner', coordinatorForOwner, 'github|1', 'change', 'ok'],
+    // someone else
+    ['another user does not read', stranger, 'github|1', 'read', '403 forbidden'],
+    ['another user does not change', stranger, 'github|1', 'change', '403 forbidden'],
+    ['another user does not deploy over it', stranger, 'github|1', 'deploy', '403 forbidden'],
+    ['the coordinator, for another user', coordinatorForStranger, 'github|1', 'deploy', '403 forbidden'],
+    // global_read
+    ['global_read reads any site', reader, 'github|1', 'read', 'ok'],
+    ['global_read does not change', reader, 'github|1', 'change', '403 forbidden'],
+    ['global_read does not deploy', reader, 'github|1', 'deploy', '403 forbidden'],
+  ])('%s', (_, requester, siteOwner, action, expected) => {
+    expect(outcomeOf(() => authorize(requester, 'site.example', siteOwner, action))).toBe(expected);
+  });
+});
