@@ -7,7 +7,17 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations('./schema/migrations');
   return {
     test: {
+      // The ten slowest files after every run (test/support/slowest-files.ts).
+      reporters: ['default', './test/support/slowest-files.ts'],
       projects: [
+        {
+          // Pure logic, in Node: no runtime starts. `npm run test:unit` is the inner loop.
+          test: {
+            name: 'unit',
+            include: ['test/**/*.unit.test.ts'],
+            environment: 'node',
+          },
+        },
         {
           plugins: [
             cloudflareTest({
@@ -22,7 +32,7 @@ export default defineConfig(async () => {
           test: {
             name: 'workers',
             include: ['test/**/*.test.ts'],
-            exclude: ['test/node/**'],
+            exclude: ['test/node/**', 'test/**/*.unit.test.ts'],
             globalSetup: ['./test/support/build-dashboard.mjs'],
             setupFiles: ['./test/support/apply-migrations.ts'],
             testTimeout: 60_000,
