@@ -25,7 +25,10 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: { AUTH_SECRET: testSecret, TEST_MIGRATIONS: migrations, RETIRED_DEPLOYMENT_GRACE_SECONDS: '1', DEPLOYMENTS_KEPT: '1', DEPLOYMENTS_KEPT_DAYS: '0', CERT_ENCRYPTION_KEY: 'test-certificate-encryption-key',
                   // test/serving/freshness.test.ts emulates locations with these caches; a local purge clears them too.
-                  EDGE_LOCAL_CACHES: 'location-a,location-b,location-c' },
+                  EDGE_LOCAL_CACHES: 'location-a,location-b,location-c',
+                  // The fuzz suite deploys, and begins incremental deploys, by the hundred as one user on one site
+                  // (by the thousand under `npm run fuzz`); test/quotas sets these limits low where it tests them.
+                  DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000' },
               },
             }),
           ],

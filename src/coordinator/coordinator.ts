@@ -13,6 +13,9 @@ import type { FileEntry } from '../storage/file-index';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
+import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage';
+import { deployLimits, limitExceeded } from '../content/limits';
+import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { authorize, deploymentNotFound } from './access';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
@@ -104,7 +107,7 @@ export class SiteCoordinator extends DurableObject<Env> {
         next,
         {
           now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
-          orphans: commit.files ? [commit.files.indexKey, ...ownPacks(commit.files)] : [],
+          written: commit.files?.written,
         },
         deployments,
       );
@@ -120,7 +123,7 @@ export class SiteCoordinator extends DurableObject<Env> {
         record,
         recordBlobs(this.env.DB, commit.domain, commit.files?.blobs ?? []),
         undefined,
-        { now: [], orphans: commit.files ? [commit.files.indexKey, ...ownPacks(commit.files)] : [] },
+        { now: [], written: commit.files?.written },
         deployments,
       );
       return record;
@@ -171,19 +174,39 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** Records blobs an incremental deploy uploaded into `upload.pack`: the deployment keeps the pack, and later manifests find them. */
+  /**
+   * Records blobs an incremental deploy uploaded into `upload.pack`: the deployment keeps the pack,
+   * and later manifests find them. Every pack a deployment uploads counts against MAX_TOTAL_BYTES
+   * (413, and the pack goes), however many requests sent them, and against its user's MAX_USER_BYTES.
+   */
   addBlobs(upload: BlobUpload): Promise<Outcome<null>> {
     return this.#change(async () => {
-      const { domain, pack } = upload;
+      const { domain, pack, userId } = upload;
       const site = await this.#state.load(domain);
-      authorize({ userId: upload.userId }, domain, site?.userId ?? null, 'deploy');
-      const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, upload.userId);
+      authorize({ userId }, domain, site?.userId ?? null, 'deploy');
+      const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, userId);
       await this.#state.claimUpload(domain, pack, [pack]);
+      const limits = deployLimits(this.env);
+      const uploaded = (await recordedBytes(this.env.DB, uploading.packs)) + upload.packBytes;
+      if (uploaded > limits.maxTotalBytes) {
+        throw limitExceeded(limits, 'maxTotalBytes', `The blobs uploaded for the deployment ${uploading.id} would store ${uploaded} bytes`);
+      }
+      const reservation = await reserveQuota(this.env, { userId, sites: 0, bytes: upload.packBytes });
       // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
       this.#state.commits.deadlines.record(domain, uploading.id, uploading.created);
       await this.#state.commits.scheduleAlarm();
       const { DB } = this.env;
-      await DB.batch([...recordBlobs(DB, domain, upload.blobs), addUploadedPack(DB, upload.deploymentId, pack)]);
+      try {
+        await DB.batch([
+          ...recordBlobs(DB, domain, upload.blobs),
+          addUploadedPack(DB, upload.deploymentId, pack),
+          recordObjects(DB, domain, userId, [{ key: pack, bytes: upload.packBytes }]),
+          ...(reservation ? [release(DB, reservation)] : []),
+        ]);
+      } catch (error) {
+        await releaseQuota(this.env, reservation);
+        throw error;
+      }
       return null;
     });
   }
@@ -217,7 +240,13 @@ export class SiteCoordinator extends DurableObject<Env> {
       await this.#state.changeable(domain, userId);
       const { DB } = this.env;
       const deploymentIds = (await deploymentsOf(DB, domain)).map((deployment) => deployment.id);
-      const statements = [deleteSite(DB, domain), deleteDeploymentsOf(DB, domain), forgetBlobsOf(DB, domain), ...tickConfigurationsClock(DB, Date.now())];
+      const statements = [
+        deleteSite(DB, domain),
+        deleteDeploymentsOf(DB, domain),
+        forgetBlobsOf(DB, domain),
+        forgetObjectsOf(DB, domain),
+        ...tickConfigurationsClock(DB, Date.now()),
+      ];
       await this.#state.commits.commit(domain, statements, null, {
         now: [
           { kind: 'delete-site-objects', domain },

@@ -9,6 +9,10 @@ import { Problem } from '../http/problem';
 import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
 import { type SiteRecord, getSite, tickConfigurationsClock } from '../storage/sites';
+import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage';
+import { releaseQuota, reserveQuota } from '../quotas/reservation';
+import { deleteObjects } from '../storage/objects';
+import { log } from '../platform/log';
 import { authorize } from './access';
 import { Commits } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployments';
@@ -16,8 +20,12 @@ import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
 import { collection } from './kept-window';
 
-/** What a change's commit runs after it, besides its collection's: see PendingChange. */
-export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later'>;
+/**
+ * What a change's commit runs after it, besides its collection's (see PendingChange), and the
+ * objects it stored for itself alone (`written`, with their sizes): counted against its user's
+ * quota once it commits, deleted when it does not.
+ */
+export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later' | 'orphans'> & { written?: StoredObject[] };
 
 export class SiteState {
   readonly live: LiveRecord;
@@ -42,9 +50,11 @@ export class SiteState {
     return this.lastIndex?.key === key ? this.lastIndex.index : readFileIndex(this.env.FILES, key);
   }
 
-  async writeIndex(key: string, index: FileIndex): Promise<void> {
-    await writeFileIndex(this.env.FILES, key, index);
+  /** Stores `index` at `key`; answers it as a stored object. */
+  async writeIndex(key: string, index: FileIndex): Promise<StoredObject> {
+    const bytes = await writeFileIndex(this.env.FILES, key, index);
     this.lastIndex = { key, index };
+    return { key, bytes };
   }
 
   /** The live site's index; an empty one for a site without files. */
@@ -81,6 +91,8 @@ export class SiteState {
    * Commits a change that stores `record` (new, or activated) and makes `live` the live site
    * (undefined: unchanged). Deployments that fall out of the kept window go in the same batch;
    * the objects no kept deployment holds are deleted after the grace period, for reads in flight.
+   * What the change adds for its user (a new site, the objects it wrote) is reserved under the
+   * quotas first: over one, nothing is committed and those objects are deleted.
    */
   async commitDeployment(
     record: DeploymentRecord,
@@ -92,17 +104,39 @@ export class SiteState {
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.env;
     const { domain } = record;
+    const { written = [], ...rest } = followUps;
     const wasLive = this.live.site?.liveDeploymentId ?? null;
     const liveId = live ? live.liveDeploymentId : wasLive;
-    const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
+    // Only the owner commits to a site, so the deployment's creator is whom its bytes count against.
+    const claim = { userId: record.createdBy, sites: live && !this.live.site ? 1 : 0, bytes: written.reduce((sum, object) => sum + object.bytes, 0) };
+    const [listed, reservation] = await Promise.allSettled([deployments ?? deploymentsOf(DB, domain), reserveQuota(this.env, claim)]);
+    if (listed.status === 'rejected' || reservation.status === 'rejected') {
+      if (reservation.status === 'fulfilled') await releaseQuota(this.env, reservation.value);
+      await this.#discard(written);
+      throw listed.status === 'rejected' ? listed.reason : (reservation as PromiseRejectedResult).reason;
+    }
+    const others = listed.value.filter((kept) => kept.id !== record.id);
     const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId);
     // The deployment this change takes off the air: a rollback without an id looks for it.
     const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
-    return this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements], live, {
-      ...followUps,
-      now: [...followUps.now, ...freed.now],
-      later: freed.later,
-    });
+    const counted = [recordObjects(DB, domain, record.createdBy, written), ...(reservation.value ? [release(DB, reservation.value)] : [])];
+    try {
+      return await this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements, ...counted], live, {
+        ...rest,
+        orphans: written.map((object) => object.key),
+        now: [...rest.now, ...freed.now],
+        later: freed.later,
+      });
+    } catch (error) {
+      await releaseQuota(this.env, reservation.value);
+      throw error;
+    }
+  }
+
+  /** Deletes objects a change wrote for itself and did not commit; failing, they go with the site at worst. */
+  async #discard(written: readonly StoredObject[]): Promise<void> {
+    const keys = written.map((object) => object.key);
+    await deleteObjects(this.env.FILES, keys).catch((error: unknown) => log.error('A refused change left objects behind', { keys, error }));
   }
 
   /**
@@ -116,7 +150,7 @@ export class SiteState {
     if (freed.deployments.length === 0) return { statements: [], now: [], later: [] };
     const { DB } = this.env;
     return {
-      statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs)],
+      statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs), forgetObjects(DB, freed.objects)],
       now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     };

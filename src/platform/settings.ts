@@ -24,6 +24,10 @@ export interface SettingVars {
   DEPLOYMENTS_KEPT?: unknown;
   DEPLOYMENTS_KEPT_DAYS?: unknown;
   PREVIEW_HOSTNAME?: unknown;
+  MAX_UNFINISHED_DEPLOYMENTS?: unknown;
+  MAX_SITES_PER_USER?: unknown;
+  MAX_USER_BYTES?: unknown;
+  DEPLOYS_PER_HOUR?: unknown;
 }
 
 export interface Settings {
@@ -49,6 +53,19 @@ export interface Settings {
   deploymentsKeptDays: number;
   /** Every kept deployment is served at `<id>.<previewHostname>`. Lower case. */
   previewHostname: string;
+  /** A site's incremental deploys still uploading, at most. */
+  maxUnfinishedDeployments: number;
+  /** Each user's quotas (src/quotas/). */
+  quotas: UserQuotas;
+}
+
+export interface UserQuotas {
+  /** Sites a user owns, at most. */
+  maxSites: number;
+  /** Bytes stored for a user's sites and their kept deployments, at most. */
+  maxBytes: number;
+  /** Deploys a user begins within any hour, at most. */
+  deploysPerHour: number;
 }
 
 export interface EdgeSettings {
@@ -129,6 +146,12 @@ export function parseSettings(vars: SettingVars): Settings {
     deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),
     deploymentsKeptDays: wholeNumber(vars, 'DEPLOYMENTS_KEPT_DAYS', 0),
     previewHostname: hostname(vars, 'PREVIEW_HOSTNAME'),
+    maxUnfinishedDeployments: wholeNumber(vars, 'MAX_UNFINISHED_DEPLOYMENTS', 1),
+    quotas: {
+      maxSites: wholeNumber(vars, 'MAX_SITES_PER_USER', 1),
+      maxBytes: wholeNumber(vars, 'MAX_USER_BYTES', 1),
+      deploysPerHour: wholeNumber(vars, 'DEPLOYS_PER_HOUR', 1),
+    },
   };
 }
 

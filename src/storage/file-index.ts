@@ -92,10 +92,12 @@ export function decodeFileIndex(text: string): FileIndex {
   };
 }
 
-export async function writeFileIndex(bucket: R2Bucket, key: string, index: FileIndex): Promise<void> {
-  await bucket.put(key, encodeFileIndex(index), {
+/** Stores `index` at `key`; answers its size in bytes. */
+export async function writeFileIndex(bucket: R2Bucket, key: string, index: FileIndex): Promise<number> {
+  const stored = await bucket.put(key, encodeFileIndex(index), {
     httpMetadata: { contentType: 'application/json' },
   });
+  return stored.size;
 }
 
 /** An index's text as stored (either version), for a cache to keep as it is. */

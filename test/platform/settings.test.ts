@@ -16,6 +16,10 @@ const valid = {
   EDGE_PURGE: 'local',
   EDGE_CACHE_HOST: 'sitehost.cache',
   EDGE_LOCAL_CACHES: 'a, b',
+  MAX_UNFINISHED_DEPLOYMENTS: '10',
+  MAX_SITES_PER_USER: '100',
+  MAX_USER_BYTES: '10737418240',
+  DEPLOYS_PER_HOUR: '200',
 };
 
 describe('settings', () => {
@@ -33,6 +37,8 @@ describe('settings', () => {
       deploymentsKeptDays: 30,
       previewHostname: 'preview.localhost',
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'] },
+      maxUnfinishedDeployments: 10,
+      quotas: { maxSites: 100, maxBytes: 10737418240, deploysPerHour: 200 },
     });
   });
 
@@ -53,6 +59,10 @@ describe('settings', () => {
     ['DEPLOYMENTS_KEPT_DAYS', 'a month'],
     ['PREVIEW_HOSTNAME', 'preview.localhost:8787'],
     ['PREVIEW_HOSTNAME', 'a.example, b.example'],
+    ['MAX_UNFINISHED_DEPLOYMENTS', '0'],
+    ['MAX_SITES_PER_USER', 'unlimited'],
+    ['MAX_USER_BYTES', '10 GiB'],
+    ['DEPLOYS_PER_HOUR', '0'],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);

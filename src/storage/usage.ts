@@ -1,0 +1,158 @@
+/**
+ * D1 access to what each user uses against the quotas (schema/migrations/0007_quotas.sql): the
+ * ledger of stored objects, the reservations coordinators hold until their commit, and the log of
+ * deploys begun. Times are D1's own clock, so that the Worker and every coordinator agree on them.
+ *
+ * The arithmetic that keeps a user within MAX_SITES_PER_USER and MAX_USER_BYTES lives in the SQL
+ * below: D1 runs one statement at a time, so a conditional insert that checks the sum it adds to
+ * cannot interleave with another coordinator's, whichever domains they serve.
+ */
+
+/** A stored object and its size in bytes. */
+export interface StoredObject {
+  key: string;
+  bytes: number;
+}
+
+const now = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
+export const hourMs = 3_600_000;
+/** How long a reservation holds quota: far longer than the commit that turns it into rows takes. */
+export const reservationMs = 15 * 60_000;
+
+/** Statement that records `objects` of `domain`, stored for `userId`; an object recorded already keeps its row. */
+export function recordObjects(db: D1Database, domain: string, userId: string, objects: readonly StoredObject[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO stored_objects (key, domain, user_id, bytes)
+       SELECT value ->> 0, ?1, ?2, value ->> 1 FROM json_each(?3) WHERE true
+       ON CONFLICT (key) DO NOTHING`,
+    )
+    .bind(domain, userId, JSON.stringify(objects.map((object) => [object.key, object.bytes])));
+}
+
+/** Statement that forgets the objects `keys`, which are being deleted. */
+export function forgetObjects(db: D1Database, keys: readonly string[]): D1PreparedStatement {
+  return db.prepare('DELETE FROM stored_objects WHERE key IN (SELECT value FROM json_each(?))').bind(JSON.stringify(keys));
+}
+
+/** Statement that forgets every object of `domain`: its site is unpublished. */
+export function forgetObjectsOf(db: D1Database, domain: string): D1PreparedStatement {
+  return db.prepare('DELETE FROM stored_objects WHERE domain = ?').bind(domain);
+}
+
+/** The bytes recorded for the objects `keys`. */
+export async function recordedBytes(db: D1Database, keys: readonly string[]): Promise<number> {
+  const sum = await db
+    .prepare('SELECT COALESCE(SUM(bytes), 0) AS bytes FROM stored_objects WHERE key IN (SELECT value FROM json_each(?))')
+    .bind(JSON.stringify(keys))
+    .first<number>('bytes');
+  return sum ?? 0;
+}
+
+/** What a user uses: committed sites and bytes, what live reservations hold besides, and the last hour's deploys. */
+export interface Usage {
+  sites: number;
+  bytes: number;
+  reservedSites: number;
+  reservedBytes: number;
+  deploysLastHour: number;
+  /** When the oldest of the last hour's deploys leaves the hour, in milliseconds from now; null when none. */
+  nextDeployFreesInMs: number | null;
+  /** Whether `domain`, when asked about, has a site. */
+  domainHosted: boolean;
+}
+
+function usageStatement(db: D1Database, userId: string, domain = ''): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT
+         (SELECT COUNT(*) FROM sites WHERE user_id = ?1) AS sites,
+         (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE user_id = ?1) AS bytes,
+         (SELECT COALESCE(SUM(sites), 0) FROM quota_reservations WHERE user_id = ?1 AND expires > ${now}) AS reservedSites,
+         (SELECT COALESCE(SUM(bytes), 0) FROM quota_reservations WHERE user_id = ?1 AND expires > ${now}) AS reservedBytes,
+         (SELECT COUNT(*) FROM user_deploys WHERE user_id = ?1 AND at > ${now} - ${hourMs}) AS deploysLastHour,
+         (SELECT MIN(at) + ${hourMs} - ${now} FROM user_deploys WHERE user_id = ?1 AND at > ${now} - ${hourMs}) AS nextDeployFreesInMs,
+         EXISTS (SELECT 1 FROM sites WHERE domain = ?2) AS domainHosted`,
+    )
+    .bind(userId, domain);
+}
+
+function usageOf(result: D1Result | undefined): Usage {
+  const row = result!.results[0] as Omit<Usage, 'domainHosted'> & { domainHosted: number };
+  return { ...row, domainHosted: row.domainHosted === 1 };
+}
+
+export async function readUsage(db: D1Database, userId: string): Promise<Usage> {
+  const [result] = await db.batch([usageStatement(db, userId)]);
+  return usageOf(result);
+}
+
+/** Limits a statement checks what it adds against. */
+export interface QuotaLimits {
+  maxSites: number;
+  maxBytes: number;
+  deploysPerHour: number;
+}
+
+/** Sites and bytes one change adds: 0 sites, or 1 for a change that claims a new domain. */
+export interface QuotaClaim {
+  userId: string;
+  sites: number;
+  bytes: number;
+}
+
+/**
+ * Reserves `claim` as `id` when the user's committed sites and bytes, with every live
+ * reservation, stay within `limits` with it; what adds nothing is never refused. Answers whether
+ * it did, and the usage it was decided on (in the same transaction).
+ */
+export async function reserve(db: D1Database, id: string, claim: QuotaClaim, limits: QuotaLimits): Promise<{ reserved: boolean; usage: Usage }> {
+  const { userId, sites, bytes } = claim;
+  const [, usage, inserted] = await db.batch([
+    db.prepare(`DELETE FROM quota_reservations WHERE user_id = ? AND expires <= ${now}`).bind(userId),
+    usageStatement(db, userId),
+    db
+      .prepare(
+        `INSERT INTO quota_reservations (id, user_id, sites, bytes, expires)
+         SELECT ?1, ?2, ?3, ?4, ${now} + ${reservationMs}
+         WHERE (?3 = 0 OR (SELECT COUNT(*) FROM sites WHERE user_id = ?2)
+                  + (SELECT COALESCE(SUM(sites), 0) FROM quota_reservations WHERE user_id = ?2 AND expires > ${now}) + ?3 <= ?5)
+           AND (?4 = 0 OR (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE user_id = ?2)
+                  + (SELECT COALESCE(SUM(bytes), 0) FROM quota_reservations WHERE user_id = ?2 AND expires > ${now}) + ?4 <= ?6)`,
+      )
+      .bind(id, userId, sites, bytes, limits.maxSites, limits.maxBytes),
+  ]);
+  return { reserved: inserted!.meta.changes === 1, usage: usageOf(usage) };
+}
+
+/** Statement that ends the reservation `id`: put in its commit's batch (what it held is now rows), or run when the change failed. */
+export function release(db: D1Database, id: string): D1PreparedStatement {
+  return db.prepare('DELETE FROM quota_reservations WHERE id = ?').bind(id);
+}
+
+/**
+ * Records the deploy `id` that `userId` begins on `domain`, when the last hour's deploys leave room
+ * for it and, for a domain with no site, the user's sites do too. Answers whether it did, and the
+ * usage it was decided on.
+ */
+export async function beginDeploy(db: D1Database, id: string, userId: string, domain: string, limits: QuotaLimits): Promise<{ begun: boolean; usage: Usage }> {
+  const [, usage, inserted] = await db.batch([
+    db.prepare(`DELETE FROM user_deploys WHERE user_id = ? AND at <= ${now} - ${hourMs}`).bind(userId),
+    usageStatement(db, userId, domain),
+    db
+      .prepare(
+        `INSERT INTO user_deploys (id, user_id, at)
+         SELECT ?1, ?2, ${now}
+         WHERE (SELECT COUNT(*) FROM user_deploys WHERE user_id = ?2 AND at > ${now} - ${hourMs}) < ?4
+           AND (EXISTS (SELECT 1 FROM sites WHERE domain = ?3) OR (SELECT COUNT(*) FROM sites WHERE user_id = ?2)
+                  + (SELECT COALESCE(SUM(sites), 0) FROM quota_reservations WHERE user_id = ?2 AND expires > ${now}) < ?5)`,
+      )
+      .bind(id, userId, domain, limits.deploysPerHour, limits.maxSites),
+  ]);
+  return { begun: inserted!.meta.changes === 1, usage: usageOf(usage) };
+}
+
+/** Forgets the deploy `id`: it was refused, and so stored nothing. */
+export async function forgetDeploy(db: D1Database, id: string): Promise<void> {
+  await db.prepare('DELETE FROM user_deploys WHERE id = ?').bind(id).run();
+}
