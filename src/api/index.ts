@@ -11,6 +11,7 @@ import { files } from './files';
 import { info } from './info';
 import { openapi } from './openapi';
 import { sites } from './sites';
+import { usage } from './usage';
 import { v1 } from './v1';
 
 /** The API face of the Worker: every route, problems for every error. */
@@ -23,6 +24,7 @@ api.route('/', events);
 api.route('/', files);
 api.route('/', info);
 api.route('/', certificate);
+api.route('/', usage);
 api.route('/', openapi);
 api.route('/', v1);
 api.route('/', dashboard);

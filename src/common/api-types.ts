@@ -127,3 +127,21 @@ export interface ProblemDetails {
   /** The violations of a schema. */
   errors?: PointerError[];
 }
+
+/** One per-user quota: what the caller uses of it, its limit, and the setting that sets the limit. */
+export interface Quota {
+  used: number;
+  limit: number;
+  setting: string;
+}
+
+/** `GET /v2/usage`: the caller's use of each per-user quota. */
+export interface Usage {
+  userId: string;
+  /** Sites the caller owns (`MAX_SITES_PER_USER`). */
+  sites: Quota;
+  /** Bytes stored for the caller's sites and their kept deployments (`MAX_USER_BYTES`). */
+  bytes: Quota;
+  /** Deploys the caller began within the last hour (`DEPLOYS_PER_HOUR`). */
+  deploysPerHour: Quota;
+}

@@ -107,19 +107,22 @@ export class SiteState {
     const { written = [], ...rest } = followUps;
     const wasLive = this.live.site?.liveDeploymentId ?? null;
     const liveId = live ? live.liveDeploymentId : wasLive;
-    // Only the owner commits to a site, so the deployment's creator is whom its bytes count against.
-    const claim = { userId: record.createdBy, sites: live && !this.live.site ? 1 : 0, bytes: written.reduce((sum, object) => sum + object.bytes, 0) };
-    const [listed, reservation] = await Promise.allSettled([deployments ?? deploymentsOf(DB, domain), reserveQuota(this.env, claim)]);
-    if (listed.status === 'rejected' || reservation.status === 'rejected') {
-      if (reservation.status === 'fulfilled') await releaseQuota(this.env, reservation.value);
-      await this.#discard(written);
-      throw listed.status === 'rejected' ? listed.reason : (reservation as PromiseRejectedResult).reason;
-    }
-    const others = listed.value.filter((kept) => kept.id !== record.id);
+    const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
     const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId);
+    // Only the owner commits to a site, so the deployment's creator is whom its bytes count against.
+    const claim = {
+      userId: record.createdBy,
+      sites: live && !this.live.site ? 1 : 0,
+      bytes: written.reduce((sum, object) => sum + object.bytes, 0),
+      freeing: freed.objects,
+    };
+    const reservation = await reserveQuota(this.env, claim).catch(async (error: unknown) => {
+      await this.#discard(written);
+      throw error;
+    });
     // The deployment this change takes off the air: a rollback without an id looks for it.
     const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
-    const counted = [recordObjects(DB, domain, record.createdBy, written), ...(reservation.value ? [release(DB, reservation.value)] : [])];
+    const counted = [recordObjects(DB, domain, record.createdBy, written), ...(reservation ? [release(DB, reservation)] : [])];
     try {
       return await this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements, ...counted], live, {
         ...rest,
@@ -128,7 +131,7 @@ export class SiteState {
         later: freed.later,
       });
     } catch (error) {
-      await releaseQuota(this.env, reservation.value);
+      await releaseQuota(this.env, reservation);
       throw error;
     }
   }
@@ -141,15 +144,20 @@ export class SiteState {
 
   /**
    * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live:
-   * statements deleting its rows and hashes, for a commit's batch; the purge of the records
+   * statements deleting its rows, hashes and recorded objects, for a commit's batch; the purge of the records
    * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
-  collection(domain: string, deployments: DeploymentRecord[], liveId: string | null): { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[] } {
+  collection(
+    domain: string,
+    deployments: DeploymentRecord[],
+    liveId: string | null,
+  ): { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[]; objects: string[] } {
     const freed = collection(deployments, liveId, keptWindowOf(this.env), Date.now());
-    if (freed.deployments.length === 0) return { statements: [], now: [], later: [] };
+    if (freed.deployments.length === 0) return { statements: [], now: [], later: [], objects: [] };
     const { DB } = this.env;
     return {
+      objects: freed.objects,
       statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs), forgetObjects(DB, freed.objects)],
       now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],

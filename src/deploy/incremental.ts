@@ -281,7 +281,7 @@ async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<
  */
 export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
-  const [owner, room] = await Promise.all([getSiteOwner(env.DB, domain), storageRoom(env, userId)]);
+  const [owner, room] = await Promise.all([getSiteOwner(env.DB, domain), storageRoom(env, userId, domain)]);
   // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here.
   authorize({ userId }, domain, owner, 'deploy');
   const record = await uploadingDeployment(env.DB, domain, id, userId);

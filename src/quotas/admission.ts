@@ -10,7 +10,11 @@ import type { UserQuotas } from '../platform/settings';
 import { type Usage, beginDeploy, forgetDeploy, readUsage } from '../storage/usage';
 import { tooManyBytes, tooManyDeploys, tooManySites, userQuotas } from './limits';
 
-/** What the user may still store, as read before the body. */
+/**
+ * What the user may still store, as read before the body: the quota less what is stored and
+ * reserved, plus what the domain stores (the most its commit can free, collecting deployments that
+ * fall out of the kept window), so that this early check never refuses what the commit would take.
+ */
 export class StorageRoom {
   constructor(
     private readonly quotas: UserQuotas,
@@ -19,7 +23,7 @@ export class StorageRoom {
 
   /** Bytes the user may still store. */
   get left(): number {
-    return Math.max(0, this.quotas.maxBytes - this.usage.bytes - this.usage.reservedBytes);
+    return Math.max(0, this.quotas.maxBytes - this.usage.bytes - this.usage.reservedBytes + this.usage.domainBytes);
   }
 
   /** 403 naming MAX_USER_BYTES when `adding` bytes more do not fit. */
@@ -28,9 +32,9 @@ export class StorageRoom {
   }
 }
 
-/** What the user may still store, for a request that adds bytes to a deploy already begun. */
-export async function storageRoom(env: Env, userId: string): Promise<StorageRoom> {
-  return new StorageRoom(userQuotas(env), await readUsage(env.DB, userId));
+/** What the user may still store, for a request that adds bytes to `domain`'s deploy already begun. */
+export async function storageRoom(env: Env, userId: string, domain: string): Promise<StorageRoom> {
+  return new StorageRoom(userQuotas(env), await readUsage(env.DB, userId, domain));
 }
 
 /** A deploy asked to begin: recorded when within the quotas, else the problem that refuses it. */

@@ -58,8 +58,9 @@ export interface Usage {
   deploysLastHour: number;
   /** When the oldest of the last hour's deploys leaves the hour, in milliseconds from now; null when none. */
   nextDeployFreesInMs: number | null;
-  /** Whether `domain`, when asked about, has a site. */
+  /** Whether `domain`, when asked about, has a site, and the bytes it stores: the most a change to it can free. */
   domainHosted: boolean;
+  domainBytes: number;
 }
 
 function usageStatement(db: D1Database, userId: string, domain = ''): D1PreparedStatement {
@@ -72,7 +73,8 @@ function usageStatement(db: D1Database, userId: string, domain = ''): D1Prepared
          (SELECT COALESCE(SUM(bytes), 0) FROM quota_reservations WHERE user_id = ?1 AND expires > ${now}) AS reservedBytes,
          (SELECT COUNT(*) FROM user_deploys WHERE user_id = ?1 AND at > ${now} - ${hourMs}) AS deploysLastHour,
          (SELECT MIN(at) + ${hourMs} - ${now} FROM user_deploys WHERE user_id = ?1 AND at > ${now} - ${hourMs}) AS nextDeployFreesInMs,
-         EXISTS (SELECT 1 FROM sites WHERE domain = ?2) AS domainHosted`,
+         EXISTS (SELECT 1 FROM sites WHERE domain = ?2) AS domainHosted,
+         (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE domain = ?2) AS domainBytes`,
     )
     .bind(userId, domain);
 }
@@ -82,8 +84,8 @@ function usageOf(result: D1Result | undefined): Usage {
   return { ...row, domainHosted: row.domainHosted === 1 };
 }
 
-export async function readUsage(db: D1Database, userId: string): Promise<Usage> {
-  const [result] = await db.batch([usageStatement(db, userId)]);
+export async function readUsage(db: D1Database, userId: string, domain?: string): Promise<Usage> {
+  const [result] = await db.batch([usageStatement(db, userId, domain)]);
   return usageOf(result);
 }
 
@@ -94,20 +96,24 @@ export interface QuotaLimits {
   deploysPerHour: number;
 }
 
-/** Sites and bytes one change adds: 0 sites, or 1 for a change that claims a new domain. */
+/** What one change adds: 0 sites, or 1 for a change that claims a new domain; the bytes of the objects it stored. */
 export interface QuotaClaim {
   userId: string;
   sites: number;
   bytes: number;
+  /** Recorded objects the change's own batch forgets (what its collection frees): their bytes make room for its own. */
+  freeing?: readonly string[];
 }
 
 /**
  * Reserves `claim` as `id` when the user's committed sites and bytes, with every live
- * reservation, stay within `limits` with it; what adds nothing is never refused. Answers whether
- * it did, and the usage it was decided on (in the same transaction).
+ * reservation and less what the change frees, stay within `limits`; a change that adds no site,
+ * and no more bytes than it frees, is never refused. Answers whether it did, and the usage it was
+ * decided on (in the same transaction).
  */
 export async function reserve(db: D1Database, id: string, claim: QuotaClaim, limits: QuotaLimits): Promise<{ reserved: boolean; usage: Usage }> {
-  const { userId, sites, bytes } = claim;
+  const { userId, sites, bytes, freeing = [] } = claim;
+  const freed = '(SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE key IN (SELECT value FROM json_each(?7)))';
   const [, usage, inserted] = await db.batch([
     db.prepare(`DELETE FROM quota_reservations WHERE user_id = ? AND expires <= ${now}`).bind(userId),
     usageStatement(db, userId),
@@ -117,10 +123,10 @@ export async function reserve(db: D1Database, id: string, claim: QuotaClaim, lim
          SELECT ?1, ?2, ?3, ?4, ${now} + ${reservationMs}
          WHERE (?3 = 0 OR (SELECT COUNT(*) FROM sites WHERE user_id = ?2)
                   + (SELECT COALESCE(SUM(sites), 0) FROM quota_reservations WHERE user_id = ?2 AND expires > ${now}) + ?3 <= ?5)
-           AND (?4 = 0 OR (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE user_id = ?2)
-                  + (SELECT COALESCE(SUM(bytes), 0) FROM quota_reservations WHERE user_id = ?2 AND expires > ${now}) + ?4 <= ?6)`,
+           AND (?4 - ${freed} <= 0 OR (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE user_id = ?2)
+                  + (SELECT COALESCE(SUM(bytes), 0) FROM quota_reservations WHERE user_id = ?2 AND expires > ${now}) + ?4 - ${freed} <= ?6)`,
       )
-      .bind(id, userId, sites, bytes, limits.maxSites, limits.maxBytes),
+      .bind(id, userId, sites, bytes, limits.maxSites, limits.maxBytes, JSON.stringify(freeing)),
   ]);
   return { reserved: inserted!.meta.changes === 1, usage: usageOf(usage) };
 }

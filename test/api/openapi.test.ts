@@ -6,6 +6,7 @@ import { runCertificateJob } from '../../src/certificates/jobs';
 import { ScriptedIssuer, acmeEnv, hostedSite, issuing, jobMessage, testCertificate } from '../certificates/support';
 import { Subscriber } from '../events/subscriber';
 import { authorized, call, deploy, deployForm, type TokenOptions } from '../support/client';
+import { withVars } from '../support/vars';
 
 /**
  * Checks live responses against `schema/openapi.json`: every status an operation answers must
@@ -171,6 +172,7 @@ const endpointsBeyondSpec: Record<string, string> = {
   'POST /v2/sites/{domain}/deployments/{id}/activate': 'docs/design.md § Deployments',
   'PUT /v2/sites/{domain}/deployments/{id}/blobs': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
+  'GET /v2/usage': 'docs/design.md § Quotas',
 };
 
 function documentedEndpoints(): string[] {
@@ -483,6 +485,23 @@ describe('live responses match the document', () => {
     await request('PUT', `${site}/deployments/${id}/blobs`, { body: blobs }, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 404);
+  });
+
+  it('quotas (docs/design.md § Quotas): GET /v2/usage 200, 401, 403; a deploy over a quota 403, over a rate 429', async () => {
+    const user: TokenOptions = { user: 'github|openapi-quotas' };
+    await request('GET', '/v2/usage', {}, owner, 200);
+    await request('GET', '/v2/usage', {}, { ...owner, scope: 'global_read' }, 403);
+    await expectConforms('GET', '/v2/usage', await call('/v2/usage'), 401);
+    await deploy('oa-quotas.example', { 'index.html': 'one' }, undefined, user);
+    const put = async (vars: Record<string, string>, domain: string, files: Record<string, string>, status: number) =>
+      expectConforms('PUT', `/v2/sites/${domain}`, await withVars(vars).authorized(`/v2/sites/${domain}`, { method: 'PUT', body: deployForm(files) }, user), status);
+    await put({ MAX_SITES_PER_USER: '1' }, 'oa-quotas-second.example', { 'index.html': 'two' }, 403);
+    await put({ MAX_USER_BYTES: '8' }, 'oa-quotas.example', { 'index.html': 'more than eight bytes' }, 403);
+    await put({ DEPLOYS_PER_HOUR: '1' }, 'oa-quotas.example', { 'index.html': 'three' }, 429);
+    const manifest = { method: 'POST', body: JSON.stringify({ files: { 'index.html': 'ab'.repeat(32) } }), headers: { 'content-type': 'application/json' } };
+    const begin = () => withVars({ MAX_UNFINISHED_DEPLOYMENTS: '1' }).authorized('/v2/sites/oa-quotas.example/deployments', manifest, user);
+    await expectConforms('POST', '/v2/sites/oa-quotas.example/deployments', await begin(), 201);
+    await expectConforms('POST', '/v2/sites/oa-quotas.example/deployments', await begin(), 429);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {
