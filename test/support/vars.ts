@@ -1,6 +1,7 @@
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../src/index';
+import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import { type TokenOptions, token } from './client';
 
 /**
@@ -10,7 +11,7 @@ import { type TokenOptions, token } from './client';
 export function withVars(vars: Record<string, string>) {
   const call = async (path: string, init: RequestInit = {}): Promise<Response> => {
     const ctx = createExecutionContext();
-    const request = new Request(`http://localhost${path}`, init);
+    const request = new Request(path.startsWith('http') ? path : `http://localhost${path}`, init);
     const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, ...vars }, ctx);
     await waitOnExecutionContext(ctx);
     return response;
@@ -23,4 +24,23 @@ export function withVars(vars: Record<string, string>) {
       return call(path, { ...init, headers });
     },
   };
+}
+
+/** Replaces some vars of `domain`'s coordinator (Durable Object), which reads its own env. */
+export async function coordinatorVars(domain: string, vars: Record<string, string>): Promise<void> {
+  await runInDurableObject(env.SITES.get(env.SITES.idFromName(domain)), (instance: SiteCoordinator) => {
+    const held = instance as unknown as { env: typeof env };
+    held.env = { ...held.env, ...vars };
+  });
+}
+
+/** What a visitor gets of each of `paths` on `domain`: status, ETag and body, to compare before and after a refusal. */
+export async function servedAs(domain: string, paths: readonly string[]): Promise<string[]> {
+  const { call } = withVars({});
+  return Promise.all(
+    paths.map(async (path) => {
+      const response = await call(`http://${domain}${path}`);
+      return `${response.status} ${response.headers.get('etag')} ${await response.text()}`;
+    }),
+  );
 }
