@@ -19,6 +19,14 @@ export const hourMs = 3_600_000;
 /** How long a reservation holds quota: far longer than the commit that turns it into rows takes. */
 export const reservationMs = 15 * 60_000;
 
+/** What the user bound to the parameter `user` (`?1`, say) uses, as SQL expressions. */
+const sum = {
+  sites: (user: string) => `(SELECT COUNT(*) FROM sites WHERE user_id = ${user})`,
+  bytes: (user: string) => `(SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE user_id = ${user})`,
+  reserved: (column: 'sites' | 'bytes', user: string) => `(SELECT COALESCE(SUM(${column}), 0) FROM quota_reservations WHERE user_id = ${user} AND expires > ${now})`,
+  deploys: (user: string) => `(SELECT COUNT(*) FROM user_deploys WHERE user_id = ${user} AND at > ${now} - ${hourMs})`,
+};
+
 /** Statement that records `objects` of `domain`, stored for `userId`; an object recorded already keeps its row. */
 export function recordObjects(db: D1Database, domain: string, userId: string, objects: readonly StoredObject[]): D1PreparedStatement {
   return db
@@ -67,11 +75,11 @@ function usageStatement(db: D1Database, userId: string, domain = ''): D1Prepared
   return db
     .prepare(
       `SELECT
-         (SELECT COUNT(*) FROM sites WHERE user_id = ?1) AS sites,
-         (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE user_id = ?1) AS bytes,
-         (SELECT COALESCE(SUM(sites), 0) FROM quota_reservations WHERE user_id = ?1 AND expires > ${now}) AS reservedSites,
-         (SELECT COALESCE(SUM(bytes), 0) FROM quota_reservations WHERE user_id = ?1 AND expires > ${now}) AS reservedBytes,
-         (SELECT COUNT(*) FROM user_deploys WHERE user_id = ?1 AND at > ${now} - ${hourMs}) AS deploysLastHour,
+         ${sum.sites('?1')} AS sites,
+         ${sum.bytes('?1')} AS bytes,
+         ${sum.reserved('sites', '?1')} AS reservedSites,
+         ${sum.reserved('bytes', '?1')} AS reservedBytes,
+         ${sum.deploys('?1')} AS deploysLastHour,
          (SELECT MIN(at) + ${hourMs} - ${now} FROM user_deploys WHERE user_id = ?1 AND at > ${now} - ${hourMs}) AS nextDeployFreesInMs,
          EXISTS (SELECT 1 FROM sites WHERE domain = ?2) AS domainHosted,
          (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE domain = ?2) AS domainBytes`,
@@ -106,25 +114,28 @@ export interface QuotaClaim {
 }
 
 /**
- * Reserves `claim` as `id` when the user's committed sites and bytes, with every live
- * reservation and less what the change frees, stay within `limits`; a change that adds no site,
- * and no more bytes than it frees, is never refused. Answers whether it did, and the usage it was
- * decided on (in the same transaction).
+ * Reserves `claim` as `id`: its site, and the bytes it adds beyond those it frees (none when it
+ * frees as many), when the user's committed sites and bytes with every live reservation stay
+ * within `limits` with them; what adds nothing is never refused. Answers whether it did, and the
+ * usage it was decided on (in the same transaction).
+ *
+ * The sums hold S + R ≤ L, S being what is committed and R what live reservations hold: a
+ * reservation is taken only within it; a commit adds to S at most what it reserved, and ends the
+ * reservation in the same batch; releasing, expiring, collecting and unpublishing only lower the
+ * sums. So S ≤ L, however coordinators interleave (test/quotas/arithmetic.test.ts).
  */
 export async function reserve(db: D1Database, id: string, claim: QuotaClaim, limits: QuotaLimits): Promise<{ reserved: boolean; usage: Usage }> {
   const { userId, sites, bytes, freeing = [] } = claim;
-  const freed = '(SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE key IN (SELECT value FROM json_each(?7)))';
   const [, usage, inserted] = await db.batch([
     db.prepare(`DELETE FROM quota_reservations WHERE user_id = ? AND expires <= ${now}`).bind(userId),
     usageStatement(db, userId),
     db
       .prepare(
         `INSERT INTO quota_reservations (id, user_id, sites, bytes, expires)
-         SELECT ?1, ?2, ?3, ?4, ${now} + ${reservationMs}
-         WHERE (?3 = 0 OR (SELECT COUNT(*) FROM sites WHERE user_id = ?2)
-                  + (SELECT COALESCE(SUM(sites), 0) FROM quota_reservations WHERE user_id = ?2 AND expires > ${now}) + ?3 <= ?5)
-           AND (?4 - ${freed} <= 0 OR (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE user_id = ?2)
-                  + (SELECT COALESCE(SUM(bytes), 0) FROM quota_reservations WHERE user_id = ?2 AND expires > ${now}) + ?4 - ${freed} <= ?6)`,
+         SELECT ?1, ?2, ?3, added, ${now} + ${reservationMs}
+         FROM (SELECT max(0, ?4 - (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE key IN (SELECT value FROM json_each(?7)))) AS added)
+         WHERE (?3 = 0 OR ${sum.sites('?2')} + ${sum.reserved('sites', '?2')} + ?3 <= ?5)
+           AND (added = 0 OR ${sum.bytes('?2')} + ${sum.reserved('bytes', '?2')} + added <= ?6)`,
       )
       .bind(id, userId, sites, bytes, limits.maxSites, limits.maxBytes, JSON.stringify(freeing)),
   ]);
@@ -149,9 +160,8 @@ export async function beginDeploy(db: D1Database, id: string, userId: string, do
       .prepare(
         `INSERT INTO user_deploys (id, user_id, at)
          SELECT ?1, ?2, ${now}
-         WHERE (SELECT COUNT(*) FROM user_deploys WHERE user_id = ?2 AND at > ${now} - ${hourMs}) < ?4
-           AND (EXISTS (SELECT 1 FROM sites WHERE domain = ?3) OR (SELECT COUNT(*) FROM sites WHERE user_id = ?2)
-                  + (SELECT COALESCE(SUM(sites), 0) FROM quota_reservations WHERE user_id = ?2 AND expires > ${now}) < ?5)`,
+         WHERE ${sum.deploys('?2')} < ?4
+           AND (EXISTS (SELECT 1 FROM sites WHERE domain = ?3) OR ${sum.sites('?2')} + ${sum.reserved('sites', '?2')} < ?5)`,
       )
       .bind(id, userId, domain, limits.deploysPerHour, limits.maxSites),
   ]);
