@@ -1,12 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Usage } from '../../src/common/api-types';
 import { runCli } from './cli/run';
-import { type Service, startService, token } from './support/service';
+import { type Service, getBytesFromSite, startService, token } from './support/service';
 
 /**
  * The per-user quotas and the bounds on stored bytes, black-box through `npm start` with small
@@ -39,15 +38,7 @@ async function user(name: string) {
 
 /** What a visitor gets of `path` on `domain`: status and bytes. */
 function served(domain: string, path = '/'): Promise<{ status: number; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const headers = { host: `${domain}.localhost:${service.port}` };
-    const outgoing = request({ host: '127.0.0.1', port: service.port, path, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
-    });
-    outgoing.on('error', reject).end();
-  });
+  return getBytesFromSite(service, domain, path);
 }
 
 async function expectProblem(response: Response, status: number, members: Record<string, unknown>): Promise<void> {

@@ -102,18 +102,23 @@ export function token(service: Service, user: string, scope = 'deploy', secret =
  * GETs a path of a hosted site the way a browser does at `http://<domain>.localhost:<port>/`:
  * through node:http with that Host header, since fetch does not let a caller set Host.
  */
-export function getFromSite(service: Service, domain: string, path: string): Promise<{ status: number; body: string }> {
+export function getBytesFromSite(service: Service, domain: string, path: string): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
       { host: '127.0.0.1', port: service.port, path, headers: { host: `${domain}.localhost:${service.port}` } },
       (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
       },
     );
     outgoing.on('error', reject);
     outgoing.end();
   });
+}
+
+/** `getBytesFromSite`, the body as UTF-8 text. */
+export async function getFromSite(service: Service, domain: string, path: string): Promise<{ status: number; body: string }> {
+  const { status, body } = await getBytesFromSite(service, domain, path);
+  return { status, body: body.toString('utf8') };
 }
