@@ -45,6 +45,7 @@ export default defineConfig(async () => {
             name: 'node',
             include: ['test/node/**/*.test.ts'],
             environment: 'node',
+            globalSetup: ['./test/node/support/migrated-state.ts'],
             // Black-box tests wait on a real service under a loaded 2-core CI machine, and on
             // events that cross the notifications queue (batched for up to a second).
             expect: { poll: { timeout: 10_000 } },
