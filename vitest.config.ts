@@ -16,6 +16,8 @@ export default defineConfig(async () => {
             name: 'unit',
             include: ['test/**/*.unit.test.ts'],
             environment: 'node',
+            // A budget only for a hang: a busy machine must not fail a test.
+            testTimeout: 60_000,
           },
         },
         {
