@@ -27,7 +27,15 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: { AUTH_SECRET: testSecret, TEST_MIGRATIONS: migrations, RETIRED_DEPLOYMENT_GRACE_SECONDS: '1', DEPLOYMENTS_KEPT: '1', DEPLOYMENTS_KEPT_DAYS: '0', CERT_ENCRYPTION_KEY: 'test-certificate-encryption-key',
                   // test/serving/freshness.test.ts emulates locations with these caches; a local purge clears them too.
-                  EDGE_LOCAL_CACHES: 'location-a,location-b,location-c' },
+                  EDGE_LOCAL_CACHES: 'location-a,location-b,location-c',
+                  // The suite sends thousands of requests a minute as one user: test/api/rate-limit.test.ts
+                  // swaps in TEST_RATE_LIMITER, the same binding with a small limit, to reach a limit.
+                  API_REQUESTS_PER_MINUTE: '1000000', ANONYMOUS_REQUESTS_PER_MINUTE: '1000000' },
+                ratelimits: {
+                  USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: 1_000_000, period: 60 } },
+                  ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: 1_000_000, period: 60 } },
+                  TEST_RATE_LIMITER: { namespace_id: '2699', simple: { limit: 3, period: 60 } },
+                },
               },
             }),
           ],

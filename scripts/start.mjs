@@ -5,7 +5,7 @@
 // .dev.vars' (and .dev.vars is then neither created nor needed).
 import { spawn } from 'node:child_process';
 import { unstable_readConfig } from 'wrangler';
-import { checkCertificateRetries, parseSettings } from '../src/platform/settings.ts';
+import { checkCertificateRetries, checkRateLimits, parseSettings } from '../src/platform/settings.ts';
 import { ensureAuthSecret } from './dev-vars.mjs';
 import { applyLocalMigrations, defaultPersistDir } from './local-migrations.mjs';
 
@@ -33,7 +33,9 @@ function checkSettings() {
   });
   try {
     const certificates = config.queues.consumers?.find((consumer) => consumer.queue === 'sitehost-certificates');
-    checkCertificateRetries(parseSettings(vars), certificates?.max_retries);
+    const settings = parseSettings(vars);
+    checkCertificateRetries(settings, certificates?.max_retries);
+    checkRateLimits(settings, config.ratelimits ?? []);
   } catch (error) {
     console.error(`npm start: ${error.message}`);
     process.exit(1);

@@ -10,18 +10,22 @@ import { events } from './events';
 import { files } from './files';
 import { info } from './info';
 import { openapi } from './openapi';
+import { rateLimit } from './rate-limit';
 import { sites } from './sites';
+import { suspension } from './suspension';
 import { v1 } from './v1';
 
 /** The API face of the Worker: every route, problems for every error. */
 export const api = new Hono<AppEnv>();
 
+api.use(rateLimit);
 api.route('/', sites);
 api.route('/', deployments);
 api.route('/', configurations);
 api.route('/', events);
 api.route('/', files);
 api.route('/', info);
+api.route('/', suspension);
 api.route('/', certificate);
 api.route('/', openapi);
 api.route('/', v1);

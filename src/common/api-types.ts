@@ -110,6 +110,15 @@ export interface SiteInfo {
   deployment: LiveDeployment | null;
   certificate: CertificateSummary;
   metadata: Record<string, string>;
+  /** Set while an operator has suspended the site: it answers 451, and its owner cannot change it. */
+  suspension: SiteSuspension | null;
+}
+
+/** An operator's suspension of a site (`PUT /v2/sites/<domain>/suspension`, scope admin). */
+export interface SiteSuspension {
+  /** Why, in the operator's words, for the owner. */
+  reason: string;
+  since: Timestamp;
 }
 
 /** A JSON Pointer into the request body and what is wrong there. */

@@ -61,7 +61,7 @@ export class SiteState {
   /** The site, when `userId` may change it. */
   async changeable(domain: string, userId: string): Promise<SiteRecord> {
     const site = await this.load(domain);
-    authorize({ userId }, domain, site?.userId ?? null, 'change');
+    authorize({ userId }, domain, site, 'change');
     return site!;
   }
 

@@ -10,6 +10,7 @@ const kinds = {
   unauthorized: { status: 401, title: 'Authentication required' },
   forbidden: { status: 403, title: 'Forbidden' },
   'insufficient-scope': { status: 403, title: 'Insufficient scope' },
+  'site-suspended': { status: 403, title: 'Site suspended' },
   'not-found': { status: 404, title: 'Not found' },
   'site-not-found': { status: 404, title: 'Site not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
@@ -18,6 +19,7 @@ const kinds = {
   gone: { status: 410, title: 'Gone' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal server error' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -24,6 +24,8 @@ export interface SettingVars {
   DEPLOYMENTS_KEPT?: unknown;
   DEPLOYMENTS_KEPT_DAYS?: unknown;
   PREVIEW_HOSTNAME?: unknown;
+  API_REQUESTS_PER_MINUTE?: unknown;
+  ANONYMOUS_REQUESTS_PER_MINUTE?: unknown;
 }
 
 export interface Settings {
@@ -49,6 +51,9 @@ export interface Settings {
   deploymentsKeptDays: number;
   /** Every kept deployment is served at `<id>.<previewHostname>`. Lower case. */
   previewHostname: string;
+  /** The API's rate limits per minute: with a valid token per user, else per client address. */
+  apiRequestsPerMinute: number;
+  anonymousRequestsPerMinute: number;
 }
 
 export interface EdgeSettings {
@@ -129,6 +134,8 @@ export function parseSettings(vars: SettingVars): Settings {
     deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),
     deploymentsKeptDays: wholeNumber(vars, 'DEPLOYMENTS_KEPT_DAYS', 0),
     previewHostname: hostname(vars, 'PREVIEW_HOSTNAME'),
+    apiRequestsPerMinute: wholeNumber(vars, 'API_REQUESTS_PER_MINUTE', 1),
+    anonymousRequestsPerMinute: wholeNumber(vars, 'ANONYMOUS_REQUESTS_PER_MINUTE', 1),
   };
 }
 
@@ -153,5 +160,29 @@ export function checkCertificateRetries(settings: Settings, queueMaxRetries: num
       settings.certJobMaxRetries,
       `equal to the certificate queue consumer's max_retries (${queueMaxRetries ?? 'not set'})`,
     );
+  }
+}
+
+/** A rate limit binding as wrangler.toml declares it. */
+export interface RateLimitBinding {
+  name: string;
+  simple: { limit: number; period: number };
+}
+
+/**
+ * Each rate limit binding must count per minute and allow what its setting says: the Worker
+ * names the setting and its value in a 429, and cannot read a binding's configuration.
+ */
+export function checkRateLimits(settings: Settings, bindings: readonly RateLimitBinding[]): void {
+  const expected = [
+    ['API_REQUESTS_PER_MINUTE', 'USER_RATE_LIMITER', settings.apiRequestsPerMinute],
+    ['ANONYMOUS_REQUESTS_PER_MINUTE', 'ADDRESS_RATE_LIMITER', settings.anonymousRequestsPerMinute],
+  ] as const;
+  for (const [setting, name, limit] of expected) {
+    const binding = bindings.find((candidate) => candidate.name === name);
+    if (binding?.simple.limit !== limit || binding.simple.period !== 60) {
+      const found = binding ? `limit ${binding.simple.limit}, period ${binding.simple.period}` : 'missing';
+      throw new InvalidSetting(setting, limit, `the limit of the [[ratelimits]] binding ${name}, whose period is 60 (found: ${found})`);
+    }
   }
 }

@@ -171,6 +171,8 @@ const endpointsBeyondSpec: Record<string, string> = {
   'POST /v2/sites/{domain}/deployments/{id}/activate': 'docs/design.md § Deployments',
   'PUT /v2/sites/{domain}/deployments/{id}/blobs': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
+  'PUT /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
+  'DELETE /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
 };
 
 function documentedEndpoints(): string[] {
@@ -409,12 +411,15 @@ describe('live responses match the document', () => {
       await request('PUT', `/v2/sites/${domain}/files/a.txt`, { body: 'a' }, owner, 201);
       await request('DELETE', `/v2/sites/${domain}/files/a.txt`, {}, owner, 200);
       await request('PUT', `/v2/sites/${domain}/configuration`, { body: '{"fallback":"/index.html"}', headers: { 'content-type': 'application/json' } }, owner, 200);
+      const reason = { body: '{"reason":"A test of the events"}', headers: { 'content-type': 'application/json' } };
+      await request('PUT', `/v2/sites/${domain}/suspension`, reason, { scope: 'admin' }, 201);
+      await request('DELETE', `/v2/sites/${domain}/suspension`, {}, { scope: 'admin' }, 200);
       await request('DELETE', `/v2/sites/${domain}`, {}, owner, 200);
       await issueCertificate('oa-events-issued.example');
       await failCertificate('oa-events-failed.example');
 
       const domains = [domain, 'oa-events-issued.example', 'oa-events-failed.example'];
-      const types = ['site-deploy', 'files-update', 'configuration-update', 'site-delete', 'certificate-issue', 'certificate-fail'];
+      const types = ['site-deploy', 'files-update', 'configuration-update', 'site-suspend', 'site-resume', 'site-delete', 'certificate-issue', 'certificate-fail'];
       await stream.until(() => types.every((type) => stream.of(domains).some((event) => event.event === type)));
       abort.abort();
       await stream.close();
@@ -483,6 +488,29 @@ describe('live responses match the document', () => {
     await request('PUT', `${site}/deployments/${id}/blobs`, { body: blobs }, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 404);
+  });
+
+  it('suspensions (docs/design.md § Operators): PUT 201, 200, 400, 401, 403, 404, 413, 415; DELETE 200, 403, 404; what the owner sees', async () => {
+    const admin: TokenOptions = { user: 'github|openapi-operator', scope: 'admin' };
+    const site = '/v2/sites/oa-suspended.example';
+    const reason = (text: unknown, type = 'application/json'): RequestInit => ({ body: JSON.stringify({ reason: text }), headers: { 'content-type': type } });
+    await deploy('oa-suspended.example', { 'index.html': 'x' }, undefined, owner);
+    await request('PUT', `${site}/suspension`, reason('Phishing reported'), admin, 201);
+    await request('PUT', `${site}/suspension`, reason('Phishing reported (case 12)'), admin, 200);
+    await request('PUT', `${site}/suspension`, reason(''), admin, 400);
+    await request('PUT', `${site}/suspension`, { body: '{"reason":"x","until":"never"}', headers: { 'content-type': 'application/json' } }, admin, 400);
+    await request('PUT', `${site}/suspension`, reason('x'.repeat(1001)), admin, 413);
+    await request('PUT', `${site}/suspension`, reason('x', 'text/plain'), admin, 415);
+    await request('PUT', `${site}/suspension`, reason('x'), owner, 403);
+    await request('PUT', '/v2/sites/oa-absent.example/suspension', reason('x'), admin, 404);
+    await expectConforms('PUT', `${site}/suspension`, await call(`${site}/suspension`, { method: 'PUT', ...reason('x') }), 401);
+    await request('GET', `${site}/info`, {}, owner, 200);
+    await request('PUT', `${site}/configuration`, { body: '{}', headers: { 'content-type': 'application/json' } }, owner, 403);
+    await request('DELETE', site, {}, owner, 403);
+    await request('DELETE', `${site}/suspension`, {}, owner, 403);
+    await request('DELETE', `${site}/suspension`, {}, admin, 200);
+    await request('DELETE', `${site}/suspension`, {}, admin, 404);
+    await request('DELETE', site, {}, admin, 200);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {

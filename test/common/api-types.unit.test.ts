@@ -13,6 +13,7 @@ import type {
   ProblemDetails,
   Site,
   SiteInfo,
+  SiteSuspension,
 } from '../../src/common/api-types';
 
 /**
@@ -70,8 +71,10 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       deployment: 'required',
       certificate: 'required',
       metadata: 'required',
+      suspension: 'required',
     } satisfies Shape<SiteInfo>,
   ],
+  ['SiteSuspension', schemas.SiteSuspension, { reason: 'required', since: 'required' } satisfies Shape<SiteSuspension>],
   [
     'SiteInfo.deployment',
     schemas.SiteInfo?.properties?.deployment?.oneOf?.[0],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSetting, checkCertificateRetries, parseSettings } from '../../src/platform/settings';
+import { InvalidSetting, checkCertificateRetries, checkRateLimits, parseSettings } from '../../src/platform/settings';
 
 const valid = {
   API_HOSTNAMES: 'localhost, API.example.com',
@@ -16,6 +16,8 @@ const valid = {
   EDGE_PURGE: 'local',
   EDGE_CACHE_HOST: 'sitehost.cache',
   EDGE_LOCAL_CACHES: 'a, b',
+  API_REQUESTS_PER_MINUTE: '1200',
+  ANONYMOUS_REQUESTS_PER_MINUTE: '300',
 };
 
 describe('settings', () => {
@@ -33,6 +35,8 @@ describe('settings', () => {
       deploymentsKeptDays: 30,
       previewHostname: 'preview.localhost',
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'] },
+      apiRequestsPerMinute: 1200,
+      anonymousRequestsPerMinute: 300,
     });
   });
 
@@ -53,6 +57,8 @@ describe('settings', () => {
     ['DEPLOYMENTS_KEPT_DAYS', 'a month'],
     ['PREVIEW_HOSTNAME', 'preview.localhost:8787'],
     ['PREVIEW_HOSTNAME', 'a.example, b.example'],
+    ['API_REQUESTS_PER_MINUTE', '0'],
+    ['ANONYMOUS_REQUESTS_PER_MINUTE', '5/s'],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);
@@ -64,6 +70,16 @@ describe('settings', () => {
     expect(() => checkCertificateRetries(settings, 5)).not.toThrow();
     expect(() => checkCertificateRetries(settings, 3)).toThrow(/CERT_JOB_MAX_RETRIES .* max_retries \(3\)/);
     expect(() => checkCertificateRetries(settings, undefined)).toThrow(/not set/);
+  });
+
+  it("requires each rate limit setting to equal its binding's limit, counted per minute", () => {
+    const settings = parseSettings(valid);
+    const user = { name: 'USER_RATE_LIMITER', simple: { limit: 1200, period: 60 } };
+    const address = { name: 'ADDRESS_RATE_LIMITER', simple: { limit: 300, period: 60 } };
+    expect(() => checkRateLimits(settings, [user, address])).not.toThrow();
+    expect(() => checkRateLimits(settings, [user, { ...address, simple: { limit: 100, period: 60 } }])).toThrow(/ANONYMOUS_REQUESTS_PER_MINUTE .* ADDRESS_RATE_LIMITER.*limit 100/);
+    expect(() => checkRateLimits(settings, [{ ...user, simple: { limit: 1200, period: 10 } }, address])).toThrow(/API_REQUESTS_PER_MINUTE .*period 10/);
+    expect(() => checkRateLimits(settings, [address])).toThrow(/USER_RATE_LIMITER.*missing/);
   });
 });
 
