@@ -1,8 +1,10 @@
 import { type OutputUnit, Validator } from '@cfworker/json-schema';
+import { createExecutionContext, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import hostSchema from '../../schema/host.schema.json';
 import document from '../../schema/openapi.json';
 import { runCertificateJob } from '../../src/certificates/jobs';
+import worker from '../../src/index';
 import { ScriptedIssuer, acmeEnv, hostedSite, issuing, jobMessage, testCertificate } from '../certificates/support';
 import { Subscriber } from '../events/subscriber';
 import { authorized, call, deploy, deployForm, type TokenOptions } from '../support/client';
@@ -511,6 +513,19 @@ describe('live responses match the document', () => {
     await request('DELETE', `${site}/suspension`, {}, admin, 200);
     await request('DELETE', `${site}/suspension`, {}, admin, 404);
     await request('DELETE', site, {}, admin, 200);
+  });
+
+  it('429 (docs/design.md § Rate limits): the documented answer, on any operation', async () => {
+    // TEST_RATE_LIMITER allows 3 requests a minute of the clock (vitest.config.ts): 7 reach a refusal, even across a minute's end.
+    const limited = { ...env, ADDRESS_RATE_LIMITER: env.TEST_RATE_LIMITER, ANONYMOUS_REQUESTS_PER_MINUTE: '3' };
+    const headers = { 'cf-connecting-ip': `2001:db8:${crypto.randomUUID().slice(0, 4)}::1` };
+    const send = () => worker.fetch(new Request('http://localhost/v2/openapi.json', { headers }) as Request<unknown, IncomingRequestCfProperties>, limited, createExecutionContext());
+    let response = await send();
+    for (let sent = 1; response.status !== 429 && sent < 7; sent++) {
+      await response.body?.cancel();
+      response = await send();
+    }
+    await expectConforms('GET', '/v2/openapi.json', response, 429);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {
