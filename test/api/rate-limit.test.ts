@@ -13,7 +13,7 @@ const limit = 3;
 const userLimited: Partial<Env> = { USER_RATE_LIMITER: env.TEST_RATE_LIMITER, API_REQUESTS_PER_MINUTE: String(limit) };
 const addressLimited: Partial<Env> = { ADDRESS_RATE_LIMITER: env.TEST_RATE_LIMITER, ANONYMOUS_REQUESTS_PER_MINUTE: String(limit) };
 
-function send(overrides: Partial<Env>, url: string, headers: Record<string, string> = {}): Promise<Response> {
+async function send(overrides: Partial<Env>, url: string, headers: Record<string, string> = {}): Promise<Response> {
   const request = new Request(url.startsWith('http') ? url : `http://localhost${url}`, { headers });
   return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, ...overrides }, createExecutionContext());
 }
