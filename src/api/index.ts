@@ -10,9 +10,9 @@ import { events } from './events';
 import { files } from './files';
 import { info } from './info';
 import { openapi } from './openapi';
+import { operators } from './operators';
 import { rateLimit } from './rate-limit';
 import { sites } from './sites';
-import { suspension } from './suspension';
 import { v1 } from './v1';
 
 /** The API face of the Worker: every route, problems for every error. */
@@ -25,7 +25,7 @@ api.route('/', configurations);
 api.route('/', events);
 api.route('/', files);
 api.route('/', info);
-api.route('/', suspension);
+api.route('/', operators);
 api.route('/', certificate);
 api.route('/', openapi);
 api.route('/', v1);

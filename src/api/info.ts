@@ -14,7 +14,7 @@ import { getCertificateSummary } from '../storage/certificates';
 import type { SiteRecord } from '../storage/sites';
 import { domainParam } from './domain-param';
 import { readableSite } from './site-access';
-import { suspensionView } from './suspension';
+import { suspensionView } from './operators';
 
 export const info = new Hono<AppEnv>();
 

@@ -10,22 +10,20 @@ import { authenticate } from '../auth/middleware';
 import { clientAddressOf } from '../http/client-address';
 import { Problem } from '../http/problem';
 import type { AppEnv } from '../platform/app-env';
-import { settingsOf } from '../platform/settings';
-
-/** The bindings' period (wrangler.toml): a refused client may try again once it has passed. */
-const periodSeconds = 60;
+import { rateLimitPeriodSeconds, settingsOf } from '../platform/settings';
 
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const principal = await authenticate(c).catch(() => undefined);
-  const settings = settingsOf(c.env);
-  const counted = principal
-    ? { limiter: c.env.USER_RATE_LIMITER, key: principal.userId, limit: 'API_REQUESTS_PER_MINUTE', value: settings.apiRequestsPerMinute, who: 'this user' }
-    : { limiter: c.env.ADDRESS_RATE_LIMITER, key: clientAddressOf(c.req.raw), limit: 'ANONYMOUS_REQUESTS_PER_MINUTE', value: settings.anonymousRequestsPerMinute, who: 'this address without a valid token' };
-  const { success } = await counted.limiter.limit({ key: counted.key });
+  const { apiRequestsPerMinute, anonymousRequestsPerMinute } = settingsOf(c.env);
+  const count = principal
+    ? { limiter: c.env.USER_RATE_LIMITER, key: principal.userId, setting: 'API_REQUESTS_PER_MINUTE', limit: apiRequestsPerMinute, from: 'this user' }
+    : { limiter: c.env.ADDRESS_RATE_LIMITER, key: clientAddressOf(c.req.raw), setting: 'ANONYMOUS_REQUESTS_PER_MINUTE', limit: anonymousRequestsPerMinute, from: 'this address without a valid token' };
+  const { success } = await count.limiter.limit({ key: count.key });
   if (!success) {
-    throw new Problem('rate-limited', `More than ${counted.value.toLocaleString('en')} API requests a minute came from ${counted.who}; try again in ${periodSeconds} seconds.`, {
-      extensions: { limit: counted.limit, value: counted.value },
-      headers: { 'retry-after': String(periodSeconds) },
+    const detail = `More than ${count.limit.toLocaleString('en')} API requests a minute came from ${count.from}; try again in ${rateLimitPeriodSeconds} seconds.`;
+    throw new Problem('rate-limited', detail, {
+      extensions: { limit: count.setting, value: count.limit },
+      headers: { 'retry-after': String(rateLimitPeriodSeconds) },
     });
   }
   await next();

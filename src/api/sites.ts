@@ -12,7 +12,7 @@ import { timestamp } from '../http/time';
 import { listSitesOf } from '../storage/sites';
 import { deploymentView } from './deployments';
 import { domainParam } from './domain-param';
-import { unpublishAsOperator } from './suspension';
+import { unpublishAsOperator } from './operators';
 
 /** `?preview=true` stores the deploy as a deployment that is not live. */
 function previewQuery(value: string | undefined): boolean {

@@ -163,6 +163,9 @@ export function checkCertificateRetries(settings: Settings, queueMaxRetries: num
   }
 }
 
+/** The period of the API's rate limit bindings: their settings count requests per minute. */
+export const rateLimitPeriodSeconds = 60;
+
 /** A rate limit binding as wrangler.toml declares it. */
 export interface RateLimitBinding {
   name: string;
@@ -180,9 +183,9 @@ export function checkRateLimits(settings: Settings, bindings: readonly RateLimit
   ] as const;
   for (const [setting, name, limit] of expected) {
     const binding = bindings.find((candidate) => candidate.name === name);
-    if (binding?.simple.limit !== limit || binding.simple.period !== 60) {
+    if (binding?.simple.limit !== limit || binding.simple.period !== rateLimitPeriodSeconds) {
       const found = binding ? `limit ${binding.simple.limit}, period ${binding.simple.period}` : 'missing';
-      throw new InvalidSetting(setting, limit, `the limit of the [[ratelimits]] binding ${name}, whose period is 60 (found: ${found})`);
+      throw new InvalidSetting(setting, limit, `the limit of the [[ratelimits]] binding ${name}, whose period is ${rateLimitPeriodSeconds} (found: ${found})`);
     }
   }
 }

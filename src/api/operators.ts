@@ -1,3 +1,4 @@
+/** What an operator (a token with the `admin` scope) does to any site: suspend it, lift the suspension, unpublish it. */
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
@@ -48,9 +49,9 @@ function logOperator(c: Context<AppEnv>, message: string, fields: Record<string,
   log.info(message, { by: c.get('principal').userId, ...fields });
 }
 
-export const suspension = new Hono<AppEnv>();
+export const operators = new Hono<AppEnv>();
 
-resource(suspension, '/v2/sites/:domain/suspension', {
+resource(operators, '/v2/sites/:domain/suspension', {
   PUT: [
     requireScope('admin'),
     async (c) => {
@@ -72,7 +73,7 @@ resource(suspension, '/v2/sites/:domain/suspension', {
   ],
 });
 
-/** Unpublishes any site, for an operator: see `DELETE /v2/sites/<domain>` (src/api/sites.ts). */
+/** Unpublishes any site, for an operator: `DELETE /v2/sites/<domain>` with the admin scope (src/api/sites.ts). */
 export async function unpublishAsOperator(c: Context<AppEnv>, domain: string): Promise<void> {
   await siteCoordinator(c.env, domain).unpublish(domain, c.get('principal').userId, 'operator');
   logOperator(c, 'A site was unpublished by an operator', { domain });
