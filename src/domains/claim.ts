@@ -30,17 +30,18 @@ export async function checkClaim(vars: SettingVars, domain: string, userId: stri
 
 /**
  * `GET /v2/domains/<domain>/proof`: the record `userId` adds, whether a first deploy needs it
- * (`owner`: whoever has a site there now, null for none), and whether the DNS shows it now.
+ * (`owner`: whoever has a site there now, null for none), and whether the DNS shows it now
+ * (looked up only where a proof counts: with DOMAIN_PROOF=dns, and for no free subdomain).
  */
 export async function domainProof(vars: SettingVars, domain: string, userId: string, owner: string | null): Promise<DomainProof> {
   const settings = settingsOf(vars).domains;
   const kind = claimKind(domain, settings.parentDomain);
   const record = await recordOf(settings, userId, domain);
-  const checked = settings.proof === 'dns';
+  const checked = settings.proof === 'dns' && kind === 'proof';
   return {
     domain,
     ...record,
-    required: checked && kind === 'proof' && owner !== userId,
+    required: checked && owner !== userId,
     verified: checked && (await isProven(settings, domain, record)),
   };
 }

@@ -5,7 +5,7 @@
  * and what it takes is small: one GET, and the text of each TXT record in the answer.
  */
 
-/** The resolver gave no usable answer: it could not be reached, or answered an error or something that is not DoH JSON. */
+/** The resolver gave no usable answer; the message says what it did, after "the resolver". */
 export class ResolverUnavailable extends Error {
   override name = 'ResolverUnavailable';
 }
@@ -26,29 +26,29 @@ export async function txtRecords(resolverUrl: string, name: string, fetcher: typ
   try {
     response = await fetcher(url, { headers: { accept: 'application/dns-json' }, signal: AbortSignal.timeout(lookupTimeoutMs) });
   } catch (error) {
-    throw new ResolverUnavailable(`it could not be reached (${error instanceof Error ? error.message : String(error)})`);
+    throw new ResolverUnavailable(`could not be reached (${error instanceof Error ? error.message : String(error)})`);
   }
   if (!response.ok) {
     await response.body?.cancel();
-    throw new ResolverUnavailable(`it answered HTTP ${response.status}`);
+    throw new ResolverUnavailable(`answered HTTP ${response.status}`);
   }
   let answer: unknown;
   try {
     answer = await response.json();
   } catch {
-    throw new ResolverUnavailable('its answer is not JSON');
+    throw new ResolverUnavailable('answered something that is not JSON');
   }
   return txtOfAnswer(answer);
 }
 
 /** The TXT records of a DoH JSON answer (`{"Status": 0, "Answer": [{"type": 16, "data": …}]}`). */
 export function txtOfAnswer(answer: unknown): string[] {
-  if (!isObject(answer) || typeof answer.Status !== 'number') throw new ResolverUnavailable('its answer is not DNS-over-HTTPS JSON');
+  if (!isObject(answer) || typeof answer.Status !== 'number') throw new ResolverUnavailable('answered something that is not DNS-over-HTTPS JSON');
   if (answer.Status === noSuchName) return [];
-  if (answer.Status !== noError) throw new ResolverUnavailable(`it answered DNS response code ${answer.Status}`);
+  if (answer.Status !== noError) throw new ResolverUnavailable(`answered DNS response code ${answer.Status}`);
   const records = answer.Answer ?? [];
   if (!Array.isArray(records) || !records.every((record) => isObject(record) && typeof record.type === 'number' && typeof record.data === 'string')) {
-    throw new ResolverUnavailable('its answer is not DNS-over-HTTPS JSON');
+    throw new ResolverUnavailable('answered something that is not DNS-over-HTTPS JSON');
   }
   return (records as { type: number; data: string }[]).filter((record) => record.type === txtType).map((record) => txtData(record.data));
 }
@@ -72,7 +72,7 @@ export function txtData(data: string): string {
       at++;
       continue;
     }
-    if (data[at] !== '"') throw new ResolverUnavailable('a TXT record in its answer is not made of quoted strings');
+    if (data[at] !== '"') throw new ResolverUnavailable('answered a TXT record that is not made of quoted strings');
     at = readString(data, at + 1, bytes);
   }
   return new TextDecoder().decode(new Uint8Array(bytes));
@@ -83,7 +83,7 @@ const encoder = new TextEncoder();
 /** Appends the bytes of the quoted string whose text starts at `at` to `bytes`; returns where it ends, past its closing quote. */
 function readString(data: string, at: number, bytes: number[]): number {
   for (;;) {
-    if (at >= data.length) throw new ResolverUnavailable('a TXT record in its answer has an unterminated string');
+    if (at >= data.length) throw new ResolverUnavailable('answered a TXT record with an unterminated string');
     let code = data.charCodeAt(at);
     if (code === 0x22) return at + 1;
     if (code === 0x5c) {
@@ -94,7 +94,7 @@ function readString(data: string, at: number, bytes: number[]): number {
         continue;
       }
       at++;
-      if (at >= data.length) throw new ResolverUnavailable('a TXT record in its answer ends in a lone backslash');
+      if (at >= data.length) throw new ResolverUnavailable('answered a TXT record that ends in a lone backslash');
       code = data.charCodeAt(at);
     }
     if (code < 0x80) {

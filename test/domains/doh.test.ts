@@ -108,8 +108,8 @@ describe('a TXT lookup', () => {
 
   it.each([
     ['unreachable', () => Promise.reject(new TypeError('Network connection lost.')), /could not be reached \(Network connection lost.\)/],
-    ['an HTTP error', () => Promise.resolve(new Response('busy', { status: 502 })), /HTTP 502/],
-    ['an answer that is not JSON', () => Promise.resolve(new Response('<html>')), /not JSON/],
+    ['an HTTP error', () => Promise.resolve(new Response('busy', { status: 502 })), /answered HTTP 502/],
+    ['an answer that is not JSON', () => Promise.resolve(new Response('<html>')), /answered something that is not JSON/],
   ])('is unavailable when the resolver is %s', async (_what, fetcher, reason) => {
     const lookup = txtRecords('https://resolver.example/dns-query', 'a.example', fetcher);
     await expect(lookup).rejects.toThrow(ResolverUnavailable);
