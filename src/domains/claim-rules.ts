@@ -8,7 +8,7 @@ import { Problem } from '../http/problem';
 /** How a domain with no site is claimed: `free`, first come, first served (a free subdomain of the service); or with `proof` of control. */
 export type ClaimKind = 'free' | 'proof';
 
-/** Why a domain can never be claimed, as the problem's `reason` names it. */
+/** Why a domain can never be claimed, as the problem's `reason` names it (and `name-too-long`, for a proof record DNS cannot hold: ./claim.ts). */
 type Unclaimable = 'public-suffix' | 'parent-domain';
 
 function notClaimable(domain: string, reason: Unclaimable, why: string): Problem {

@@ -46,10 +46,19 @@ export async function domainProof(vars: SettingVars, domain: string, userId: str
   };
 }
 
+/** The longest name DNS carries (RFC 1035 §2.3.4, in its dotted form). */
+const maxNameLength = 253;
+
 async function recordOf(settings: DomainSettings, userId: string, domain: string): Promise<DomainProofRecord> {
   // Only with DOMAIN_PROOF=off can the key be missing (settings.ts refuses `dns` without one).
   if (settings.proofKey === null) throw new Problem('internal', 'Proof values need the secret DOMAIN_PROOF_SECRET (or AUTH_SECRET), and neither is set.');
-  return proofRecord(settings.proofKey, userId, domain);
+  const record = await proofRecord(settings.proofKey, userId, domain);
+  if (record.name.length > maxNameLength) {
+    throw new Problem('domain-not-claimable', `"${domain}" cannot be proven: its record ${record.name} would be longer than the ${maxNameLength} characters a DNS name may have.`, {
+      extensions: { reason: 'name-too-long' },
+    });
+  }
+  return record;
 }
 
 /** Whether one of the TXT records at the record's name holds its value (quotes and spaces around it forgiven, as DNS consoles add them). */

@@ -50,6 +50,14 @@ describe('GET /v2/domains/<domain>/proof', () => {
     expect((await authorized('/v2/domains/a..b/proof')).status).toBe(400);
   });
 
+  it('refuses a domain whose record would be longer than a DNS name may be (400), asking no resolver', async () => {
+    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(40)}.example`;
+    expect(long.length).toBeLessThanOrEqual(253);
+    for (const response of [await authorizedWith(dns, `/v2/domains/${long}/proof`), await authorizedWith(dns, `/v2/sites/${long}`, put({ 'index.html': 'x' }))]) {
+      expect(await problemOf(response)).toMatchObject({ status: 400, type: '/problems/domain-not-claimable', reason: 'name-too-long' });
+    }
+  });
+
   it('with DOMAIN_PROOF=dns: 503 with Retry-After and the record while the resolver cannot be asked', async () => {
     const { value } = (await (await authorized('/v2/domains/down.example/proof')).json()) as { value: string };
     const response = await authorizedWith(dns, '/v2/domains/down.example/proof');
