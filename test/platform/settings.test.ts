@@ -16,6 +16,10 @@ const valid = {
   EDGE_PURGE: 'local',
   EDGE_CACHE_HOST: 'sitehost.cache',
   EDGE_LOCAL_CACHES: 'a, b',
+  DOMAIN_PROOF: 'dns',
+  DNS_RESOLVER_URL: 'https://cloudflare-dns.com/dns-query',
+  SITES_PARENT_DOMAIN: ' Sitehost.App ',
+  DOMAIN_PROOF_SECRET: 'proof-secret',
 };
 
 describe('settings', () => {
@@ -33,7 +37,15 @@ describe('settings', () => {
       deploymentsKeptDays: 30,
       previewHostname: 'preview.localhost',
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'] },
+      domains: { proof: 'dns', resolverUrl: 'https://cloudflare-dns.com/dns-query', parentDomain: 'sitehost.app', proofKey: 'proof-secret' },
     });
+  });
+
+  it('keys proof values with DOMAIN_PROOF_SECRET, else AUTH_SECRET; no parent domain when SITES_PARENT_DOMAIN is empty', () => {
+    const { domains } = parseSettings({ ...valid, DOMAIN_PROOF_SECRET: undefined, AUTH_SECRET: 'auth-secret', SITES_PARENT_DOMAIN: '' });
+    expect(domains).toMatchObject({ proofKey: 'auth-secret', parentDomain: null });
+    // With DOMAIN_PROOF=off no proof is checked, and a service without either secret runs.
+    expect(parseSettings({ ...valid, DOMAIN_PROOF: 'off', DOMAIN_PROOF_SECRET: undefined }).domains.proofKey).toBeNull();
   });
 
   it.each([
@@ -53,6 +65,13 @@ describe('settings', () => {
     ['DEPLOYMENTS_KEPT_DAYS', 'a month'],
     ['PREVIEW_HOSTNAME', 'preview.localhost:8787'],
     ['PREVIEW_HOSTNAME', 'a.example, b.example'],
+    ['DOMAIN_PROOF', 'on'],
+    ['DOMAIN_PROOF', undefined],
+    ['DNS_RESOLVER_URL', 'cloudflare-dns.com/dns-query'],
+    ['DNS_RESOLVER_URL', 'ftp://resolver.example/dns-query'],
+    ['SITES_PARENT_DOMAIN', 'sitehost.app/x'],
+    ['SITES_PARENT_DOMAIN', 'a.example, b.example'],
+    ['DOMAIN_PROOF_SECRET', ''],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);
