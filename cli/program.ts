@@ -126,6 +126,15 @@ export function createProgram(): Command {
     .action(async (domain, path) => (await import('./commands/files.ts')).removeFile(domain, path));
 
   program
+    .command('domains')
+    .description('proof that you control a domain, asked before its first deploy')
+    .command('proof')
+    .description('print the DNS record that proves you control a domain, and whether its DNS shows it yet')
+    .argument('<domain>')
+    .option('--json', 'print the record and its state as JSON')
+    .action(async (domain, options) => (await import('./commands/domains.ts')).showProof(domain, options));
+
+  program
     .command('info')
     .description("show a site's metadata: owner, current deployment, certificate")
     .argument('<domain>')

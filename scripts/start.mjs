@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { unstable_readConfig } from 'wrangler';
 import { checkCertificateRetries, checkRateLimits, parseSettings } from '../src/platform/settings.ts';
-import { ensureAuthSecret } from './dev-vars.mjs';
+import { ensureAuthSecret, readDevVars } from './dev-vars.mjs';
 import { applyLocalMigrations, defaultPersistDir } from './local-migrations.mjs';
 
 const port = process.env.PORT ?? '8787';
@@ -22,10 +22,13 @@ const secret = process.env.AUTH_SECRET ? ['--var', `AUTH_SECRET:${process.env.AU
 if (secret.length === 0) ensureAuthSecret();
 checkSettings();
 
-/** Refuses a bad setting (wrangler.toml's vars with this command's `--var NAME:value`) before anything starts. */
+/**
+ * Refuses a bad setting (wrangler.toml's vars, with the secrets wrangler dev reads from .dev.vars or
+ * this script passes, and this command's `--var NAME:value`) before anything starts.
+ */
 function checkSettings() {
   const config = unstable_readConfig({ config: new URL('../wrangler.toml', import.meta.url).pathname });
-  const vars = { ...config.vars };
+  const vars = { ...config.vars, ...readDevVars(), ...(process.env.AUTH_SECRET ? { AUTH_SECRET: process.env.AUTH_SECRET } : {}) };
   process.argv.forEach((arg, at, args) => {
     if (args[at - 1] !== '--var') return;
     const colon = arg.indexOf(':');

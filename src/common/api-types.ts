@@ -136,3 +136,26 @@ export interface ProblemDetails {
   /** The violations of a schema. */
   errors?: PointerError[];
 }
+
+/** The DNS record that proves control of a domain: add it to the domain's DNS before its first deploy. */
+export interface DomainProofRecord {
+  /** `_sitehost-challenge.<domain>`. */
+  name: string;
+  type: 'TXT';
+  /** The caller's value: another user's differs. */
+  value: string;
+}
+
+/** `GET /v2/domains/<domain>/proof`. */
+export interface DomainProof extends DomainProofRecord {
+  domain: string;
+  /** Whether the caller's first deploy to the domain waits for the record. */
+  required: boolean;
+  /** Whether the domain's DNS shows the record now (always false with DOMAIN_PROOF=off: nothing is looked up). */
+  verified: boolean;
+}
+
+/** `/problems/domain-proof-required` (403): the record to add before the first deploy. */
+export interface DomainProofProblem extends ProblemDetails {
+  record: DomainProofRecord;
+}

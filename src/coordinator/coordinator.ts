@@ -138,8 +138,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     action: 'deploy' | 'change',
   ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[] }> {
     const { domain } = commit;
-    const site = await this.#state.load(domain);
-    authorize({ userId: commit.userId }, domain, site, action);
+    const site = await this.#state.permitted(domain, commit.userId, action);
     let deployments: DeploymentRecord[] | undefined;
     if (commit.files) {
       const own = ownPacks(commit.files);
@@ -192,8 +191,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Turns the incremental deploy `id` into a ready deployment, live unless `preview`; 409 while bytes are missing. */
   finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
-      const site = await this.#state.load(domain);
-      authorize({ userId }, domain, site, preview ? 'change' : 'deploy');
+      const site = await this.#state.permitted(domain, userId, preview ? 'change' : 'deploy');
       const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
@@ -205,8 +203,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   deployManifest(commit: ManifestCommit): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
       const { domain, userId, upload } = commit;
-      const site = await this.#state.load(domain);
-      authorize({ userId }, domain, site, commit.preview ? 'change' : 'deploy');
+      const site = await this.#state.permitted(domain, userId, commit.preview ? 'change' : 'deploy');
       // A pack the Worker stored must still be there; one it hands over is written with the index.
       if (upload && !upload.bytes) await this.#state.claimUpload(domain, upload.pack, [upload.pack]);
       return commitManifest(this.#state, site, commit, [], upload ? [upload.pack] : []);

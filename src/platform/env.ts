@@ -58,6 +58,14 @@ export interface Env {
   PREVIEW_HOSTNAME: string;
   /** Days of event history kept for replay (default 7). */
   EVENTS_RETENTION_DAYS: string;
+  /** `dns` or `off`: whether a domain is claimed only with a DNS proof (src/domains). */
+  DOMAIN_PROOF: string;
+  /** DNS-over-HTTPS JSON API the proofs are looked up at. */
+  DNS_RESOLVER_URL: string;
+  /** Names directly under it are the service's free subdomains; empty: none. */
+  SITES_PARENT_DOMAIN: string;
+  /** Secret: the key of proof values (AUTH_SECRET when unset). */
+  DOMAIN_PROOF_SECRET?: string;
   /** Comma-separated receivers of signed event POSTs; empty turns webhooks off. */
   WEBHOOK_URLS: string;
   /** `local` or `cloudflare`: how a change is purged from every location's cache (docs/serving.md). */

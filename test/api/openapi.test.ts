@@ -7,7 +7,7 @@ import { runCertificateJob } from '../../src/certificates/jobs';
 import worker from '../../src/index';
 import { ScriptedIssuer, acmeEnv, hostedSite, issuing, jobMessage, testCertificate } from '../certificates/support';
 import { Subscriber } from '../events/subscriber';
-import { authorized, call, deploy, deployForm, type TokenOptions } from '../support/client';
+import { authorized, authorizedWith, call, deploy, deployForm, type TokenOptions } from '../support/client';
 
 /**
  * Checks live responses against `schema/openapi.json`: every status an operation answers must
@@ -175,6 +175,7 @@ const endpointsBeyondSpec: Record<string, string> = {
   'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
   'PUT /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
   'DELETE /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
+  'GET /v2/domains/{domain}/proof': 'docs/design.md § Domains',
 };
 
 function documentedEndpoints(): string[] {
@@ -526,6 +527,20 @@ describe('live responses match the document', () => {
       response = await send();
     }
     await expectConforms('GET', '/v2/openapi.json', response, 429);
+  });
+
+  it('GET /v2/domains/<domain>/proof (docs/design.md § Domains): 200, 400, 401, 403, 503; a deploy waiting on the DNS: 503', async () => {
+    await request('GET', '/v2/domains/oa-proof.example/proof', {}, owner, 200);
+    await request('GET', '/v2/domains/co.uk/proof', {}, owner, 400);
+    await request('GET', '/v2/domains/a..b/proof', {}, owner, 400);
+    await request('GET', '/v2/domains/oa-proof.example/proof', {}, { scope: 'global_read' }, 403);
+    await expectConforms('GET', '/v2/domains/oa-proof.example/proof', await call('/v2/domains/oa-proof.example/proof'), 401);
+    // DOMAIN_PROOF=dns with a resolver that does not answer (test/node/domain-proof.test.ts checks the 403 against a DNS server).
+    const dns = { DOMAIN_PROOF: 'dns', DNS_RESOLVER_URL: 'http://127.0.0.1:9/dns-query' };
+    await expectConforms('GET', '/v2/domains/oa-proof.example/proof', await authorizedWith(dns, '/v2/domains/oa-proof.example/proof', {}, owner), 503);
+    const deployed = await authorizedWith(dns, '/v2/sites/oa-proof.example', { method: 'PUT', body: deployForm({ 'index.html': 'x' }) }, owner);
+    await expectConforms('PUT', '/v2/sites/oa-proof.example', deployed, 503);
+    await request('PUT', '/v2/sites/github.io', { body: deployForm({ 'index.html': 'x' }) }, owner, 400);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {

@@ -7,6 +7,9 @@ import type {
   DeploymentPage,
   DeployResult,
   DirectoryEntry,
+  DomainProof,
+  DomainProofProblem,
+  DomainProofRecord,
   FileEntry,
   LiveDeployment,
   PointerError,
@@ -105,6 +108,13 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
   ],
   ['Problem', schemas.Problem, { type: 'required', title: 'required', status: 'required', detail: 'required', errors: 'optional' } satisfies Shape<ProblemDetails>],
   ['Problem.errors', schemas.Problem?.properties?.errors?.items, { pointer: 'required', message: 'required' } satisfies Shape<PointerError>],
+  ['DomainProofRecord', schemas.DomainProofRecord, { name: 'required', type: 'required', value: 'required' } satisfies Shape<DomainProofRecord>],
+  [
+    'DomainProof',
+    schemas.DomainProof,
+    { domain: 'required', name: 'required', type: 'required', value: 'required', required: 'required', verified: 'required' } satisfies Shape<DomainProof>,
+  ],
+  ['DomainProofProblem (beside Problem)', schemas.DomainProofProblem, { record: 'required' } satisfies Shape<Omit<DomainProofProblem, keyof ProblemDetails>>],
 ];
 
 describe('the shared API types and schema/openapi.json', () => {

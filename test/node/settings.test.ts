@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 
 const repo = new URL('../..', import.meta.url).pathname;
 
-/** `npm start`'s script with one `--var NAME:value`, until it exits. */
-function startWith(variable: string) {
-  return spawnSync(process.execPath, ['scripts/start.mjs', '--var', variable], {
+/** `npm start`'s script with `--var NAME:value` for each of `vars`, until it exits (at once when it refuses a setting). */
+function startWith(...vars: string[]) {
+  return spawnSync(process.execPath, ['scripts/start.mjs', ...vars.flatMap((variable) => ['--var', variable])], {
     cwd: repo,
     env: { ...process.env, AUTH_SECRET: 'settings-test-secret', WRANGLER_SEND_METRICS: 'false' },
     encoding: 'utf8',
@@ -24,5 +24,11 @@ describe('npm start', () => {
     const started = startWith('API_REQUESTS_PER_MINUTE:5000');
     expect(started.status).toBe(1);
     expect(started.stderr).toContain('The setting API_REQUESTS_PER_MINUTE is 5000; it must be the limit of the [[ratelimits]] binding USER_RATE_LIMITER');
+  });
+
+  it('refuses DOMAIN_PROOF=dns with a resolver that is no URL, naming it', () => {
+    const started = startWith('DOMAIN_PROOF:dns', 'DNS_RESOLVER_URL:cloudflare-dns.com');
+    expect(started.status).toBe(1);
+    expect(started.stderr).toContain('The setting DNS_RESOLVER_URL is "cloudflare-dns.com"; it must be the http(s) URL of a DNS-over-HTTPS JSON API');
   });
 });

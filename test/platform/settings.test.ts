@@ -18,6 +18,10 @@ const valid = {
   EDGE_LOCAL_CACHES: 'a, b',
   API_REQUESTS_PER_MINUTE: '1200',
   ANONYMOUS_REQUESTS_PER_MINUTE: '300',
+  DOMAIN_PROOF: 'dns',
+  DNS_RESOLVER_URL: 'https://cloudflare-dns.com/dns-query',
+  SITES_PARENT_DOMAIN: ' Sitehost.App ',
+  DOMAIN_PROOF_SECRET: 'proof-secret',
 };
 
 describe('settings', () => {
@@ -37,7 +41,15 @@ describe('settings', () => {
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'] },
       apiRequestsPerMinute: 1200,
       anonymousRequestsPerMinute: 300,
+      domains: { proof: 'dns', resolverUrl: 'https://cloudflare-dns.com/dns-query', parentDomain: 'sitehost.app', proofKey: 'proof-secret' },
     });
+  });
+
+  it('keys proof values with DOMAIN_PROOF_SECRET, else AUTH_SECRET; no parent domain when SITES_PARENT_DOMAIN is empty', () => {
+    const { domains } = parseSettings({ ...valid, DOMAIN_PROOF_SECRET: undefined, AUTH_SECRET: 'auth-secret', SITES_PARENT_DOMAIN: '' });
+    expect(domains).toMatchObject({ proofKey: 'auth-secret', parentDomain: null });
+    // With DOMAIN_PROOF=off no proof is checked, and a service without either secret runs.
+    expect(parseSettings({ ...valid, DOMAIN_PROOF: 'off', DOMAIN_PROOF_SECRET: undefined }).domains.proofKey).toBeNull();
   });
 
   it.each([
@@ -59,6 +71,13 @@ describe('settings', () => {
     ['PREVIEW_HOSTNAME', 'a.example, b.example'],
     ['API_REQUESTS_PER_MINUTE', '0'],
     ['ANONYMOUS_REQUESTS_PER_MINUTE', '5/s'],
+    ['DOMAIN_PROOF', 'on'],
+    ['DOMAIN_PROOF', undefined],
+    ['DNS_RESOLVER_URL', 'cloudflare-dns.com/dns-query'],
+    ['DNS_RESOLVER_URL', 'ftp://resolver.example/dns-query'],
+    ['SITES_PARENT_DOMAIN', 'sitehost.app/x'],
+    ['SITES_PARENT_DOMAIN', 'a.example, b.example'],
+    ['DOMAIN_PROOF_SECRET', ''],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);
