@@ -13,6 +13,7 @@ import { type StoredObject, forgetObjects, recordObjects, release } from '../sto
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { deleteObjects } from '../storage/objects';
 import { log } from '../platform/log';
+import { checkClaim } from '../domains/claim';
 import { authorize } from './access';
 import { Commits } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployments';
@@ -70,9 +71,19 @@ export class SiteState {
 
   /** The site, when `userId` may change it. */
   async changeable(domain: string, userId: string): Promise<SiteRecord> {
+    return (await this.permitted(domain, userId, 'change'))!;
+  }
+
+  /**
+   * The site (null: none yet), when `userId` may do `action` on it. A deploy that claims the
+   * domain is checked here as it commits (src/domains/claim.ts): the Worker's check before the
+   * upload saw D1, and a site unpublished since would otherwise be claimed unchecked.
+   */
+  async permitted(domain: string, userId: string, action: 'deploy' | 'change'): Promise<SiteRecord | null> {
     const site = await this.load(domain);
-    authorize({ userId }, domain, site?.userId ?? null, 'change');
-    return site!;
+    authorize({ userId }, domain, site, action);
+    if (site === null && action === 'deploy') await checkClaim(this.env, domain, userId);
+    return site;
   }
 
   /**

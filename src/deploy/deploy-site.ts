@@ -1,6 +1,7 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { authorize } from '../coordinator/access';
+import { checkClaim } from '../domains/claim';
 import { siteCoordinator, uploadRecord } from '../coordinator/client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
@@ -30,6 +31,7 @@ export async function deploySite(env: Env, request: Request, domain: string, use
   return admission.run(async () => {
     // Checked again by the coordinator; refusing here spares the upload. A preview needs a site to preview.
     authorize({ userId }, domain, owner, preview ? 'change' : 'deploy');
+    if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
     return store(env, request, domain, userId, preview, admission.room);
   });

@@ -12,6 +12,7 @@ import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
 import { authorize } from '../coordinator/access';
+import { checkClaim } from '../domains/claim';
 import type { PackUpload } from '../coordinator/changes';
 import { siteCoordinator, uploadRecord } from '../coordinator/client';
 import { newDeploymentId } from '../coordinator/deployment-id';
@@ -22,7 +23,7 @@ import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs } f
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
-import { getSiteOwner } from '../storage/sites';
+import { type SiteOwner, getSiteOwner } from '../storage/sites';
 import { handOver } from './hand-over';
 import { type DeployLimits, checkContentLength, deployLimits } from '../content/limits';
 import {
@@ -115,7 +116,7 @@ interface BeginRequest {
   domain: string;
   userId: string;
   /** The site's owner, as D1 had it when the request arrived (null: no site). */
-  owner: string | null;
+  owner: SiteOwner | null;
   limits: DeployLimits;
   room: StorageRoom;
 }
@@ -131,6 +132,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   return admission.run(async () => {
     // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
     authorize({ userId }, domain, owner, 'deploy');
+    if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
     return begin(env, request, { domain, userId, owner, limits: deployLimits(env), room: admission.room });
   });

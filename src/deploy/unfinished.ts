@@ -20,7 +20,7 @@ export async function storeUploading(env: Env, record: DeploymentRecord): Promis
   const oldest = (await oldestUploading(env.DB, record.domain, since)) ?? record.created;
   const retryAfter = retryAfterSeconds(deadlineOf(oldest) - Date.now());
   throw new Problem(
-    'too-many-requests',
+    'rate-limited',
     `${record.domain} has ${max} incremental deploys still uploading, as many as it may: finalize one, or begin again once the oldest is collected in ${retryAfter} s (MAX_UNFINISHED_DEPLOYMENTS is ${max}).`,
     { extensions: { limit: 'MAX_UNFINISHED_DEPLOYMENTS', value: max }, headers: { 'retry-after': String(retryAfter) } },
   );

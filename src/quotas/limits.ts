@@ -43,7 +43,7 @@ export function retryAfterSeconds(ms: number): number {
 export function tooManyDeploys(quotas: UserQuotas, usage: Usage): Problem {
   const retryAfter = retryAfterSeconds(usage.nextDeployFreesInMs ?? hourMs);
   return new Problem(
-    'too-many-requests',
+    'rate-limited',
     `You began ${usage.deploysLastHour} deploys within the last hour, as many as you may; the next may begin in ${retryAfter} s (DEPLOYS_PER_HOUR is ${quotas.deploysPerHour}).`,
     { extensions: { limit: 'DEPLOYS_PER_HOUR', value: quotas.deploysPerHour, used: usage.deploysLastHour }, headers: { 'retry-after': String(retryAfter) } },
   );

@@ -123,7 +123,7 @@ describe('per-user quotas (npm start)', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(3000);
     expect(retryAfter).toBeLessThanOrEqual(3600);
-    await expectProblem(refused, 429, { type: '/problems/too-many-requests', limit: 'DEPLOYS_PER_HOUR', value: 4, used: 4 });
+    await expectProblem(refused, 429, { type: '/problems/rate-limited', limit: 'DEPLOYS_PER_HOUR', value: 4, used: 4 });
     expect((await served('quota-rate.example')).body.toString()).toBe('4');
     expect((await owner.usage()).deploysPerHour).toEqual({ used: 4, limit: 4, setting: 'DEPLOYS_PER_HOUR' });
   });
@@ -152,7 +152,7 @@ describe('bytes stored are bytes counted (npm start)', () => {
     expect((await begin()).status).toBe(201);
     const refused = await begin();
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(86_000);
-    await expectProblem(refused, 429, { type: '/problems/too-many-requests', limit: 'MAX_UNFINISHED_DEPLOYMENTS', value: 2 });
+    await expectProblem(refused, 429, { type: '/problems/rate-limited', limit: 'MAX_UNFINISHED_DEPLOYMENTS', value: 2 });
     expect((await served('quota-blobs.example')).body.toString()).toBe('live');
   });
 });

@@ -2,11 +2,11 @@ import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Deployment } from '../../src/common/api-types';
-import { authorized, deploy, problemOf } from '../support/client';
+import { authorized, authorizedWith, deploy, problemOf } from '../support/client';
 import { coordinatorOf, sha256Hex, storedObjects } from '../support/deployments';
 import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
-import { coordinatorVars, servedAs, withVars } from '../support/vars';
+import { coordinatorVars, servedAs } from '../support/vars';
 
 const kib = 1024;
 
@@ -68,9 +68,9 @@ describe('bytes stored are bytes counted', () => {
     const blob = noise(256 * kib, 2);
     const pending = await (await begin(domain, await manifestOf({ 'index.html': 'live', 'big.txt': blob }))).json<Deployment>();
     const before = await storedObjects(domain);
-    const vars = withVars({ MAX_TOTAL_BYTES: String(4 * 1024 * kib) });
+    const vars = { MAX_TOTAL_BYTES: String(4 * 1024 * kib) };
 
-    const sent = await vars.authorized(`/v2/sites/${domain}/deployments/${pending.id}/blobs`, { method: 'PUT', body: await blobForm(Array.from({ length: 30 }, () => blob)) });
+    const sent = await authorizedWith(vars, `/v2/sites/${domain}/deployments/${pending.id}/blobs`, { method: 'PUT', body: await blobForm(Array.from({ length: 30 }, () => blob)) });
     expect(sent.status).toBe(413);
     expect(await problemOf(sent)).toMatchObject({ limit: 'MAX_TOTAL_BYTES', value: 4 * 1024 * kib });
     // The first part arrived whole and verified: it is kept (asking again resumes), and nothing else.
@@ -163,9 +163,9 @@ describe('MAX_UNFINISHED_DEPLOYMENTS', () => {
   it('refuses one more incremental deploy still uploading with 429 and Retry-After, storing nothing, until one is finalized', async () => {
     const domain = 'unfinished.example';
     await deploy(domain, { 'index.html': 'live' });
-    const vars = withVars({ MAX_UNFINISHED_DEPLOYMENTS: '2' });
+    const vars = { MAX_UNFINISHED_DEPLOYMENTS: '2' };
     const beginWith = async (content: string) =>
-      vars.authorized(`/v2/sites/${domain}/deployments`, {
+      authorizedWith(vars, `/v2/sites/${domain}/deployments`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ files: { 'index.html': await sha256Hex(content) } }),
@@ -180,12 +180,12 @@ describe('MAX_UNFINISHED_DEPLOYMENTS', () => {
     // The oldest is collected a day after it began.
     expect(retryAfter).toBeGreaterThan(86_000);
     expect(retryAfter).toBeLessThanOrEqual(86_400);
-    expect(await problemOf(refused)).toMatchObject({ type: '/problems/too-many-requests', status: 429, limit: 'MAX_UNFINISHED_DEPLOYMENTS', value: 2 });
+    expect(await problemOf(refused)).toMatchObject({ type: '/problems/rate-limited', status: 429, limit: 'MAX_UNFINISHED_DEPLOYMENTS', value: 2 });
     expect(await storedObjects(domain)).toEqual(before);
     expect(await servedAs(domain, ['/'])).toEqual([expect.stringMatching(/^200 .* live$/)]);
 
     // A deploy that lacks nothing and is finalized at once leaves nothing uploading: not refused.
-    const atOnce = await vars.authorized(`/v2/sites/${domain}/deployments`, {
+    const atOnce = await authorizedWith(vars, `/v2/sites/${domain}/deployments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ files: { 'index.html': await sha256Hex('live') }, finalize: 'preview' }),

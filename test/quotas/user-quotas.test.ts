@@ -1,10 +1,10 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Deployment, Usage } from '../../src/common/api-types';
-import { type TokenOptions, authorized, deploy, deployForm, problemOf } from '../support/client';
+import { type TokenOptions, authorized, authorizedWith, deploy, deployForm, problemOf } from '../support/client';
 import { sha256Hex, storedObjects } from '../support/deployments';
 import { blobForm, manifestOf } from '../support/incremental';
-import { coordinatorVars, servedAs, withVars } from '../support/vars';
+import { coordinatorVars, servedAs } from '../support/vars';
 
 const kib = 1024;
 
@@ -21,7 +21,7 @@ function endlessBody(): ReadableStream<Uint8Array> {
 }
 
 async function usageOf(user: TokenOptions, vars: Record<string, string> = {}): Promise<Usage> {
-  return (await withVars(vars).authorized('/v2/usage', {}, user)).json<Usage>();
+  return (await authorizedWith(vars, '/v2/usage', {}, user)).json<Usage>();
 }
 
 /** The bytes R2 holds for `domains`, but incremental manifests (which are not counted). */
@@ -33,14 +33,14 @@ async function bytesInR2(...domains: string[]): Promise<number> {
 
 describe('MAX_SITES_PER_USER', () => {
   const user = { user: 'github|sites-quota' };
-  const vars = withVars({ MAX_SITES_PER_USER: '2' });
+  const vars = { MAX_SITES_PER_USER: '2' };
 
   it('refuses a new domain past it with 403 before the body, and still takes deploys to the sites one owns', async () => {
     await deploy('sites-one.example', { 'index.html': 'one' }, undefined, user);
     await deploy('sites-two.example', { 'index.html': 'two' }, undefined, user);
     const served = await servedAs('sites-one.example', ['/', '/index.html']);
 
-    const refused = await vars.authorized(
+    const refused = await authorizedWith(vars, 
       '/v2/sites/sites-three.example',
       { method: 'PUT', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: endlessBody(), duplex: 'half' } as RequestInit,
       user,
@@ -48,14 +48,14 @@ describe('MAX_SITES_PER_USER', () => {
     expect(refused.status).toBe(403);
     expect(await problemOf(refused)).toMatchObject({ type: '/problems/quota-exceeded', status: 403, limit: 'MAX_SITES_PER_USER', value: 2, used: 2 });
     expect(await storedObjects('sites-three.example')).toEqual(new Map());
-    const begun = await vars.authorized('/v2/sites/sites-three.example/deployments', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"files":{}}' }, user);
+    const begun = await authorizedWith(vars, '/v2/sites/sites-three.example/deployments', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"files":{}}' }, user);
     expect(await problemOf(begun)).toMatchObject({ limit: 'MAX_SITES_PER_USER' });
 
-    expect((await vars.authorized('/v2/sites/sites-one.example', { method: 'PUT', body: deployForm({ 'index.html': 'one' }) }, user)).status).toBe(200);
+    expect((await authorizedWith(vars, '/v2/sites/sites-one.example', { method: 'PUT', body: deployForm({ 'index.html': 'one' }) }, user)).status).toBe(200);
     expect(await servedAs('sites-one.example', ['/', '/index.html'])).toEqual(served);
     // Unpublishing one makes room.
     expect((await authorized('/v2/sites/sites-two.example', { method: 'DELETE' }, user)).status).toBe(200);
-    expect((await vars.authorized('/v2/sites/sites-three.example', { method: 'PUT', body: deployForm({ 'index.html': 'three' }) }, user)).status).toBe(200);
+    expect((await authorizedWith(vars, '/v2/sites/sites-three.example', { method: 'PUT', body: deployForm({ 'index.html': 'three' }) }, user)).status).toBe(200);
   });
 
   it('is checked again by the coordinator that claims the domain: of two first deploys racing for the last site, one wins', async () => {
@@ -82,15 +82,15 @@ describe('MAX_USER_BYTES', () => {
     await deploy('bytes-home.example', { 'index.html': 'home', 'a.txt': noise(8 * kib, 1) }, undefined, user);
     const { bytes } = await usageOf(user);
     const served = await servedAs('bytes-home.example', ['/index.html', '/a.txt']);
-    const vars = withVars({ MAX_USER_BYTES: String(bytes.used + 16 * kib) });
+    const vars = { MAX_USER_BYTES: String(bytes.used + 16 * kib) };
 
-    const refused = await vars.authorized('/v2/sites/bytes-new.example', { method: 'PUT', body: deployForm({ 'big.txt': noise(20 * kib, 2) }) }, user);
+    const refused = await authorizedWith(vars, '/v2/sites/bytes-new.example', { method: 'PUT', body: deployForm({ 'big.txt': noise(20 * kib, 2) }) }, user);
     expect(refused.status).toBe(403);
     expect(await problemOf(refused)).toMatchObject({ type: '/problems/quota-exceeded', limit: 'MAX_USER_BYTES', value: bytes.used + 16 * kib, used: bytes.used });
     expect(await storedObjects('bytes-new.example')).toEqual(new Map());
     expect(await servedAs('bytes-home.example', ['/index.html', '/a.txt'])).toEqual(served);
     // What fits is taken.
-    expect((await vars.authorized('/v2/sites/bytes-new.example', { method: 'PUT', body: deployForm({ 'small.txt': noise(4 * kib, 3) }) }, user)).status).toBe(200);
+    expect((await authorizedWith(vars, '/v2/sites/bytes-new.example', { method: 'PUT', body: deployForm({ 'small.txt': noise(4 * kib, 3) }) }, user)).status).toBe(200);
     expect((await usageOf(user)).bytes.used).toBe(await bytesInR2('bytes-home.example', 'bytes-new.example'));
   });
 
@@ -120,12 +120,12 @@ describe('MAX_USER_BYTES', () => {
     const domain = 'bytes-incremental.example';
     await deploy(domain, { 'index.html': 'live' }, undefined, user);
     const { bytes } = await usageOf(user);
-    const vars = withVars({ MAX_USER_BYTES: String(bytes.used + 8 * kib) });
+    const vars = { MAX_USER_BYTES: String(bytes.used + 8 * kib) };
     const big = noise(16 * kib, 5);
     const files = await manifestOf({ 'index.html': 'live', 'big.txt': big });
     const before = await storedObjects(domain);
     const manifest = (body: object) =>
-      vars.authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, user);
+      authorizedWith(vars, `/v2/sites/${domain}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, user);
 
     const declared = await manifest({ files, sizes: { [await sha256Hex(big)]: big.length } });
     expect(declared.status).toBe(403);
@@ -133,7 +133,7 @@ describe('MAX_USER_BYTES', () => {
     expect(await storedObjects(domain)).toEqual(before);
 
     const pending = await (await manifest({ files })).json<Deployment>();
-    const sent = await vars.authorized(`/v2/sites/${domain}/deployments/${pending.id}/blobs`, { method: 'PUT', body: await blobForm([big]) }, user);
+    const sent = await authorizedWith(vars, `/v2/sites/${domain}/deployments/${pending.id}/blobs`, { method: 'PUT', body: await blobForm([big]) }, user);
     expect(sent.status).toBe(403);
     expect(await problemOf(sent)).toMatchObject({ limit: 'MAX_USER_BYTES' });
     expect([...(await storedObjects(domain)).keys()].filter((key) => !before.has(key) && !key.endsWith('.manifest.json'))).toEqual([]);
@@ -160,16 +160,16 @@ describe('DEPLOYS_PER_HOUR', () => {
   it('refuses a deploy past it with 429 and Retry-After before the body; refused deploys do not count', async () => {
     const user = { user: 'github|deploy-rate' };
     const domain = 'deploy-rate.example';
-    const vars = withVars({ DEPLOYS_PER_HOUR: '2' });
-    const put = (files: Record<string, string>) => vars.authorized(`/v2/sites/${domain}`, { method: 'PUT', body: deployForm(files) }, user);
+    const vars = { DEPLOYS_PER_HOUR: '2' };
+    const put = (files: Record<string, string>) => authorizedWith(vars, `/v2/sites/${domain}`, { method: 'PUT', body: deployForm(files) }, user);
 
     expect((await put({ '../escape.html': 'x' })).status).toBe(400);
     expect((await put({ 'index.html': 'one' })).status).toBe(200);
     const served = await servedAs(domain, ['/', '/index.html']);
-    const begun = await vars.authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ files: await manifestOf({ 'index.html': 'two' }) }) }, user);
+    const begun = await authorizedWith(vars, `/v2/sites/${domain}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ files: await manifestOf({ 'index.html': 'two' }) }) }, user);
     expect(begun.status).toBe(201);
 
-    const refused = await vars.authorized(
+    const refused = await authorizedWith(vars, 
       `/v2/sites/${domain}`,
       { method: 'PUT', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: endlessBody(), duplex: 'half' } as RequestInit,
       user,
@@ -178,7 +178,7 @@ describe('DEPLOYS_PER_HOUR', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(3500);
     expect(retryAfter).toBeLessThanOrEqual(3600);
-    expect(await problemOf(refused)).toMatchObject({ type: '/problems/too-many-requests', status: 429, limit: 'DEPLOYS_PER_HOUR', value: 2, used: 2 });
+    expect(await problemOf(refused)).toMatchObject({ type: '/problems/rate-limited', status: 429, limit: 'DEPLOYS_PER_HOUR', value: 2, used: 2 });
     expect(await servedAs(domain, ['/', '/index.html'])).toEqual(served);
     expect((await usageOf(user, { DEPLOYS_PER_HOUR: '2' })).deploysPerHour).toEqual({ used: 2, limit: 2, setting: 'DEPLOYS_PER_HOUR' });
   });
@@ -187,7 +187,7 @@ describe('DEPLOYS_PER_HOUR', () => {
 describe('GET /v2/usage', () => {
   it("answers the caller's sites, stored bytes and deploys of the last hour, with each limit and its setting", async () => {
     const user = { user: 'github|usage' };
-    const empty = await withVars({}).authorized('/v2/usage', {}, user);
+    const empty = await authorizedWith({}, '/v2/usage', {}, user);
     expect(empty.status).toBe(200);
     expect(await empty.json()).toEqual({
       userId: 'github|usage',
