@@ -201,10 +201,10 @@ export class SiteCoordinator extends DurableObject<Env> {
           ...recordBlobs(DB, domain, upload.blobs),
           addUploadedPack(DB, upload.deploymentId, pack),
           recordObjects(DB, domain, userId, [{ key: pack, bytes: upload.packBytes }]),
-          ...(reservation ? [release(DB, reservation)] : []),
+          ...(reservation ? [release(DB, reservation, userId)] : []),
         ]);
       } catch (error) {
-        await releaseQuota(this.env, reservation);
+        await releaseQuota(this.env, reservation, userId);
         throw error;
       }
       return null;

@@ -133,7 +133,7 @@ export class SiteState {
     });
     // The deployment this change takes off the air: a rollback without an id looks for it.
     const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
-    const counted = [recordObjects(DB, domain, record.createdBy, written), ...(reservation ? [release(DB, reservation)] : [])];
+    const counted = [recordObjects(DB, domain, record.createdBy, written), ...(reservation ? [release(DB, reservation, record.createdBy)] : [])];
     try {
       return await this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements, ...counted], live, {
         ...rest,
@@ -142,7 +142,7 @@ export class SiteState {
         later: freed.later,
       });
     } catch (error) {
-      await releaseQuota(this.env, reservation);
+      await releaseQuota(this.env, reservation, record.createdBy);
       throw error;
     }
   }

@@ -7,7 +7,7 @@
  */
 import type { Env } from '../platform/env';
 import { log } from '../platform/log';
-import { type QuotaClaim, release, reserve } from '../storage/usage';
+import { type QuotaClaim, readUsage, release, reserve } from '../storage/usage';
 import { tooManyBytes, tooManySites, userQuotas } from './limits';
 
 /** Reserves `claim`, or throws the 403 of the quota it would exceed; nothing to reserve, undefined. */
@@ -15,16 +15,17 @@ export async function reserveQuota(env: Env, claim: QuotaClaim): Promise<string 
   if (claim.sites === 0 && claim.bytes === 0) return undefined;
   const quotas = userQuotas(env);
   const id = crypto.randomUUID();
-  const { reserved, usage } = await reserve(env.DB, id, claim, quotas);
-  if (reserved) return id;
+  if (await reserve(env.DB, id, claim, quotas)) return id;
+  // Read after the refusal, to name the quota: another change may have moved it meanwhile, never past it.
+  const usage = await readUsage(env.DB, claim.userId);
   const sitesOver = claim.sites > 0 && usage.sites + usage.reservedSites + claim.sites > quotas.maxSites;
   throw sitesOver ? tooManySites(quotas, usage) : tooManyBytes(quotas, usage, claim.bytes);
 }
 
 /** Gives back a reservation whose change did not commit; failing, it holds its quota until it expires. */
-export async function releaseQuota(env: Env, id: string | undefined): Promise<void> {
+export async function releaseQuota(env: Env, id: string | undefined, userId: string): Promise<void> {
   if (id === undefined) return;
-  await release(env.DB, id)
+  await release(env.DB, id, userId)
     .run()
     .catch((error: unknown) => log.error('A reservation of quota could not be released; it expires by itself', { id, error }));
 }

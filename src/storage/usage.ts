@@ -87,14 +87,14 @@ function usageStatement(db: D1Database, userId: string, domain = ''): D1Prepared
     .bind(userId, domain);
 }
 
-function usageOf(result: D1Result | undefined): Usage {
-  const row = result!.results[0] as Omit<Usage, 'domainHosted'> & { domainHosted: number };
+type UsageRow = Omit<Usage, 'domainHosted'> & { domainHosted: number };
+
+function usageOf(row: UsageRow): Usage {
   return { ...row, domainHosted: row.domainHosted === 1 };
 }
 
 export async function readUsage(db: D1Database, userId: string, domain?: string): Promise<Usage> {
-  const [result] = await db.batch([usageStatement(db, userId, domain)]);
-  return usageOf(result);
+  return usageOf((await usageStatement(db, userId, domain).first<UsageRow>())!);
 }
 
 /** Limits a statement checks what it adds against. */
@@ -116,35 +116,36 @@ export interface QuotaClaim {
 /**
  * Reserves `claim` as `id`: its site, and the bytes it adds beyond those it frees (none when it
  * frees as many), when the user's committed sites and bytes with every live reservation stay
- * within `limits` with them; what adds nothing is never refused. Answers whether it did, and the
- * usage it was decided on (in the same transaction).
+ * within `limits` with them; what adds nothing is never refused. One statement: D1 decides it
+ * against every other reservation and commit. Answers whether it did.
  *
  * The sums hold S + R ≤ L, S being what is committed and R what live reservations hold: a
  * reservation is taken only within it; a commit adds to S at most what it reserved, and ends the
  * reservation in the same batch; releasing, expiring, collecting and unpublishing only lower the
  * sums. So S ≤ L, however coordinators interleave (test/quotas/arithmetic.test.ts).
  */
-export async function reserve(db: D1Database, id: string, claim: QuotaClaim, limits: QuotaLimits): Promise<{ reserved: boolean; usage: Usage }> {
+export async function reserve(db: D1Database, id: string, claim: QuotaClaim, limits: QuotaLimits): Promise<boolean> {
   const { userId, sites, bytes, freeing = [] } = claim;
-  const [, usage, inserted] = await db.batch([
-    db.prepare(`DELETE FROM quota_reservations WHERE user_id = ? AND expires <= ${now}`).bind(userId),
-    usageStatement(db, userId),
-    db
-      .prepare(
-        `INSERT INTO quota_reservations (id, user_id, sites, bytes, expires)
-         SELECT ?1, ?2, ?3, added, ${now} + ${reservationMs}
-         FROM (SELECT max(0, ?4 - (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE key IN (SELECT value FROM json_each(?7)))) AS added)
-         WHERE (?3 = 0 OR ${sum.sites('?2')} + ${sum.reserved('sites', '?2')} + ?3 <= ?5)
-           AND (added = 0 OR ${sum.bytes('?2')} + ${sum.reserved('bytes', '?2')} + added <= ?6)`,
-      )
-      .bind(id, userId, sites, bytes, limits.maxSites, limits.maxBytes, JSON.stringify(freeing)),
-  ]);
-  return { reserved: inserted!.meta.changes === 1, usage: usageOf(usage) };
+  const { meta } = await db
+    .prepare(
+      `INSERT INTO quota_reservations (id, user_id, sites, bytes, expires)
+       SELECT ?1, ?2, ?3, added, ${now} + ${reservationMs}
+       FROM (SELECT max(0, ?4 - (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE key IN (SELECT value FROM json_each(?7)))) AS added)
+       WHERE (?3 = 0 OR ${sum.sites('?2')} + ${sum.reserved('sites', '?2')} + ?3 <= ?5)
+         AND (added = 0 OR ${sum.bytes('?2')} + ${sum.reserved('bytes', '?2')} + added <= ?6)`,
+    )
+    .bind(id, userId, sites, bytes, limits.maxSites, limits.maxBytes, JSON.stringify(freeing))
+    .run();
+  return meta.changes === 1;
 }
 
-/** Statement that ends the reservation `id`: put in its commit's batch (what it held is now rows), or run when the change failed. */
-export function release(db: D1Database, id: string): D1PreparedStatement {
-  return db.prepare('DELETE FROM quota_reservations WHERE id = ?').bind(id);
+/**
+ * Statement that ends the reservation `id` of `userId`, and any of theirs that expired (their
+ * coordinator stopped before its commit): put in the commit's batch (what it held is now rows),
+ * or run when the change failed.
+ */
+export function release(db: D1Database, id: string, userId: string): D1PreparedStatement {
+  return db.prepare(`DELETE FROM quota_reservations WHERE id = ?1 OR (user_id = ?2 AND expires <= ${now})`).bind(id, userId);
 }
 
 /**
@@ -165,7 +166,7 @@ export async function beginDeploy(db: D1Database, id: string, userId: string, do
       )
       .bind(id, userId, domain, limits.deploysPerHour, limits.maxSites),
   ]);
-  return { begun: inserted!.meta.changes === 1, usage: usageOf(usage) };
+  return { begun: inserted!.meta.changes === 1, usage: usageOf(usage!.results[0] as UsageRow) };
 }
 
 /** Forgets the deploy `id`: it was refused, and so stored nothing. */

@@ -61,13 +61,13 @@ describe('quota arithmetic', () => {
             const freeing = recorded[at.domain]!.slice(0, at.frees);
             const id = crypto.randomUUID();
             const claim = { userId, sites: 0, bytes: objects.reduce((total, object) => total + object.bytes, 0), freeing };
-            if ((await reserve(env.DB, id, claim, limits)).reserved) pending[at.domain] = { id, objects, freeing };
+            if (await reserve(env.DB, id, claim, limits)) pending[at.domain] = { id, objects, freeing };
           } else if (at.kind === 'commit' && held) {
-            await env.DB.batch([recordObjects(env.DB, name, userId, held.objects), forgetObjects(env.DB, held.freeing), release(env.DB, held.id)]);
+            await env.DB.batch([recordObjects(env.DB, name, userId, held.objects), forgetObjects(env.DB, held.freeing), release(env.DB, held.id, userId)]);
             recorded[at.domain] = [...recorded[at.domain]!.filter((key) => !held.freeing.includes(key)), ...held.objects.map((object) => object.key)];
             pending[at.domain] = undefined;
           } else if (at.kind === 'release' && held) {
-            await release(env.DB, held.id).run();
+            await release(env.DB, held.id, userId).run();
             pending[at.domain] = undefined;
           } else if (at.kind === 'stop' && held) {
             await env.DB.prepare('UPDATE quota_reservations SET expires = 0 WHERE id = ?').bind(held.id).run();
