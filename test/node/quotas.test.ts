@@ -127,6 +127,23 @@ describe('per-user quotas (npm start)', () => {
     expect((await served('quota-rate.example')).body.toString()).toBe('4');
     expect((await owner.usage()).deploysPerHour).toEqual({ used: 4, limit: 4, setting: 'DEPLOYS_PER_HOUR' });
   });
+
+  it('DEPLOYS_PER_HOUR: the CLI says so, and does not take the refusal of its one-request redeploy for a lost connection', async () => {
+    const owner = await user('cli-rate');
+    const folder = join(work, 'rate');
+    await mkdir(folder, { recursive: true });
+    const env = { SITEHOST_ORIGIN: service.origin, SITEHOST_TOKEN: owner.token, XDG_CONFIG_HOME: join(work, 'config'), XDG_CACHE_HOME: join(work, 'cache') };
+    for (const version of ['1', '2', '3', '4']) {
+      await writeFile(join(folder, 'index.html'), version);
+      expect((await runCli(['deploy', folder, '--domain', 'quota-cli-rate.example'], { env })).code).toBe(0);
+    }
+    await writeFile(join(folder, 'index.html'), '5');
+    const refused = await runCli(['deploy', folder, '--domain', 'quota-cli-rate.example'], { env });
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).not.toMatch(/interrupted/);
+    expect(refused.stderr.trim().split('\n').at(-1)).toMatch(/^Error: Too many requests: .*DEPLOYS_PER_HOUR is 4.*\[HTTP 429\]$/);
+    expect((await served('quota-cli-rate.example')).body.toString()).toBe('4');
+  });
 });
 
 describe('bytes stored are bytes counted (npm start)', () => {
