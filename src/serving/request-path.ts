@@ -74,6 +74,22 @@ export function formattedPath(path: RequestPath): string {
   return text;
 }
 
+const decoded = new WeakMap<RequestPath, string>();
+
+/**
+ * The path decoded, `/a b/c` (a directory's with its trailing `/`), computed once however many
+ * templates read it: what templates are matched against. Its `/` are the segment boundaries
+ * only, as no decoded segment holds one.
+ */
+export function decodedPath(path: RequestPath): string {
+  let text = decoded.get(path);
+  if (text === undefined) {
+    text = `/${path.segments.join('/')}${path.directory && path.segments.length > 0 ? '/' : ''}`;
+    decoded.set(path, text);
+  }
+  return text;
+}
+
 /** A site-relative path from a configuration value (`/dist/`, `./404.html`), clamped like a request path. */
 export function normaliseSitePath(value: string): string {
   return resolveSegments(value).segments.join('/');

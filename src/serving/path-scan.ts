@@ -1,0 +1,158 @@
+/**
+ * The work a match does, in steps: one for each character of the request path it reads,
+ * compares or copies, and one for each part of the template it visits. Tests and the bench
+ * read it to hold matching to a bound; serving passes none.
+ */
+export interface MatchMeter {
+  steps: number;
+}
+
+const slash = 0x2f;
+
+/**
+ * A literal of a template, found in a path by Knuth–Morris–Pratt in either direction: each
+ * character of the path is read once, plus at most once more on a partial match that failed,
+ * whatever the literal (`indexOf` has no such bound, and a regular expression backtracks).
+ */
+export class LiteralSearch {
+  readonly #text: string;
+  readonly #forward: Int32Array;
+  readonly #reversed: string;
+  readonly #backward: Int32Array;
+
+  constructor(text: string) {
+    this.#text = text;
+    this.#forward = failureTable(text);
+    this.#reversed = [...text].reverse().join('');
+    this.#backward = failureTable(this.#reversed);
+  }
+
+  /**
+   * Where the first occurrence at or after `from` starts, or -1. With `inSegment`, text before
+   * it may not hold a `/` (the literal holds none): a `/` ends the search.
+   */
+  first(path: string, from: number, inSegment: boolean, meter: MatchMeter): number {
+    const text = this.#text;
+    const table = this.#forward;
+    let matched = 0;
+    for (let at = from; at < path.length; at += 1) {
+      const char = path.charCodeAt(at);
+      meter.steps += 1;
+      if (inSegment && char === slash) return -1;
+      while (matched > 0 && text.charCodeAt(matched) !== char) {
+        matched = table[matched - 1]!;
+        meter.steps += 1;
+      }
+      if (text.charCodeAt(matched) === char) matched += 1;
+      if (matched === text.length) return at - text.length + 1;
+    }
+    return -1;
+  }
+
+  /** Where the last occurrence that ends by `end` and starts at `floor` or after ends, or -1; `inSegment` as in `first`. */
+  last(path: string, end: number, floor: number, inSegment: boolean, meter: MatchMeter): number {
+    const text = this.#reversed;
+    const table = this.#backward;
+    let matched = 0;
+    for (let at = end - 1; at >= floor; at -= 1) {
+      const char = path.charCodeAt(at);
+      meter.steps += 1;
+      if (inSegment && char === slash) return -1;
+      while (matched > 0 && text.charCodeAt(matched) !== char) {
+        matched = table[matched - 1]!;
+        meter.steps += 1;
+      }
+      if (text.charCodeAt(matched) === char) matched += 1;
+      if (matched === text.length) return at + text.length;
+    }
+    return -1;
+  }
+}
+
+/** For each prefix of `text`, the length of its longest proper prefix that is also its suffix. */
+function failureTable(text: string): Int32Array {
+  const table = new Int32Array(text.length);
+  let length = 0;
+  for (let at = 1; at < text.length; at += 1) {
+    while (length > 0 && text.charCodeAt(at) !== text.charCodeAt(length)) length = table[length - 1]!;
+    if (text.charCodeAt(at) === text.charCodeAt(length)) length += 1;
+    table[at] = length;
+  }
+  return table;
+}
+
+/** The first position at or after `from` holding `char` or, with `inSegment`, a `/`; the path's length when none. */
+export function nextStop(path: string, from: number, char: number, inSegment: boolean, meter: MatchMeter): number {
+  for (let at = from; at < path.length; at += 1) {
+    meter.steps += 1;
+    const found = path.charCodeAt(at);
+    if (found === char || (inSegment && found === slash)) return at;
+  }
+  return path.length;
+}
+
+/** The characters a template's tail looks for leftwards: the segment boundary and the prefixes of expressions that stay in a segment. */
+const marks = new Set([slash, ...['.', ';', '?', '&'].map((char) => char.charCodeAt(0))]);
+
+/**
+ * The marks (`/`, and the prefixes `.`, `;`, `?`, `&`) of the path, found leftwards from its
+ * end. A match reads its template's tail from the right, and a search for one mark that
+ * finds none (an optional `{.ext}` absent) must not make the next search read the same
+ * characters again: every mark seen is recorded, so each character is read once per match.
+ */
+export class MarksBefore {
+  readonly #path: string;
+  readonly #floor: number;
+  readonly #meter: MatchMeter;
+  /** Every position from `low` to the end of the path has been read, or passed over by the match. */
+  #low: number;
+  /** The positions of each mark read, nearest the end first, and how many of them lie at or after the last `end` asked. */
+  readonly #found = new Map<number, { positions: number[]; passed: number }>();
+
+  constructor(path: string, floor: number, meter: MatchMeter) {
+    this.#path = path;
+    this.#floor = floor;
+    this.#meter = meter;
+    this.#low = path.length;
+  }
+
+  /**
+   * The nearest position before `end`, at the floor or after, of the mark `char` within the
+   * segment that holds `end - 1`; for `/` itself, the nearest `/`. -1 when there is none.
+   * `end` never grows from one call to the next.
+   */
+  nearest(char: number, end: number): number {
+    if (end < this.#low) {
+      this.#low = end;
+      this.#found.clear();
+    }
+    const known = this.#before(char, end);
+    const boundary = char === slash ? known : this.#before(slash, end);
+    if (known >= 0 && known >= boundary) return known;
+    if (boundary >= 0) return -1;
+    for (let at = this.#low - 1; at >= this.#floor; at -= 1) {
+      this.#meter.steps += 1;
+      this.#low = at;
+      const found = this.#path.charCodeAt(at);
+      if (!marks.has(found)) continue;
+      this.#record(found, at);
+      if (found === char) return at;
+      if (found === slash) return -1;
+    }
+    this.#low = this.#floor;
+    return -1;
+  }
+
+  #before(char: number, end: number): number {
+    const found = this.#found.get(char);
+    if (!found) return -1;
+    while (found.passed < found.positions.length && found.positions[found.passed]! >= end) found.passed += 1;
+    return found.positions[found.passed] ?? -1;
+  }
+
+  #record(char: number, at: number): void {
+    let found = this.#found.get(char);
+    if (!found) this.#found.set(char, (found = { positions: [], passed: 0 }));
+    found.positions.push(at);
+  }
+}
