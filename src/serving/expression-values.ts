@@ -167,10 +167,12 @@ export function readingOf(value: Value, maxLength: number | undefined): Reading 
  */
 export function agreeing(a: Reading, b: Reading, meter: MatchMeter): Reading | undefined {
   if (typeof a.value === 'string' && typeof b.value === 'string' && !(a.exact && b.exact)) {
-    const [shorter, longer] = a.value.length <= b.value.length ? [a, b] : [b, a];
-    meter.steps += shorter.value.length;
-    if (shorter.exact || !(longer.value as string).startsWith(shorter.value as string)) return undefined;
-    return longer;
+    const [longer, shorter] = a.value.length >= b.value.length ? [a.value, b.value] : [b.value, a.value];
+    const [longerReading, shorterReading] = longer === a.value ? [a, b] : [b, a];
+    meter.steps += shorter.length;
+    // Only a reading cut by its prefix modifier can be shorter than the value.
+    if (!longer.startsWith(shorter) || (shorter.length < longer.length && shorterReading.exact)) return undefined;
+    return { value: longer, exact: longerReading.exact || shorterReading.exact };
   }
   // An exploded occurrence reads a list where a simple one reads a string: `x` expands as `[x]` does.
   const [one, other] = Array.isArray(a.value) ? [a.value, b.value] : [b.value, a.value];

@@ -1,4 +1,7 @@
+import { maxPathLength } from '../http/path-length';
 import { Problem } from '../http/problem';
+
+export { maxPathLength };
 
 /** A request path, decoded once and normalised: what is looked up in the site's own file index. */
 export interface RequestPath {
@@ -9,12 +12,6 @@ export interface RequestPath {
 }
 
 const controlCharacter = /[\u0000-\u001f\u007f]/;
-
-/**
- * Longest request path served, in characters of its percent-encoded form (bytes, as it is
- * ASCII). Real paths stay far below; longer ones would only make every rule match cost more.
- */
-export const maxPathLength = 4096;
 
 /**
  * Decodes the path once and resolves it the way a file system would, clamped at the root:

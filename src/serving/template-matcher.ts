@@ -55,9 +55,9 @@ export class TemplateMatcher {
     this.#middle = spanning >= 0 ? spanning : readers.findLastIndex((reader) => reader !== undefined);
   }
 
-  /** The number of literals and expressions: the steps a match may take besides reading the path. */
+  /** The literals, expressions and variables of the template: each costs a match one step besides reading the path. */
   get parts(): number {
-    return this.#pieces.length;
+    return this.#pieces.reduce((parts, piece) => parts + 1 + (piece instanceof ExpressionReader ? piece.expression.variables.length : 0), 0);
   }
 
   /** The values the decoded path `/a/b` (a directory's with its trailing `/`) reads, or undefined when it does not match. */
@@ -86,12 +86,16 @@ export class TemplateMatcher {
   /** Reads the parts before the middle one from the left; where they end, or -1. */
   #readHead(path: string, values: Map<string, Reading>, meter: MatchMeter): number {
     let at = 0;
+    /** Where the search that ended the last expression found the literal that follows it. */
+    let found = -1;
     for (let index = 0; index < this.#middle; index += 1) {
       const piece = this.#pieces[index]!;
       meter.steps += 1;
       if (!(piece instanceof ExpressionReader)) {
-        meter.steps += piece.text.length;
-        if (!path.startsWith(piece.text, at)) return -1;
+        if (found !== at) {
+          meter.steps += Math.min(piece.text.length, path.length - at);
+          if (!path.startsWith(piece.text, at)) return -1;
+        }
         at += piece.text.length;
         continue;
       }
@@ -100,8 +104,10 @@ export class TemplateMatcher {
         continue;
       }
       const start = at + piece.first.length;
-      const end = headEnd(piece, this.#pieces[index + 1]!, path, start, meter);
+      const next = this.#pieces[index + 1]!;
+      const end = headEnd(piece, next, path, start, meter);
       if (end < 0 || !read(piece, path.slice(start, end), !piece.spansSegments, values, meter)) return -1;
+      found = next instanceof ExpressionReader || (!piece.spansSegments && next.firstSlash >= 0) ? -1 : end;
       at = end;
     }
     return at;
@@ -110,14 +116,18 @@ export class TemplateMatcher {
   /** Reads the parts after the middle one from the right, none before `floor`; where they start, or -1. */
   #readTail(path: string, floor: number, values: Map<string, Reading>, meter: MatchMeter): number {
     let at = path.length;
-    let found: MarksBefore | undefined;
-    const marks = () => (found ??= new MarksBefore(path, floor, meter));
+    let recorded: MarksBefore | undefined;
+    const marks = () => (recorded ??= new MarksBefore(path, floor, meter));
+    /** Where the search that started the last expression found the literal before it to end. */
+    let found = -1;
     for (let index = this.#pieces.length - 1; index > this.#middle; index -= 1) {
       const piece = this.#pieces[index]!;
       meter.steps += 1;
       if (!(piece instanceof ExpressionReader)) {
-        meter.steps += piece.text.length;
-        if (at - piece.text.length < floor || !path.startsWith(piece.text, at - piece.text.length)) return -1;
+        if (found !== at) {
+          meter.steps += Math.min(piece.text.length, at - floor);
+          if (at - piece.text.length < floor || !path.startsWith(piece.text, at - piece.text.length)) return -1;
+        }
         at -= piece.text.length;
         continue;
       }
@@ -126,10 +136,13 @@ export class TemplateMatcher {
         const body = first < 0 ? undefined : path.slice(first + 1, at);
         if (!read(piece, body, true, values, meter)) return -1;
         if (first >= 0) at = first;
+        found = -1;
         continue;
       }
-      const start = tailStart(this.#pieces[index - 1]!, path, at, floor, marks, meter);
+      const previous = this.#pieces[index - 1]!;
+      const start = tailStart(previous, path, at, floor, marks, meter);
       if (start < 0 || !read(piece, path.slice(start, at), true, values, meter)) return -1;
+      found = previous instanceof ExpressionReader || previous.lastSlash >= 0 ? -1 : start;
       at = start;
     }
     return at;
@@ -173,7 +186,7 @@ function tailStart(previous: Piece, path: string, end: number, floor: number, ma
  */
 function read(reader: ExpressionReader, body: string | undefined, withinSegment: boolean, values: Map<string, Reading>, meter: MatchMeter): boolean {
   const { variables } = reader.expression;
-  meter.steps += 1;
+  meter.steps += variables.length;
   const read = body === undefined ? undefined : reader.read(body, withinSegment, meter);
   if (body !== undefined && !read) return false;
   for (let index = 0; index < variables.length; index += 1) {
