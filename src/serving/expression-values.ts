@@ -1,8 +1,9 @@
-import type { Operator, TemplateExpression, TemplateVariable } from '../configuration/path-templates';
+import type { Operator, TemplateExpression } from '../configuration/path-templates';
+import { ListText, listed } from './list-text';
 import type { MatchMeter } from './path-scan';
 
-/** A variable's value as expansion takes it: a string, a list (`{name*}`), or none. */
-export type Value = string | string[] | undefined;
+/** A variable's value as read: a string, a list (`{name*}`, or a simple value with commas), or none. */
+export type Value = string | ListText | undefined;
 
 /** How an operator expands (RFC 6570 appendix A, as `uri-templates` fills templates). */
 interface OperatorRule {
@@ -65,19 +66,19 @@ export class ExpressionReader {
       meter.steps += body.length;
       if (body.includes('/')) return undefined;
     }
-    // Splitting reads the body once; a named item is compared with its name once more.
-    const split = rule.named || this.expression.variables.length > 1 || variables[0]!.explode;
-    meter.steps += split ? body.length * (rule.named ? 2 : 1) : 0;
+    // Finding the items reads the body once (a named item's name once more); a single value is a view of it.
+    meter.steps += rule.named ? 2 * body.length : variables.length > 1 || !variables[0]!.explode ? body.length : 0;
     const values = rule.named ? this.#readNamed(body) : this.#readListed(body);
     if (!values) return undefined;
-    if (rule.reserved) meter.steps += body.length;
-    for (let index = 0; index < values.length; index += 1) {
-      const value = values[index];
-      const { maxLength } = variables[index]!;
-      if (typeof value === 'string' && maxLength !== undefined && value.length > maxLength) return undefined;
-      if (rule.reserved && value !== undefined && (typeof value === 'string' ? unexpandable.test(value) : value.some((item) => unexpandable.test(item)))) return undefined;
+    if (rule.reserved) {
+      meter.steps += body.length;
+      if (unexpandable.test(body)) return undefined;
     }
-    return values;
+    const fits = values.every((value, index) => {
+      const { maxLength } = variables[index]!;
+      return typeof value !== 'string' || maxLength === undefined || value.length <= maxLength;
+    });
+    return fits ? values : undefined;
   }
 
   /**
@@ -87,57 +88,66 @@ export class ExpressionReader {
   #readListed(body: string): Value[] | undefined {
     const { variables } = this.expression;
     const { separator } = this.#rule;
-    if (variables.length === 1) return [variables[0]!.explode ? body.split(separator) : listed(body)];
-    const items = body.split(separator);
+    const valueOf = (text: string, explode: boolean): Value => (explode ? new ListText(text, separator) : listed(text));
+    if (variables.length === 1) return [valueOf(body, variables[0]!.explode)];
     const exploded = variables.findIndex(({ explode }) => explode);
     const taker = exploded >= 0 ? exploded : variables.length - 1;
-    const extra = Math.max(0, items.length - variables.length);
+    // Where the items of the variables before the taker start, found from the left...
+    const starts = [0];
+    while (starts.length <= taker) {
+      const next = body.indexOf(separator, starts.at(-1)!);
+      if (next < 0) break;
+      starts.push(next + 1);
+    }
+    // ...and, once every one of those has its item, where the items after it end, from the right.
+    const ends = [body.length];
+    while (starts.length > taker && ends.length < variables.length - taker) {
+      const previous = body.lastIndexOf(separator, ends[0]! - 1);
+      if (previous < starts.at(-1)!) break;
+      ends.unshift(previous);
+    }
     const values: Value[] = variables.map((variable, index) => {
-      const start = index <= taker ? index : index + extra;
-      if (start >= items.length) return undefined;
-      const taken = index === taker ? items.slice(start, start + extra + 1) : [items[start]!];
-      return variable.explode ? taken : listed(taken.join(separator));
+      if (index < starts.length - 1) return valueOf(body.slice(starts[index]!, starts[index + 1]! - 1), variable.explode);
+      if (index === starts.length - 1) return valueOf(body.slice(starts[index]!, ends[0]), variable.explode);
+      const after = index - taker;
+      return index > taker && after < ends.length ? valueOf(body.slice(ends[after - 1]! + 1, ends[after]), variable.explode) : undefined;
     });
     // A simple value with `/` in it would expand to `%2F`, never to two segments.
-    return separator === '/' && values.some((value, index) => !variables[index]!.explode && [value ?? []].flat().some((item) => item.includes('/'))) ? undefined : values;
+    const slashed = (value: Value, index: number) => !variables[index]!.explode && (typeof value === 'string' ? value : (value?.text ?? '')).includes('/');
+    return separator === '/' && values.some(slashed) ? undefined : values;
   }
 
   /** `;a=1;b;c=x;c=y`: items by name, in the template's order, each variable's at most once (a list's in a row). */
   #readNamed(body: string): Value[] | undefined {
-    const items = body.split(this.#rule.separator);
+    const { separator } = this.#rule;
     const trimsEmpty = this.expression.operator === ';';
-    let next = 0;
-    const values = this.expression.variables.map((variable: TemplateVariable, index): Value => {
+    /** Where the next item starts; past the body when every item is read. */
+    let at = 0;
+    const itemEnd = () => {
+      const end = body.indexOf(separator, at);
+      return end < 0 ? body.length : end;
+    };
+    const values = this.expression.variables.map((variable, index): Value => {
       const name = this.#decodedNames[index];
-      if (name === undefined) return undefined;
-      const valueOf = (item: string | undefined) => (item !== undefined && item.startsWith(`${name}=`) ? item.slice(name.length + 1) : undefined);
+      if (name === undefined || at > body.length) return undefined;
+      const prefix = `${name}=`;
       if (variable.explode) {
-        const list: string[] = [];
-        for (let value = valueOf(items[next]); value !== undefined; value = valueOf(items[next])) {
-          list.push(value);
-          next += 1;
-        }
-        return list.length > 0 ? list : undefined;
+        const start = at;
+        while (at <= body.length && body.startsWith(prefix, at)) at = itemEnd() + 1;
+        return at > start ? new ListText(body.slice(start, at - 1), separator, prefix.length) : undefined;
       }
-      if (trimsEmpty && items[next] === name) {
-        next += 1;
+      const end = itemEnd();
+      if (trimsEmpty && end - at === name.length && body.startsWith(name, at)) {
+        at = end + 1;
         return '';
       }
-      const value = valueOf(items[next]);
-      if (value === undefined || (trimsEmpty && value === '')) return undefined;
-      next += 1;
+      if (!body.startsWith(prefix, at) || (trimsEmpty && end === at + prefix.length)) return undefined;
+      const value = body.slice(at + prefix.length, end);
+      at = end + 1;
       return listed(value);
     });
-    return next === items.length ? values : undefined;
+    return at === body.length + 1 ? values : undefined;
   }
-}
-
-/**
- * A value with commas as `uri-templates` reads it, and as expansions have always written it
- * back: the list of its items (joined by raw commas again, never `%2C`).
- */
-function listed(value: string): string | string[] {
-  return value.includes(',') ? value.split(',') : value;
 }
 
 function decodedName(name: string): string | undefined {
@@ -166,28 +176,27 @@ export function readingOf(value: Value, maxLength: number | undefined): Reading 
  * or a value and a start of it. Comparing reads each character once.
  */
 export function agreeing(a: Reading, b: Reading, meter: MatchMeter): Reading | undefined {
-  if (typeof a.value === 'string' && typeof b.value === 'string' && !(a.exact && b.exact)) {
-    const [longer, shorter] = a.value.length >= b.value.length ? [a.value, b.value] : [b.value, a.value];
-    const [longerReading, shorterReading] = longer === a.value ? [a, b] : [b, a];
-    meter.steps += shorter.length;
+  // An exploded occurrence reads a list where a simple one reads a string: `x` expands as `[x]` does.
+  const [first, second] = [a.value, b.value].map((value) => (value instanceof ListText ? (value.single ?? value) : value));
+  meter.steps += Math.min(textOf(first).length, textOf(second).length);
+  if (typeof first === 'string' && typeof second === 'string' && !(a.exact && b.exact)) {
+    const [longer, shorter] = first.length >= second.length ? [first, second] : [second, first];
+    const [longerReading, shorterReading] = longer === first ? [a, b] : [b, a];
     // Only a reading cut by its prefix modifier can be shorter than the value.
     if (!longer.startsWith(shorter) || (shorter.length < longer.length && shorterReading.exact)) return undefined;
     return { value: longer, exact: longerReading.exact || shorterReading.exact };
   }
-  // An exploded occurrence reads a list where a simple one reads a string: `x` expands as `[x]` does.
-  const [one, other] = Array.isArray(a.value) ? [a.value, b.value] : [b.value, a.value];
-  if (Array.isArray(one) && typeof other === 'string' && one.length === 1) return sameValue(one[0], other, meter) ? { value: other, exact: true } : undefined;
-  return sameValue(a.value, b.value, meter) ? a : undefined;
+  if (first instanceof ListText && second instanceof ListText) {
+    const same = first.separator === second.separator && first.itemPrefix === second.itemPrefix ? first.text === second.text : sameItems(first.items, second.items);
+    return same ? a : undefined;
+  }
+  return first === second ? { value: first, exact: true } : undefined;
 }
 
-function sameValue(a: Value, b: Value, meter: MatchMeter): boolean {
-  if (typeof a === 'string' || a === undefined || typeof b === 'string' || b === undefined) {
-    meter.steps += typeof b === 'string' ? b.length : 0;
-    return a === b;
-  }
-  if (a.length !== b.length) return false;
-  return a.every((item, index) => {
-    meter.steps += item.length + 1;
-    return item === b[index];
-  });
+function textOf(value: string | ListText | undefined): string {
+  return value instanceof ListText ? value.text : (value ?? '');
+}
+
+function sameItems(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
 }

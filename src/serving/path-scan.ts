@@ -23,7 +23,8 @@ export class LiteralSearch {
   constructor(text: string) {
     this.#text = text;
     this.#forward = failureTable(text);
-    this.#reversed = [...text].reverse().join('');
+    // Code units, as the path is read backwards: a surrogate pair's halves swap too.
+    this.#reversed = text.split('').reverse().join('');
     this.#backward = failureTable(this.#reversed);
   }
 
@@ -32,41 +33,38 @@ export class LiteralSearch {
    * it may not hold a `/` (the literal holds none): a `/` ends the search.
    */
   first(path: string, from: number, inSegment: boolean, meter: MatchMeter): number {
-    const text = this.#text;
-    const table = this.#forward;
-    let matched = 0;
-    for (let at = from; at < path.length; at += 1) {
-      const char = path.charCodeAt(at);
-      meter.steps += 1;
-      if (inSegment && char === slash) return -1;
-      while (matched > 0 && text.charCodeAt(matched) !== char) {
-        matched = table[matched - 1]!;
-        meter.steps += 1;
-      }
-      if (text.charCodeAt(matched) === char) matched += 1;
-      if (matched === text.length) return at - text.length + 1;
-    }
-    return -1;
+    const at = scan(path, this.#text, this.#forward, from, path.length, 1, inSegment, meter);
+    return at < 0 ? -1 : at - this.#text.length + 1;
   }
 
   /** Where the last occurrence that ends by `end` and starts at `floor` or after ends, or -1; `inSegment` as in `first`. */
   last(path: string, end: number, floor: number, inSegment: boolean, meter: MatchMeter): number {
-    const text = this.#reversed;
-    const table = this.#backward;
-    let matched = 0;
-    for (let at = end - 1; at >= floor; at -= 1) {
-      const char = path.charCodeAt(at);
-      meter.steps += 1;
-      if (inSegment && char === slash) return -1;
-      while (matched > 0 && text.charCodeAt(matched) !== char) {
-        matched = table[matched - 1]!;
-        meter.steps += 1;
-      }
-      if (text.charCodeAt(matched) === char) matched += 1;
-      if (matched === text.length) return at + text.length;
-    }
-    return -1;
+    const at = scan(path, this.#reversed, this.#backward, end - 1, floor - 1, -1, inSegment, meter);
+    return at < 0 ? -1 : at + this.#text.length;
   }
+}
+
+/** Reads `path` from `from` towards `to` (excluded) by `step` until `text` is read whole: where its last character read stands, or -1. */
+function scan(path: string, text: string, table: Int32Array, from: number, to: number, step: 1 | -1, inSegment: boolean, meter: MatchMeter): number {
+  let matched = 0;
+  let steps = 0;
+  let found = -1;
+  for (let at = from; step > 0 ? at < to : at > to; at += step) {
+    const char = path.charCodeAt(at);
+    steps += 1;
+    if (inSegment && char === slash) break;
+    while (matched > 0 && text.charCodeAt(matched) !== char) {
+      matched = table[matched - 1]!;
+      steps += 1;
+    }
+    if (text.charCodeAt(matched) === char) matched += 1;
+    if (matched === text.length) {
+      found = at;
+      break;
+    }
+  }
+  meter.steps += steps;
+  return found;
 }
 
 /** For each prefix of `text`, the length of its longest proper prefix that is also its suffix. */

@@ -39,17 +39,14 @@ export type MatchedValues = Record<string, string | string[]>;
  * reads `/b` into `a` and then misses `/b`): the matcher never tries a second choice.
  */
 export class TemplateMatcher {
+  /** Empty when a literal cannot be decoded or holds an encoded `/`: no request path matches. */
   readonly #pieces: Piece[];
   /** Where the expression that takes the rest stands; -1 for a template without expressions. */
   readonly #middle: number;
-  /** False when a literal cannot be decoded or holds an encoded `/`: no request path has one. */
-  readonly #matchable: boolean;
 
   constructor(source: string) {
-    const parts = parseTemplate(source);
-    const pieces = parts.map(compilePart);
-    this.#matchable = pieces.every((piece) => piece !== undefined);
-    this.#pieces = pieces.map((piece) => piece ?? literal('\u0000'));
+    const pieces = parseTemplate(source).map(compilePart);
+    this.#pieces = pieces.every((piece) => piece !== undefined) ? pieces : [];
     const readers = this.#pieces.map((piece) => (piece instanceof ExpressionReader ? piece : undefined));
     const spanning = readers.findLastIndex((reader) => reader?.spansSegments);
     this.#middle = spanning >= 0 ? spanning : readers.findLastIndex((reader) => reader !== undefined);
@@ -62,10 +59,11 @@ export class TemplateMatcher {
 
   /** The values the decoded path `/a/b` (a directory's with its trailing `/`) reads, or undefined when it does not match. */
   match(path: string, meter: MatchMeter): MatchedValues | undefined {
-    if (!this.#matchable) return undefined;
     if (this.#middle < 0) {
-      meter.steps += Math.min(path.length, (this.#pieces[0] as Literal | undefined)?.text.length ?? 0) + 1;
-      return path === ((this.#pieces[0] as Literal | undefined)?.text ?? '') ? Object.create(null) : undefined;
+      // No expression: the template is one literal (or none), which the path is or is not.
+      const [only] = this.#pieces as Literal[];
+      meter.steps += 1 + Math.min(path.length, only?.text.length ?? 0);
+      return only !== undefined && path === only.text ? Object.create(null) : undefined;
     }
     const values = new Map<string, Reading>();
     const head = this.#readHead(path, values, meter);
@@ -79,7 +77,12 @@ export class TemplateMatcher {
     const body = text === '' && middle.first !== '' ? undefined : text.slice(middle.first.length);
     if (!read(middle, body, false, values, meter)) return undefined;
     const matched: MatchedValues = Object.create(null);
-    for (const [name, { value }] of values) if (value !== undefined) matched[name] = value;
+    for (const [name, { value }] of values) {
+      if (typeof value === 'string') matched[name] = value;
+      else if (value?.single !== undefined) matched[name] = [value.single];
+      // A longer list is split when an expansion first reads it.
+      else if (value) Object.defineProperty(matched, name, { enumerable: true, get: () => value.items });
+    }
     return matched;
   }
 

@@ -26,6 +26,7 @@ describe('a URI template matched against request paths', () => {
     ['/{a:3}', '/abc', { a: 'abc' }],
     ['/{tags}', '/x,y', { tags: ['x', 'y'] }],
     ['/{a}/{a}', '/x/x', { a: 'x' }],
+    ['/{+a}\u{1F600}{b}', '/x/y%F0%9F%98%80z', { a: 'x/y', b: 'z' }],
   ])('%s reads %s', (template, path, values) => {
     expect(match(template, path)).toEqual(values);
   });
