@@ -12,7 +12,8 @@ const slash = 0x2f;
 /**
  * A literal of a template, found in a path by Knuth–Morris–Pratt in either direction: each
  * character of the path is read once, plus at most once more on a partial match that failed,
- * whatever the literal (`indexOf` has no such bound, and a regular expression backtracks).
+ * whatever the literal (a regular expression backtracks, and `indexOf` of a whole literal
+ * promises no bound).
  */
 export class LiteralSearch {
   readonly #text: string;
@@ -44,12 +45,26 @@ export class LiteralSearch {
   }
 }
 
-/** Reads `path` from `from` towards `to` (excluded) by `step` until `text` is read whole: where its last character read stands, or -1. */
+/**
+ * Reads `path` from `from` towards `to` (excluded) by `step` until `text` is read whole: where
+ * its last character read stands, or -1. Across a whole path, it skips to the next place the
+ * text's first character stands with a native search, which reads each character once; within
+ * a segment it reads one character at a time, so as to stop at the `/` that ends it without
+ * reading past it.
+ */
 function scan(path: string, text: string, table: Int32Array, from: number, to: number, step: 1 | -1, inSegment: boolean, meter: MatchMeter): number {
-  let matched = 0;
+  const first = text.charAt(0);
   let steps = 0;
+  let matched = 0;
   let found = -1;
   for (let at = from; step > 0 ? at < to : at > to; at += step) {
+    if (matched === 0 && !inSegment) {
+      const next = step > 0 ? path.indexOf(first, at) : path.lastIndexOf(first, at);
+      const beyond = next < 0 || (step > 0 ? next >= to : next <= to);
+      steps += beyond ? Math.abs(to - at) : Math.abs(next - at);
+      if (beyond) break;
+      at = next;
+    }
     const char = path.charCodeAt(at);
     steps += 1;
     if (inSegment && char === slash) break;
@@ -79,12 +94,21 @@ function failureTable(text: string): Int32Array {
   return table;
 }
 
-/** The first position at or after `from` holding `char` or, with `inSegment`, a `/`; the path's length when none. */
+/**
+ * The first position at or after `from` holding `char` or, with `inSegment`, a `/`; the path's
+ * length when none. Across the whole path a native search finds it; within a segment it is
+ * read one character at a time, so as not to read past the segment.
+ */
 export function nextStop(path: string, from: number, char: number, inSegment: boolean, meter: MatchMeter): number {
+  if (!inSegment) {
+    const found = path.indexOf(String.fromCharCode(char), from);
+    meter.steps += (found < 0 ? path.length : found + 1) - from;
+    return found < 0 ? path.length : found;
+  }
   for (let at = from; at < path.length; at += 1) {
     meter.steps += 1;
     const found = path.charCodeAt(at);
-    if (found === char || (inSegment && found === slash)) return at;
+    if (found === char || found === slash) return at;
   }
   return path.length;
 }
