@@ -7,7 +7,19 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations('./schema/migrations');
   return {
     test: {
+      // The ten slowest files after every run (test/support/slowest-files.ts).
+      reporters: ['default', './test/support/slowest-files.ts'],
       projects: [
+        {
+          // Pure logic, in Node: no runtime starts. `npm run test:unit` is the inner loop.
+          test: {
+            name: 'unit',
+            include: ['test/**/*.unit.test.ts'],
+            environment: 'node',
+            // A budget only for a hang: a busy machine must not fail a test.
+            testTimeout: 60_000,
+          },
+        },
         {
           plugins: [
             cloudflareTest({
@@ -15,14 +27,22 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: { AUTH_SECRET: testSecret, TEST_MIGRATIONS: migrations, RETIRED_DEPLOYMENT_GRACE_SECONDS: '1', DEPLOYMENTS_KEPT: '1', DEPLOYMENTS_KEPT_DAYS: '0', CERT_ENCRYPTION_KEY: 'test-certificate-encryption-key',
                   // test/serving/freshness.test.ts emulates locations with these caches; a local purge clears them too.
-                  EDGE_LOCAL_CACHES: 'location-a,location-b,location-c' },
+                  EDGE_LOCAL_CACHES: 'location-a,location-b,location-c',
+                  // The suite sends thousands of requests a minute as one user: test/api/rate-limit.test.ts
+                  // swaps in TEST_RATE_LIMITER, the same binding with a small limit, to reach a limit.
+                  API_REQUESTS_PER_MINUTE: '1000000', ANONYMOUS_REQUESTS_PER_MINUTE: '1000000' },
+                ratelimits: {
+                  USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: 1_000_000, period: 60 } },
+                  ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: 1_000_000, period: 60 } },
+                  TEST_RATE_LIMITER: { namespace_id: '2699', simple: { limit: 3, period: 60 } },
+                },
               },
             }),
           ],
           test: {
             name: 'workers',
             include: ['test/**/*.test.ts'],
-            exclude: ['test/node/**'],
+            exclude: ['test/node/**', 'test/**/*.unit.test.ts'],
             globalSetup: ['./test/support/build-dashboard.mjs'],
             setupFiles: ['./test/support/apply-migrations.ts'],
             testTimeout: 60_000,
@@ -35,6 +55,7 @@ export default defineConfig(async () => {
             name: 'node',
             include: ['test/node/**/*.test.ts'],
             environment: 'node',
+            globalSetup: ['./test/node/support/migrated-state.ts'],
             // Black-box tests wait on a real service under a loaded 2-core CI machine, and on
             // events that cross the notifications queue (batched for up to a second).
             expect: { poll: { timeout: 10_000 } },

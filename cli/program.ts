@@ -126,6 +126,15 @@ export function createProgram(): Command {
     .action(async (domain, path) => (await import('./commands/files.ts')).removeFile(domain, path));
 
   program
+    .command('domains')
+    .description('proof that you control a domain, asked before its first deploy')
+    .command('proof')
+    .description('print the DNS record that proves you control a domain, and whether its DNS shows it yet')
+    .argument('<domain>')
+    .option('--json', 'print the record and its state as JSON')
+    .action(async (domain, options) => (await import('./commands/domains.ts')).showProof(domain, options));
+
+  program
     .command('info')
     .description("show a site's metadata: owner, current deployment, certificate")
     .argument('<domain>')
@@ -138,6 +147,26 @@ export function createProgram(): Command {
     .option('--json', 'print each event as one line of JSON, with its id')
     .option('--last-event-id <id>', 'start after this event (resume where an earlier run stopped)')
     .action(async (options) => (await import('./commands/events.ts')).followEventsCommand(options));
+
+  const admin = program.command('admin').description("operators' commands: suspend, resume or unpublish any site (the token needs the admin scope)");
+  admin
+    .command('suspend')
+    .description('suspend a site: its domain and previews answer 451, and its owner cannot change it until it is resumed')
+    .argument('<domain>')
+    .requiredOption('--reason <text>', 'why, for the owner (shown in `sitehost info`), at most 1,000 characters')
+    .option('--json', 'print the suspension as JSON')
+    .action(async (domain, options) => (await import('./commands/admin.ts')).suspendSite(domain, options));
+  admin
+    .command('resume')
+    .description("lift a site's suspension: it is served again")
+    .argument('<domain>')
+    .action(async (domain) => (await import('./commands/admin.ts')).resumeSite(domain));
+  admin
+    .command('delete')
+    .description('unpublish any site, whoever owns it: its files and configuration go, and the domain is free')
+    .argument('<domain>')
+    .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
+    .action(async (domain, options) => (await import('./commands/sites.ts')).deleteSite(domain, options));
 
   return program;
 }

@@ -1,12 +1,13 @@
 // `npm start`: the whole service on one laptop. Creates .dev.vars when missing, applies
-// the D1 migrations to the local database, then runs wrangler dev (state in .wrangler/state).
+// the D1 migrations the local database lacks, then runs wrangler dev (state in .wrangler/state).
 // Environment: PORT (default 8787); SITEHOST_PERSIST_DIR keeps the local state elsewhere
 // (tests and benchmarks use a temporary one); AUTH_SECRET, when set, is used instead of
 // .dev.vars' (and .dev.vars is then neither created nor needed).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { unstable_readConfig } from 'wrangler';
-import { checkCertificateRetries, parseSettings } from '../src/platform/settings.ts';
-import { ensureAuthSecret } from './dev-vars.mjs';
+import { checkCertificateRetries, checkRateLimits, parseSettings } from '../src/platform/settings.ts';
+import { ensureAuthSecret, readDevVars } from './dev-vars.mjs';
+import { applyLocalMigrations, defaultPersistDir } from './local-migrations.mjs';
 
 const port = process.env.PORT ?? '8787';
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
@@ -15,16 +16,19 @@ const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
 // simulator leaves during a large deploy is freed in time instead of piling up. A value set is kept.
 env.MINIFLARE_WORKERD_V8_FLAGS ??= '--initial-old-space-size=4';
 const wrangler = new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url).pathname;
-const persist = process.env.SITEHOST_PERSIST_DIR ? ['--persist-to', process.env.SITEHOST_PERSIST_DIR] : [];
+const persistDir = process.env.SITEHOST_PERSIST_DIR ?? defaultPersistDir;
 const secret = process.env.AUTH_SECRET ? ['--var', `AUTH_SECRET:${process.env.AUTH_SECRET}`] : [];
 
 if (secret.length === 0) ensureAuthSecret();
 checkSettings();
 
-/** Refuses a bad setting (wrangler.toml's vars with this command's `--var NAME:value`) before anything starts. */
+/**
+ * Refuses a bad setting (wrangler.toml's vars, with the secrets wrangler dev reads from .dev.vars or
+ * this script passes, and this command's `--var NAME:value`) before anything starts.
+ */
 function checkSettings() {
   const config = unstable_readConfig({ config: new URL('../wrangler.toml', import.meta.url).pathname });
-  const vars = { ...config.vars };
+  const vars = { ...config.vars, ...readDevVars(), ...(process.env.AUTH_SECRET ? { AUTH_SECRET: process.env.AUTH_SECRET } : {}) };
   process.argv.forEach((arg, at, args) => {
     if (args[at - 1] !== '--var') return;
     const colon = arg.indexOf(':');
@@ -32,22 +36,20 @@ function checkSettings() {
   });
   try {
     const certificates = config.queues.consumers?.find((consumer) => consumer.queue === 'sitehost-certificates');
-    checkCertificateRetries(parseSettings(vars), certificates?.max_retries);
+    const settings = parseSettings(vars);
+    checkCertificateRetries(settings, certificates?.max_retries);
+    checkRateLimits(settings, config.ratelimits ?? []);
   } catch (error) {
     console.error(`npm start: ${error.message}`);
     process.exit(1);
   }
 }
 
-const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', ...persist], {
-  env: { ...env, CI: 'true' },
-  stdio: 'inherit',
-});
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+if (!applyLocalMigrations(persistDir, env)) process.exit(1);
 
 const dev = spawn(
   process.execPath,
-  [wrangler, 'dev', '--port', port, '--show-interactive-dev-session=false', ...persist, ...secret, ...process.argv.slice(2)],
+  [wrangler, 'dev', '--port', port, '--show-interactive-dev-session=false', '--persist-to', persistDir, ...secret, ...process.argv.slice(2)],
   { env, stdio: 'inherit' },
 );
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));

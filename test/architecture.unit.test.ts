@@ -23,7 +23,7 @@ const layers: readonly (readonly string[])[] = [
   ['common'],
   ['http'],
   ['platform'],
-  ['storage', 'configuration', 'auth'],
+  ['storage', 'configuration', 'auth', 'domains'],
   ['content', 'certificates', 'events'],
   ['coordinator'],
   ['deploy', 'serving', 'dashboard'],

@@ -1,7 +1,8 @@
-import type { PointerError, ProblemDetails } from './api-types.ts';
+import type { DomainProofRecord, PointerError, ProblemDetails } from './api-types.ts';
 
-/** What an error answer said: its problem's members, or what HTTP alone tells. */
-export type ReceivedProblem = Pick<ProblemDetails, 'title' | 'status'> & Partial<Pick<ProblemDetails, 'type' | 'detail' | 'errors'>>;
+/** What an error answer said: its problem's members (and the DNS record a domain's claim waits for), or what HTTP alone tells. */
+export type ReceivedProblem = Pick<ProblemDetails, 'title' | 'status'> &
+  Partial<Pick<ProblemDetails, 'type' | 'detail' | 'errors'>> & { record?: DomainProofRecord };
 
 /** An answer's headers, looked up by name: a `Headers`, or the CLI's own over node:http. */
 export interface HeaderLookup {
@@ -44,6 +45,12 @@ function pointerErrors(value: unknown): PointerError[] | undefined {
     .map((error) => ({ pointer: text(error.pointer) ?? '', message: error.message as string }));
 }
 
+function proofRecord(value: unknown): DomainProofRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { name, type, value: text } = value as Record<string, unknown>;
+  return typeof name === 'string' && type === 'TXT' && typeof text === 'string' ? { name, type, value: text } : undefined;
+}
+
 function jsonObject(body: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(body);
@@ -64,7 +71,14 @@ export async function apiErrorOf(response: ErrorAnswer): Promise<ApiError> {
   const contentType = headers.get('content-type') ?? '';
   if (/json/i.test(contentType)) {
     const body = jsonObject(await response.text()) ?? {};
-    const problem = { title: text(body.title) ?? title, status, type: text(body.type), detail: text(body.detail), errors: pointerErrors(body.errors) };
+    const problem = {
+      title: text(body.title) ?? title,
+      status,
+      type: text(body.type),
+      detail: text(body.detail),
+      errors: pointerErrors(body.errors),
+      record: proofRecord(body.record),
+    };
     return new ApiError(problem, headers);
   }
   if (/^text\/plain/i.test(contentType)) return new ApiError({ title, status, detail: (await response.text()).trim() || undefined }, headers);

@@ -12,8 +12,8 @@ import { type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deployment
 import type { FileEntry } from '../storage/file-index';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
-import { type SiteRecord, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
-import { authorize, deploymentNotFound } from './access';
+import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
+import { administer, authorize, deploymentNotFound } from './access';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
 import { deployResult, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployments';
@@ -23,6 +23,7 @@ import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, SiteState } from './site-state';
+import { resume, suspend } from './suspension';
 
 /**
  * One per domain (`idFromName(domain)`): every change to a domain goes through here, one at
@@ -137,8 +138,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     action: 'deploy' | 'change',
   ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[] }> {
     const { domain } = commit;
-    const site = await this.#state.load(domain);
-    authorize({ userId: commit.userId }, domain, site?.userId ?? null, action);
+    const site = await this.#state.permitted(domain, commit.userId, action);
     let deployments: DeploymentRecord[] | undefined;
     if (commit.files) {
       const own = ownPacks(commit.files);
@@ -176,7 +176,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => {
       const { domain, pack } = upload;
       const site = await this.#state.load(domain);
-      authorize({ userId: upload.userId }, domain, site?.userId ?? null, 'deploy');
+      authorize({ userId: upload.userId }, domain, site, 'deploy');
       const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, upload.userId);
       await this.#state.claimUpload(domain, pack, [pack]);
       // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
@@ -191,8 +191,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Turns the incremental deploy `id` into a ready deployment, live unless `preview`; 409 while bytes are missing. */
   finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
-      const site = await this.#state.load(domain);
-      authorize({ userId }, domain, site?.userId ?? null, preview ? 'change' : 'deploy');
+      const site = await this.#state.permitted(domain, userId, preview ? 'change' : 'deploy');
       const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
@@ -204,17 +203,18 @@ export class SiteCoordinator extends DurableObject<Env> {
   deployManifest(commit: ManifestCommit): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
       const { domain, userId, upload } = commit;
-      const site = await this.#state.load(domain);
-      authorize({ userId }, domain, site?.userId ?? null, commit.preview ? 'change' : 'deploy');
+      const site = await this.#state.permitted(domain, userId, commit.preview ? 'change' : 'deploy');
       // A pack the Worker stored must still be there; one it hands over is written with the index.
       if (upload && !upload.bytes) await this.#state.claimUpload(domain, upload.pack, [upload.pack]);
       return commitManifest(this.#state, site, commit, [], upload ? [upload.pack] : []);
     });
   }
 
-  unpublish(domain: string, userId: string): Promise<Outcome<null>> {
+  /** Unpublishes the site: its owner's (unless it is suspended), or by an `operator` (scope `admin`), any site. */
+  unpublish(domain: string, userId: string, by: 'owner' | 'operator' = 'owner'): Promise<Outcome<null>> {
     return this.#change(async () => {
-      await this.#state.changeable(domain, userId);
+      if (by === 'operator') administer(domain, await this.#state.load(domain));
+      else await this.#state.changeable(domain, userId);
       const { DB } = this.env;
       const deploymentIds = (await deploymentsOf(DB, domain)).map((deployment) => deployment.id);
       const statements = [deleteSite(DB, domain), deleteDeploymentsOf(DB, domain), forgetBlobsOf(DB, domain), ...tickConfigurationsClock(DB, Date.now())];
@@ -227,6 +227,19 @@ export class SiteCoordinator extends DurableObject<Env> {
         ],
         unpublish: true,
       });
+      return null;
+    });
+  }
+
+  /** An operator suspends the site for `reason` (./suspension.ts). */
+  suspend(domain: string, reason: string): Promise<Outcome<{ suspension: Suspension; created: boolean }>> {
+    return this.#change(async () => suspend(this.#state, administer(domain, await this.#state.load(domain)), reason));
+  }
+
+  /** An operator lifts the site's suspension. */
+  resume(domain: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      await resume(this.#state, administer(domain, await this.#state.load(domain)));
       return null;
     });
   }

@@ -23,7 +23,9 @@ export type SiteEvent =
   | DeployResult
   | { type: 'site-delete'; domain: string }
   | { type: 'configuration-update'; domain: string; deploymentId: string }
-  | { type: 'files-update'; domain: string; path: string; change: 'added' | 'replaced' | 'deleted'; deploymentId: string };
+  | { type: 'files-update'; domain: string; path: string; change: 'added' | 'replaced' | 'deleted'; deploymentId: string }
+  | { type: 'site-suspend'; domain: string; reason: string }
+  | { type: 'site-resume'; domain: string };
 
 /** One piece of work. A notification carries the id of its change, so that one sent again is still logged once. */
 export type FollowUp =

@@ -9,6 +9,7 @@ import { Problem } from '../http/problem';
 import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
 import { type SiteRecord, getSite, tickConfigurationsClock } from '../storage/sites';
+import { checkClaim } from '../domains/claim';
 import { authorize } from './access';
 import { Commits } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployments';
@@ -60,9 +61,19 @@ export class SiteState {
 
   /** The site, when `userId` may change it. */
   async changeable(domain: string, userId: string): Promise<SiteRecord> {
+    return (await this.permitted(domain, userId, 'change'))!;
+  }
+
+  /**
+   * The site (null: none yet), when `userId` may do `action` on it. A deploy that claims the
+   * domain is checked here as it commits (src/domains/claim.ts): the Worker's check before the
+   * upload saw D1, and a site unpublished since would otherwise be claimed unchecked.
+   */
+  async permitted(domain: string, userId: string, action: 'deploy' | 'change'): Promise<SiteRecord | null> {
     const site = await this.load(domain);
-    authorize({ userId }, domain, site?.userId ?? null, 'change');
-    return site!;
+    authorize({ userId }, domain, site, action);
+    if (site === null && action === 'deploy') await checkClaim(this.env, domain, userId);
+    return site;
   }
 
   /**

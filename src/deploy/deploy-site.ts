@@ -1,6 +1,7 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { authorize } from '../coordinator/access';
+import { checkClaim } from '../domains/claim';
 import { siteCoordinator, uploadRecord } from '../coordinator/client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
@@ -25,7 +26,9 @@ export async function deploySite(env: Env, request: Request, domain: string, use
     throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
   // Checked again by the coordinator; refusing here spares the upload. A preview needs a site to preview.
-  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), preview ? 'change' : 'deploy');
+  const owner = await getSiteOwner(env.DB, domain);
+  authorize({ userId }, domain, owner, preview ? 'change' : 'deploy');
+  if (owner === null) await checkClaim(env, domain, userId);
 
   const deploymentId = newDeploymentId();
   const now = Date.now();

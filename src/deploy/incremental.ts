@@ -12,6 +12,7 @@ import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
 import { authorize } from '../coordinator/access';
+import { checkClaim } from '../domains/claim';
 import type { PackUpload } from '../coordinator/changes';
 import { siteCoordinator, uploadRecord } from '../coordinator/client';
 import { newDeploymentId } from '../coordinator/deployment-id';
@@ -121,6 +122,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
   const owner = await getSiteOwner(env.DB, domain);
   authorize({ userId }, domain, owner, 'deploy');
+  if (owner === null) await checkClaim(env, domain, userId);
   const limits = deployLimits(env);
   const id = newDeploymentId();
   const prepareManifest = (body: unknown) => {

@@ -24,6 +24,14 @@ export interface SettingVars {
   DEPLOYMENTS_KEPT?: unknown;
   DEPLOYMENTS_KEPT_DAYS?: unknown;
   PREVIEW_HOSTNAME?: unknown;
+  API_REQUESTS_PER_MINUTE?: unknown;
+  ANONYMOUS_REQUESTS_PER_MINUTE?: unknown;
+  DOMAIN_PROOF?: unknown;
+  DNS_RESOLVER_URL?: unknown;
+  SITES_PARENT_DOMAIN?: unknown;
+  /** Secrets: the key of proof values (src/domains/proof-record.ts), AUTH_SECRET standing in for it. */
+  DOMAIN_PROOF_SECRET?: unknown;
+  AUTH_SECRET?: unknown;
 }
 
 export interface Settings {
@@ -49,6 +57,22 @@ export interface Settings {
   deploymentsKeptDays: number;
   /** Every kept deployment is served at `<id>.<previewHostname>`. Lower case. */
   previewHostname: string;
+  /** The API's rate limits per minute: with a valid token per user, else per client address. */
+  apiRequestsPerMinute: number;
+  anonymousRequestsPerMinute: number;
+  /** Who may claim a domain (docs/design.md, "Domains"). */
+  domains: DomainSettings;
+}
+
+export interface DomainSettings {
+  /** `dns`: a domain is claimed only once its DNS shows the claimant's TXT record; `off`: the first deploy claims it. */
+  proof: 'dns' | 'off';
+  /** A DNS-over-HTTPS resolver's JSON API (`?name=…&type=TXT`, `accept: application/dns-json`). */
+  resolverUrl: string;
+  /** The service's own parent domain: `<name>.<parentDomain>` is first come, first served. Lower case; null for none. */
+  parentDomain: string | null;
+  /** The key of proof values: the secret DOMAIN_PROOF_SECRET, else AUTH_SECRET; null when neither is set (then DOMAIN_PROOF must be `off`). */
+  proofKey: string | null;
 }
 
 export interface EdgeSettings {
@@ -115,6 +139,22 @@ function hostname(vars: SettingVars, setting: keyof SettingVars): string {
   return name;
 }
 
+function domainSettings(vars: SettingVars): DomainSettings {
+  const proof = vars.DOMAIN_PROOF;
+  if (proof !== 'dns' && proof !== 'off') throw new InvalidSetting('DOMAIN_PROOF', proof, '"dns" or "off"');
+  const resolver = vars.DNS_RESOLVER_URL;
+  const resolverUrl = typeof resolver === 'string' && URL.canParse(resolver.trim()) ? new URL(resolver.trim()) : undefined;
+  if (!resolverUrl || !['https:', 'http:'].includes(resolverUrl.protocol)) {
+    throw new InvalidSetting('DNS_RESOLVER_URL', resolver, 'the http(s) URL of a DNS-over-HTTPS JSON API');
+  }
+  const proofKey = [vars.DOMAIN_PROOF_SECRET, vars.AUTH_SECRET].find((value): value is string => typeof value === 'string' && value !== '') ?? null;
+  if (proof === 'dns' && proofKey === null) {
+    throw new InvalidSetting('DOMAIN_PROOF_SECRET', vars.DOMAIN_PROOF_SECRET, 'a long random secret when DOMAIN_PROOF is "dns" (or AUTH_SECRET set)');
+  }
+  const parent = typeof vars.SITES_PARENT_DOMAIN === 'string' ? vars.SITES_PARENT_DOMAIN.trim() : vars.SITES_PARENT_DOMAIN;
+  return { proof, resolverUrl: resolverUrl.href, parentDomain: parent === '' ? null : hostname(vars, 'SITES_PARENT_DOMAIN'), proofKey };
+}
+
 export function parseSettings(vars: SettingVars): Settings {
   return {
     apiHostnames: hostnameList(vars, 'API_HOSTNAMES'),
@@ -129,6 +169,9 @@ export function parseSettings(vars: SettingVars): Settings {
     deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),
     deploymentsKeptDays: wholeNumber(vars, 'DEPLOYMENTS_KEPT_DAYS', 0),
     previewHostname: hostname(vars, 'PREVIEW_HOSTNAME'),
+    apiRequestsPerMinute: wholeNumber(vars, 'API_REQUESTS_PER_MINUTE', 1),
+    anonymousRequestsPerMinute: wholeNumber(vars, 'ANONYMOUS_REQUESTS_PER_MINUTE', 1),
+    domains: domainSettings(vars),
   };
 }
 
@@ -153,5 +196,32 @@ export function checkCertificateRetries(settings: Settings, queueMaxRetries: num
       settings.certJobMaxRetries,
       `equal to the certificate queue consumer's max_retries (${queueMaxRetries ?? 'not set'})`,
     );
+  }
+}
+
+/** The period of the API's rate limit bindings: their settings count requests per minute. */
+export const rateLimitPeriodSeconds = 60;
+
+/** A rate limit binding as wrangler.toml declares it. */
+export interface RateLimitBinding {
+  name: string;
+  simple: { limit: number; period: number };
+}
+
+/**
+ * Each rate limit binding must count per minute and allow what its setting says: the Worker
+ * names the setting and its value in a 429, and cannot read a binding's configuration.
+ */
+export function checkRateLimits(settings: Settings, bindings: readonly RateLimitBinding[]): void {
+  const expected = [
+    ['API_REQUESTS_PER_MINUTE', 'USER_RATE_LIMITER', settings.apiRequestsPerMinute],
+    ['ANONYMOUS_REQUESTS_PER_MINUTE', 'ADDRESS_RATE_LIMITER', settings.anonymousRequestsPerMinute],
+  ] as const;
+  for (const [setting, name, limit] of expected) {
+    const binding = bindings.find((candidate) => candidate.name === name);
+    if (binding?.simple.limit !== limit || binding.simple.period !== rateLimitPeriodSeconds) {
+      const found = binding ? `limit ${binding.simple.limit}, period ${binding.simple.period}` : 'missing';
+      throw new InvalidSetting(setting, limit, `the limit of the [[ratelimits]] binding ${name}, whose period is ${rateLimitPeriodSeconds} (found: ${found})`);
+    }
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { Env } from '../platform/env';
 import { defaultLocation, edgeKeys, liveRecordMaxAgeSeconds } from '../coordinator/edge-cache';
+import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
 import { getDeploymentById } from '../storage/deployments';
 import type { Deployment } from '../storage/sites';
@@ -23,6 +24,8 @@ export function previewIdOf(hostname: string, previewHostname: string): string |
 }
 
 interface PreviewRecord {
+  /** Its site's: whose live record says whether an operator suspended it. */
+  domain: string;
   /** Null for a deployment of host options alone. */
   deployment: Deployment | null;
   configuration: Record<string, unknown>;
@@ -31,7 +34,9 @@ interface PreviewRecord {
 export function servePreview(request: Request, url: URL, env: Env, ctx: ExecutionContext, id: string, location: Cache = defaultLocation()): Promise<Response> {
   const lookUp = async (): Promise<ServedDeployment | undefined> => {
     const record = await previewRecord(env, ctx, id, location);
-    return record && { deployment: record.deployment, host: hostOptionsOf(record.configuration) };
+    if (!record) return undefined;
+    const site = await liveSite(env, ctx, record.domain, location);
+    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: site?.suspension ?? null };
   };
   return answerWith(request, url, env, ctx, location, lookUp, () => noDeploymentHosted(id))
     .catch(serverError)
@@ -50,6 +55,7 @@ async function previewRecord(env: Env, ctx: ExecutionContext, id: string, locati
   if (!stored || stored.state !== 'ready') return undefined;
   const { indexKey } = stored;
   const record: PreviewRecord = {
+    domain: stored.domain,
     deployment:
       indexKey === null
         ? null

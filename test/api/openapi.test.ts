@@ -1,11 +1,13 @@
 import { type OutputUnit, Validator } from '@cfworker/json-schema';
+import { createExecutionContext, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import hostSchema from '../../schema/host.schema.json';
 import document from '../../schema/openapi.json';
 import { runCertificateJob } from '../../src/certificates/jobs';
+import worker from '../../src/index';
 import { ScriptedIssuer, acmeEnv, hostedSite, issuing, jobMessage, testCertificate } from '../certificates/support';
 import { Subscriber } from '../events/subscriber';
-import { authorized, call, deploy, deployForm, type TokenOptions } from '../support/client';
+import { authorized, authorizedWith, call, deploy, deployForm, type TokenOptions } from '../support/client';
 
 /**
  * Checks live responses against `schema/openapi.json`: every status an operation answers must
@@ -171,6 +173,9 @@ const endpointsBeyondSpec: Record<string, string> = {
   'POST /v2/sites/{domain}/deployments/{id}/activate': 'docs/design.md § Deployments',
   'PUT /v2/sites/{domain}/deployments/{id}/blobs': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
+  'PUT /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
+  'DELETE /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
+  'GET /v2/domains/{domain}/proof': 'docs/design.md § Domains',
 };
 
 function documentedEndpoints(): string[] {
@@ -409,12 +414,15 @@ describe('live responses match the document', () => {
       await request('PUT', `/v2/sites/${domain}/files/a.txt`, { body: 'a' }, owner, 201);
       await request('DELETE', `/v2/sites/${domain}/files/a.txt`, {}, owner, 200);
       await request('PUT', `/v2/sites/${domain}/configuration`, { body: '{"fallback":"/index.html"}', headers: { 'content-type': 'application/json' } }, owner, 200);
+      const reason = { body: '{"reason":"A test of the events"}', headers: { 'content-type': 'application/json' } };
+      await request('PUT', `/v2/sites/${domain}/suspension`, reason, { scope: 'admin' }, 201);
+      await request('DELETE', `/v2/sites/${domain}/suspension`, {}, { scope: 'admin' }, 200);
       await request('DELETE', `/v2/sites/${domain}`, {}, owner, 200);
       await issueCertificate('oa-events-issued.example');
       await failCertificate('oa-events-failed.example');
 
       const domains = [domain, 'oa-events-issued.example', 'oa-events-failed.example'];
-      const types = ['site-deploy', 'files-update', 'configuration-update', 'site-delete', 'certificate-issue', 'certificate-fail'];
+      const types = ['site-deploy', 'files-update', 'configuration-update', 'site-suspend', 'site-resume', 'site-delete', 'certificate-issue', 'certificate-fail'];
       await stream.until(() => types.every((type) => stream.of(domains).some((event) => event.event === type)));
       abort.abort();
       await stream.close();
@@ -483,6 +491,56 @@ describe('live responses match the document', () => {
     await request('PUT', `${site}/deployments/${id}/blobs`, { body: blobs }, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 404);
+  });
+
+  it('suspensions (docs/design.md § Operators): PUT 201, 200, 400, 401, 403, 404, 413, 415; DELETE 200, 403, 404; what the owner sees', async () => {
+    const admin: TokenOptions = { user: 'github|openapi-operator', scope: 'admin' };
+    const site = '/v2/sites/oa-suspended.example';
+    const reason = (text: unknown, type = 'application/json'): RequestInit => ({ body: JSON.stringify({ reason: text }), headers: { 'content-type': type } });
+    await deploy('oa-suspended.example', { 'index.html': 'x' }, undefined, owner);
+    await request('PUT', `${site}/suspension`, reason('Phishing reported'), admin, 201);
+    await request('PUT', `${site}/suspension`, reason('Phishing reported (case 12)'), admin, 200);
+    await request('PUT', `${site}/suspension`, reason(''), admin, 400);
+    await request('PUT', `${site}/suspension`, { body: '{"reason":"x","until":"never"}', headers: { 'content-type': 'application/json' } }, admin, 400);
+    await request('PUT', `${site}/suspension`, reason('x'.repeat(1001)), admin, 413);
+    await request('PUT', `${site}/suspension`, reason('x', 'text/plain'), admin, 415);
+    await request('PUT', `${site}/suspension`, reason('x'), owner, 403);
+    await request('PUT', '/v2/sites/oa-absent.example/suspension', reason('x'), admin, 404);
+    await expectConforms('PUT', `${site}/suspension`, await call(`${site}/suspension`, { method: 'PUT', ...reason('x') }), 401);
+    await request('GET', `${site}/info`, {}, owner, 200);
+    await request('PUT', `${site}/configuration`, { body: '{}', headers: { 'content-type': 'application/json' } }, owner, 403);
+    await request('DELETE', site, {}, owner, 403);
+    await request('DELETE', `${site}/suspension`, {}, owner, 403);
+    await request('DELETE', `${site}/suspension`, {}, admin, 200);
+    await request('DELETE', `${site}/suspension`, {}, admin, 404);
+    await request('DELETE', site, {}, admin, 200);
+  });
+
+  it('429 (docs/design.md § Rate limits): the documented answer, on any operation', async () => {
+    // TEST_RATE_LIMITER allows 3 requests a minute of the clock (vitest.config.ts): 7 reach a refusal, even across a minute's end.
+    const limited = { ...env, ADDRESS_RATE_LIMITER: env.TEST_RATE_LIMITER, ANONYMOUS_REQUESTS_PER_MINUTE: '3' };
+    const headers = { 'cf-connecting-ip': `2001:db8:${crypto.randomUUID().slice(0, 4)}::1` };
+    const send = () => worker.fetch(new Request('http://localhost/v2/openapi.json', { headers }) as Request<unknown, IncomingRequestCfProperties>, limited, createExecutionContext());
+    let response = await send();
+    for (let sent = 1; response.status !== 429 && sent < 7; sent++) {
+      await response.body?.cancel();
+      response = await send();
+    }
+    await expectConforms('GET', '/v2/openapi.json', response, 429);
+  });
+
+  it('GET /v2/domains/<domain>/proof (docs/design.md § Domains): 200, 400, 401, 403, 503; a deploy waiting on the DNS: 503', async () => {
+    await request('GET', '/v2/domains/oa-proof.example/proof', {}, owner, 200);
+    await request('GET', '/v2/domains/co.uk/proof', {}, owner, 400);
+    await request('GET', '/v2/domains/a..b/proof', {}, owner, 400);
+    await request('GET', '/v2/domains/oa-proof.example/proof', {}, { scope: 'global_read' }, 403);
+    await expectConforms('GET', '/v2/domains/oa-proof.example/proof', await call('/v2/domains/oa-proof.example/proof'), 401);
+    // DOMAIN_PROOF=dns with a resolver that does not answer (test/node/domain-proof.test.ts checks the 403 against a DNS server).
+    const dns = { DOMAIN_PROOF: 'dns', DNS_RESOLVER_URL: 'http://127.0.0.1:9/dns-query' };
+    await expectConforms('GET', '/v2/domains/oa-proof.example/proof', await authorizedWith(dns, '/v2/domains/oa-proof.example/proof', {}, owner), 503);
+    const deployed = await authorizedWith(dns, '/v2/sites/oa-proof.example', { method: 'PUT', body: deployForm({ 'index.html': 'x' }) }, owner);
+    await expectConforms('PUT', '/v2/sites/oa-proof.example', deployed, 503);
+    await request('PUT', '/v2/sites/github.io', { body: deployForm({ 'index.html': 'x' }) }, owner, 400);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {

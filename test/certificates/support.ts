@@ -23,6 +23,7 @@ export async function hostedSite(domain: string, userId = 'github|1'): Promise<v
     configurationModified: now,
     metadata: {},
     liveDeploymentId: null,
+    suspension: null,
     deployment: null,
   }).run();
 }

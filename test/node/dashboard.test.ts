@@ -286,6 +286,9 @@ describe('the dashboard', () => {
     // Events need global_read; a deploy-only token's page asks for the site's state now and then.
     const deployOnly = await token(service, 'github|dashboard', 'deploy');
     const watcher = await browser.context.newPage();
+    // The page's own clock, so its 10-second checks come when the test moves it, not after 10 s of waiting.
+    await watcher.clock.install();
+    const nextCheck = () => watcher.clock.fastForward(10_000);
     await watcher.goto(`${service.origin}/#/sites/${domain}`);
     await signIn(watcher, deployOnly);
     await expect.poll(() => watcher.locator('#events-state').textContent()).toMatch(/^Live events are not available: .* This page checks for changes every 10 seconds\.$/);
@@ -297,7 +300,8 @@ describe('the dashboard', () => {
     const listed = await fetch(`${service.origin}/v2/sites/${domain}/deployments`, { headers: { authorization: `Bearer ${deployOnly}` } });
     const [newest] = ((await listed.json()) as { deployments: { id: string }[] }).deployments;
     expect(newest!.id).not.toBe(shownBefore);
-    await expect.poll(() => firstRow.getAttribute('data-deployment'), { timeout: 25_000 }).toBe(newest!.id);
+    await nextCheck();
+    await expect.poll(() => firstRow.getAttribute('data-deployment')).toBe(newest!.id);
     expect(await firstRow.getAttribute('data-live')).toBe('true');
     expect(await watcher.locator('#deployments tr[data-live]').count()).toBe(1);
     expect((await setConfiguration({}, deployOnly)).status).toBe(200);
@@ -311,7 +315,8 @@ describe('the dashboard', () => {
     await watcher.goto(`${service.origin}/#/sites/${gone}`);
     await expect.poll(() => watcher.locator('#deployments tbody tr').count()).toBe(1);
     expect((await fetch(`${service.origin}/v2/sites/${gone}`, { method: 'DELETE', headers: authorization })).ok).toBe(true);
-    await expect.poll(() => watcher.locator('#events-state').textContent(), { timeout: 25_000 }).toMatch(/^This page no longer checks for changes: No site is hosted at gone\.example/);
+    await nextCheck();
+    await expect.poll(() => watcher.locator('#events-state').textContent()).toMatch(/^This page no longer checks for changes: No site is hosted at gone\.example/);
     expect(await watcher.getByRole('alert').first().textContent()).toContain('Site not found (404)');
     await expect.poll(() => watcher.locator('#deployments').textContent()).toContain('Site not found (404)');
     expect(await watcher.locator('#deployments tbody tr').count()).toBe(0);

@@ -52,7 +52,8 @@ function site(domain: string, path: string): Promise<SiteResponse> {
 }
 
 beforeAll(async () => {
-  service = await startService();
+  // As on a new machine: the script applies the D1 migrations first.
+  service = await startService({ state: 'empty' });
 }, 120_000);
 
 afterAll(async () => {

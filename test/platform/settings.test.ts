@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSetting, checkCertificateRetries, parseSettings } from '../../src/platform/settings';
+import { InvalidSetting, checkCertificateRetries, checkRateLimits, parseSettings } from '../../src/platform/settings';
 
 const valid = {
   API_HOSTNAMES: 'localhost, API.example.com',
@@ -16,6 +16,12 @@ const valid = {
   EDGE_PURGE: 'local',
   EDGE_CACHE_HOST: 'sitehost.cache',
   EDGE_LOCAL_CACHES: 'a, b',
+  API_REQUESTS_PER_MINUTE: '1200',
+  ANONYMOUS_REQUESTS_PER_MINUTE: '300',
+  DOMAIN_PROOF: 'dns',
+  DNS_RESOLVER_URL: 'https://cloudflare-dns.com/dns-query',
+  SITES_PARENT_DOMAIN: ' Sitehost.App ',
+  DOMAIN_PROOF_SECRET: 'proof-secret',
 };
 
 describe('settings', () => {
@@ -33,7 +39,17 @@ describe('settings', () => {
       deploymentsKeptDays: 30,
       previewHostname: 'preview.localhost',
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'] },
+      apiRequestsPerMinute: 1200,
+      anonymousRequestsPerMinute: 300,
+      domains: { proof: 'dns', resolverUrl: 'https://cloudflare-dns.com/dns-query', parentDomain: 'sitehost.app', proofKey: 'proof-secret' },
     });
+  });
+
+  it('keys proof values with DOMAIN_PROOF_SECRET, else AUTH_SECRET; no parent domain when SITES_PARENT_DOMAIN is empty', () => {
+    const { domains } = parseSettings({ ...valid, DOMAIN_PROOF_SECRET: undefined, AUTH_SECRET: 'auth-secret', SITES_PARENT_DOMAIN: '' });
+    expect(domains).toMatchObject({ proofKey: 'auth-secret', parentDomain: null });
+    // With DOMAIN_PROOF=off no proof is checked, and a service without either secret runs.
+    expect(parseSettings({ ...valid, DOMAIN_PROOF: 'off', DOMAIN_PROOF_SECRET: undefined }).domains.proofKey).toBeNull();
   });
 
   it.each([
@@ -53,6 +69,15 @@ describe('settings', () => {
     ['DEPLOYMENTS_KEPT_DAYS', 'a month'],
     ['PREVIEW_HOSTNAME', 'preview.localhost:8787'],
     ['PREVIEW_HOSTNAME', 'a.example, b.example'],
+    ['API_REQUESTS_PER_MINUTE', '0'],
+    ['ANONYMOUS_REQUESTS_PER_MINUTE', '5/s'],
+    ['DOMAIN_PROOF', 'on'],
+    ['DOMAIN_PROOF', undefined],
+    ['DNS_RESOLVER_URL', 'cloudflare-dns.com/dns-query'],
+    ['DNS_RESOLVER_URL', 'ftp://resolver.example/dns-query'],
+    ['SITES_PARENT_DOMAIN', 'sitehost.app/x'],
+    ['SITES_PARENT_DOMAIN', 'a.example, b.example'],
+    ['DOMAIN_PROOF_SECRET', ''],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);
@@ -64,6 +89,16 @@ describe('settings', () => {
     expect(() => checkCertificateRetries(settings, 5)).not.toThrow();
     expect(() => checkCertificateRetries(settings, 3)).toThrow(/CERT_JOB_MAX_RETRIES .* max_retries \(3\)/);
     expect(() => checkCertificateRetries(settings, undefined)).toThrow(/not set/);
+  });
+
+  it("requires each rate limit setting to equal its binding's limit, counted per minute", () => {
+    const settings = parseSettings(valid);
+    const user = { name: 'USER_RATE_LIMITER', simple: { limit: 1200, period: 60 } };
+    const address = { name: 'ADDRESS_RATE_LIMITER', simple: { limit: 300, period: 60 } };
+    expect(() => checkRateLimits(settings, [user, address])).not.toThrow();
+    expect(() => checkRateLimits(settings, [user, { ...address, simple: { limit: 100, period: 60 } }])).toThrow(/ANONYMOUS_REQUESTS_PER_MINUTE .* ADDRESS_RATE_LIMITER.*limit 100/);
+    expect(() => checkRateLimits(settings, [{ ...user, simple: { limit: 1200, period: 10 } }, address])).toThrow(/API_REQUESTS_PER_MINUTE .*period 10/);
+    expect(() => checkRateLimits(settings, [address])).toThrow(/USER_RATE_LIMITER.*missing/);
   });
 });
 

@@ -37,6 +37,19 @@ export async function authorized(pathOrUrl: string, init: RequestInit = {}, opti
   return call(pathOrUrl, { ...init, headers });
 }
 
+/**
+ * `authorized`, through the Worker's fetch handler with `vars` over the bound env: settings a
+ * test chooses. Durable Objects keep the bound env (test/support/deployments.ts swaps theirs).
+ */
+export async function authorizedWith(vars: Record<string, string>, pathOrUrl: string, init: RequestInit = {}, options: TokenOptions = {}): Promise<Response> {
+  const [{ createExecutionContext }, { default: worker }] = await Promise.all([import('cloudflare:test'), import('../../src/index')]);
+  const headers = new Headers(init.headers);
+  headers.set('authorization', `Bearer ${await token(options)}`);
+  const url = pathOrUrl.startsWith('http') ? pathOrUrl : `http://localhost${pathOrUrl}`;
+  const request = new Request(url, { ...init, headers }) as Request<unknown, IncomingRequestCfProperties>;
+  return worker.fetch(request, { ...env, ...vars }, createExecutionContext());
+}
+
 export type SiteFiles = Record<string, string | Uint8Array>;
 
 /** The multipart form a browser's directory upload sends. */

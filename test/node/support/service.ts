@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
+import { inject } from 'vitest';
 import { type TestProcess, startProcess, waitFor } from './processes';
 
 /** The real service under `wrangler dev` (through `npm start`'s script), with its own state and secret. */
@@ -24,6 +25,11 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Its port, for when something must know it before the service starts; a free one otherwise. */
   port?: number;
+  /**
+   * `migrated` (the default): a copy of the state test/node/support/migrated-state.ts made, so
+   * the script finds nothing to migrate; `empty`: nothing, as on a new machine.
+   */
+  state?: 'migrated' | 'empty';
 }
 
 export function freePort(): Promise<number> {
@@ -37,7 +43,8 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Runs `npm start`'s script on loopback with a temporary SITEHOST_PERSIST_DIR and a random
+ * Runs `npm start`'s script on loopback with a temporary SITEHOST_PERSIST_DIR (migrated unless
+ * `state: 'empty'`) and a random
  * AUTH_SECRET from the environment (so the repository's .wrangler/state and .dev.vars are left
  * alone), and a free inspector port (other services may run beside it), until it is ready.
  * A port found free may be taken by another process before the service binds it: the service
@@ -56,6 +63,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
 async function startServiceOnce(options: ServiceOptions): Promise<Service> {
   const persistDir = await mkdtemp(join(tmpdir(), 'sitehost-service-'));
+  if (options.state !== 'empty') await cp(inject('migratedState'), persistDir, { recursive: true });
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
   const secret = randomBytes(32).toString('base64url');

@@ -1,0 +1,55 @@
+// Applies the D1 migrations to a local database (wrangler d1 migrations apply --local), unless the
+// database already holds every migration of schema/migrations as they are now. The check is a
+// record the apply leaves beside the database: a restart of `npm start` with nothing new skips
+// starting a second wrangler and runtime only to learn that nothing is to be done.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const repo = new URL('..', import.meta.url).pathname;
+const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
+const migrations = join(repo, 'schema/migrations');
+
+/** Wrangler's own default for `--persist-to`. */
+export const defaultPersistDir = join(repo, '.wrangler/state');
+
+/** Every migration's name and content, hashed: what the database holds once they are applied. */
+function migrationsDigest() {
+  const hash = createHash('sha256');
+  for (const name of readdirSync(migrations).filter((file) => file.endsWith('.sql')).sort()) {
+    hash.update(name).update('\0').update(readFileSync(join(migrations, name))).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * The record lives in the local D1 folder itself, so deleting the local database (or the
+ * whole state folder) deletes the record with it.
+ */
+function recordPath(persistDir) {
+  return join(persistDir, 'v3/d1/sitehost-migrations.sha256');
+}
+
+function applied(persistDir, digest) {
+  try {
+    return readFileSync(recordPath(persistDir), 'utf8') === digest;
+  } catch {
+    return false;
+  }
+}
+
+/** Applies what is missing; answers false when wrangler failed (it printed why). */
+export function applyLocalMigrations(persistDir = defaultPersistDir, env = process.env) {
+  const digest = migrationsDigest();
+  if (applied(persistDir, digest)) return true;
+  const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistDir], {
+    cwd: repo,
+    env: { ...env, CI: 'true' },
+    stdio: 'inherit',
+  });
+  if (migrate.status !== 0) return false;
+  mkdirSync(join(persistDir, 'v3/d1'), { recursive: true });
+  writeFileSync(recordPath(persistDir), digest);
+  return true;
+}
