@@ -4,7 +4,7 @@
 // Runs the service's own rule matching (src/serving/host-options.ts, bundled with esbuild) in
 // this Node process, on the 4,096-byte path `/b/b/…/c` (the path that once made 10 rules of
 // 409 `{/a*}` take 9.5 s). Configurations:
-//   worst     for each of test/serving/rule-cost.test.ts's costly templates (within the
+//   worst     for each of test/serving/rule-cost.unit.test.ts's costly templates (within the
 //             limits), 200 templated redirect rules and 200 templated header rules of it;
 //   pre-limit the 10 rules of 409 `{/a*}` as a site saved before MAX_TEMPLATE_VARIABLES has them;
 //   plain     one redirect rule without variables (a key lookup).
