@@ -66,7 +66,8 @@ export class ExpressionReader {
       meter.steps += body.length;
       if (body.includes('/')) return undefined;
     }
-    // Finding the items reads the body once (a named item's name once more); a single value is a view of it.
+    // Finding the items, or a simple value's commas, reads the body once (a named item's name once
+    // more); an exploded list is only split when an expansion reads it.
     meter.steps += rule.named ? 2 * body.length : variables.length > 1 || !variables[0]!.explode ? body.length : 0;
     const values = rule.named ? this.#readNamed(body) : this.#readListed(body);
     if (!values) return undefined;
