@@ -4,7 +4,8 @@
 //   plan's 3 MB compressed limit.
 // - Checks [env.production] (scripts/production-config.ts): every var and binding of the top level
 //   repeated, a dead-letter queue for every queue, the settings as the Worker checks them.
-// - Lists the placeholders still to fill in (`<api-hostname>`); they do not fail the check.
+// - Lists the placeholders still to fill in (`<api-hostname>`, or the local all-zero database id);
+//   they do not fail the check: the repository ships them.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -39,9 +39,12 @@ function bindingNames(config: Config): Record<string, string[]> {
   };
 }
 
-/** Every string in `value` that holds a placeholder, by its path (`routes[0].pattern`). */
+/** The top level's database id: local D1 needs one, and this one names no database on Cloudflare. */
+const localDatabaseId = '00000000-0000-0000-0000-000000000000';
+
+/** Every string in `value` that holds a placeholder (or the local database id), by its path (`routes[0].pattern`). */
 function placeholdersIn(value: unknown, path = ''): string[] {
-  if (typeof value === 'string') return placeholder.test(value) ? [`${path} = ${JSON.stringify(value)}`] : [];
+  if (typeof value === 'string') return placeholder.test(value) || value === localDatabaseId ? [`${path} = ${JSON.stringify(value)}`] : [];
   if (Array.isArray(value)) return value.flatMap((item, index) => placeholdersIn(item, `${path}[${index}]`));
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => placeholdersIn(item, path ? `${path}.${key}` : key));
   return [];

@@ -33,6 +33,11 @@ describe("wrangler.toml's production environment", () => {
     );
   });
 
+  it("lists the top level's all-zero database id left in production", () => {
+    const copied = withProduction((production) => (production.d1_databases[0]!.database_id = shipped.local.d1_databases[0]!.database_id));
+    expect(checkProduction(copied).placeholders).toContain('d1_databases[0].database_id = "00000000-0000-0000-0000-000000000000"');
+  });
+
   it('has a Worker that refuses to serve while any of its vars holds a placeholder, naming it', () => {
     const vars = shipped.production.vars as Record<string, string>;
     const filledIn = Object.fromEntries(Object.entries(vars).map(([name, value]) => [name, value.replaceAll(/[<>]/g, '')]));
