@@ -47,7 +47,8 @@ export default defineConfig(async () => {
             include: ['test/**/*.test.ts'],
             exclude: ['test/node/**', 'test/**/*.unit.test.ts'],
             globalSetup: ['./test/support/build-dashboard.mjs'],
-            setupFiles: ['./test/support/apply-migrations.ts'],
+            // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json.
+            setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts'],
             testTimeout: 60_000,
             // test/fuzz/settings.ts: `npm run fuzz` sets these; `npm test` leaves them empty (fixed seed, short run).
             provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },

@@ -9,6 +9,7 @@ import { InvalidSetting, type Settings, settingsOf } from './platform/settings';
 import { previewIdOf, servePreview } from './serving/preview';
 import { serveSite } from './serving/serve';
 import { siteDomainOf } from './common/site-url';
+import { forgetOldDeadLetters } from './storage/dead-letters';
 
 export { SiteCoordinator } from './coordinator/coordinator';
 export { EventLog } from './events/event-log';
@@ -34,7 +35,9 @@ export default {
   },
   queue: consumeQueue,
   async scheduled(controller, env) {
-    await queueCertificateRenewals(controller, env);
+    // Both run to the end whatever the other does; a failure still fails the run (and is logged by the runtime).
+    const runs = await Promise.allSettled([queueCertificateRenewals(controller, env), forgetOldDeadLetters(env.DB, controller.scheduledTime)]);
+    for (const run of runs) if (run.status === 'rejected') throw run.reason;
   },
 } satisfies ExportedHandler<Env>;
 

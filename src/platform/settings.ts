@@ -173,6 +173,7 @@ function domainSettings(vars: SettingVars): DomainSettings {
 }
 
 export function parseSettings(vars: SettingVars): Settings {
+  refuseDeploymentMistakes(vars);
   return {
     apiHostnames: hostnameList(vars, 'API_HOSTNAMES'),
     maxFiles: wholeNumber(vars, 'MAX_FILES', 1),
@@ -246,5 +247,44 @@ export function checkRateLimits(settings: Settings, bindings: readonly RateLimit
       const found = binding ? `limit ${binding.simple.limit}, period ${binding.simple.period}` : 'missing';
       throw new InvalidSetting(setting, limit, `the limit of the [[ratelimits]] binding ${name}, whose period is ${rateLimitPeriodSeconds} (found: ${found})`);
     }
+  }
+}
+
+/**
+ * wrangler.toml's placeholder convention: a value in angle brackets (`<api-hostname>`) is the
+ * operator's to fill in. No real value of a setting holds `<` or `>` (hostnames, zone ids), so
+ * any such text is refused rather than read as a name that resolves nowhere.
+ */
+export const placeholder = /<[^<>]*>/;
+
+/** The settings [env.production] ships as placeholders; `npm run deploy:check` finds the others (route patterns, database ids). */
+const placeholderSettings = ['API_HOSTNAMES', 'PREVIEW_HOSTNAME', 'EDGE_CACHE_HOST', 'CLOUDFLARE_ZONE_ID'] as const satisfies readonly (keyof SettingVars)[];
+
+/** A hostname only this machine reaches: `localhost` and `*.localhost` (RFC 6761), 127.0.0.0/8 and [::1]. */
+function isLoopback(name: string): boolean {
+  const { hostname } = new URL(`http://${name}/`);
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/**
+ * Mistakes of a whole configuration rather than of one value: a placeholder left in, and
+ * `EDGE_PURGE=local` on a public service, where a change would be purged from this machine's
+ * caches only and every other location would serve the replaced site for the record's max-age.
+ */
+function refuseDeploymentMistakes(vars: SettingVars): void {
+  for (const setting of placeholderSettings) {
+    const value = vars[setting];
+    if (typeof value === 'string' && placeholder.test(value)) {
+      throw new InvalidSetting(setting, value, "your own value in place of wrangler.toml's placeholder in angle brackets (docs/operating.md)");
+    }
+  }
+  if (vars.EDGE_PURGE !== 'local') return;
+  const publicName = hostnameList(vars, 'API_HOSTNAMES').find((name) => !isLoopback(name));
+  if (publicName !== undefined) {
+    throw new InvalidSetting(
+      'EDGE_PURGE',
+      vars.EDGE_PURGE,
+      `"cloudflare" when API_HOSTNAMES has a public hostname (${publicName}): "local" purges only this machine's caches`,
+    );
   }
 }

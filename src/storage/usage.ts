@@ -1,5 +1,5 @@
 /**
- * D1 access to what each user uses against the quotas (schema/migrations/0008_quotas.sql): the
+ * D1 access to what each user uses against the quotas (schema/migrations/0009_quotas.sql): the
  * ledger of stored objects, the reservations coordinators hold until their commit, and the log of
  * deploys begun. Times are D1's own clock, so that the Worker and every coordinator agree on them.
  *

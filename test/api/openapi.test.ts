@@ -7,6 +7,7 @@ import { runCertificateJob } from '../../src/certificates/jobs';
 import worker from '../../src/index';
 import { ScriptedIssuer, acmeEnv, hostedSite, issuing, jobMessage, testCertificate } from '../certificates/support';
 import { Subscriber } from '../events/subscriber';
+import { type Method, type Reference, type ResponseObject, methods, openapi, templateOf, templatesMatching } from '../support/openapi-document';
 import { authorized, authorizedWith, call, deploy, deployForm, type TokenOptions } from '../support/client';
 
 /**
@@ -15,26 +16,6 @@ import { authorized, authorizedWith, call, deploy, deployForm, type TokenOptions
  * the documented schema (OpenAPI 3.1 schemas are JSON Schema 2020-12).
  */
 
-type Method = 'get' | 'put' | 'patch' | 'post' | 'delete';
-const methods: Method[] = ['get', 'put', 'patch', 'post', 'delete'];
-
-interface Reference {
-  $ref?: string;
-}
-interface HeaderObject extends Reference {
-  required?: boolean;
-}
-interface ResponseObject extends Reference {
-  headers?: Record<string, HeaderObject>;
-  content?: Record<string, { schema?: unknown }>;
-}
-interface Operation {
-  security?: Record<string, string[]>[];
-  responses: Record<string, ResponseObject>;
-}
-type PathItem = Partial<Record<Method, Operation>>;
-
-const openapi = document as unknown as { paths: Record<string, PathItem> };
 /** The base URI the document's `$ref`s resolve against while validating. */
 const documentUri = 'https://sitehost.invalid/v2/openapi.json';
 
@@ -63,28 +44,6 @@ function validatorAt(pointer: string[]): Validator {
   const validator = new Validator({ $ref: `${documentUri}${fragmentOf(pointer)}` }, '2020-12', false);
   validator.addSchema(document as object, documentUri);
   return validator;
-}
-
-const literalLength = (template: string) => template.replace(/\{[^}]+\}/g, '').length;
-/** `{file}` and `{directory}` are paths sent with their slashes (see their descriptions); other parameters are one segment. */
-const multiSegment = new Set(['{file}', '{directory}']);
-
-/** The documented path templates a request path matches, the most specific first. */
-function templatesMatching(pathname: string): string[] {
-  return Object.keys(openapi.paths)
-    .filter((template) => {
-      const pattern = template
-        .split(/(\{[^}]+\})/)
-        .map((part) => (multiSegment.has(part) ? '.+' : part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-      return new RegExp(`^${pattern.join('')}$`).test(pathname);
-    })
-    .sort((a, b) => literalLength(b) - literalLength(a));
-}
-
-/** The documented path template a request falls under: the most specific one with the method, else the most specific. */
-function templateOf(method: Method, pathname: string): string | undefined {
-  const matching = templatesMatching(pathname);
-  return matching.find((template) => openapi.paths[template]![method]) ?? matching[0];
 }
 
 function describeErrors(errors: OutputUnit[]): string {
@@ -194,9 +153,17 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(document)).not.toMatch(/"501"|not implemented|NotImplemented/i);
   });
 
-  it('embeds schema/host.schema.json unchanged as the host options', () => {
-    const embedded = nodeAt(['components', 'schemas', 'HostOptions']);
-    expect(embedded, 'copy schema/host.schema.json into components.schemas.HostOptions').toEqual(hostSchema);
+  it('embeds schema/host.schema.json as the host options, its references pointing into the document', () => {
+    const embedded = nodeAt(['components', 'schemas', 'HostOptions']) as Record<string, unknown>;
+    const prefix = '#/components/schemas/HostOptions/';
+    // Undone: the embedding drops the host schema's `$id` and resolves its `#/…` references in the document.
+    const standalone = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(standalone);
+      if (!node || typeof node !== 'object') return node;
+      return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' ? value.replace(prefix, '#/') : standalone(value)]));
+    };
+    expect(embedded.$id, 'no $id: a tool would resolve the references against it').toBeUndefined();
+    expect({ ...(standalone(embedded) as object), $id: hostSchema.$id }, 'run `node scripts/openapi-host-options.mjs`').toEqual(hostSchema);
   });
 
   it('resolves every $ref', () => {
@@ -211,11 +178,8 @@ describe('the OpenAPI document', () => {
       }
     };
     collect(document);
-    for (const ref of refs) {
-      // `#/$defs/…` are the embedded host schema's own references (it has its own $id).
-      const target = ref.startsWith('#/$defs/') ? ['components', 'schemas', 'HostOptions', ...pointerOf(ref)] : pointerOf(ref);
-      expect(nodeAt(target), ref).toBeDefined();
-    }
+    // Every reference is a JSON Pointer into this document, as OpenAPI tools resolve it (no schema has an $id of its own).
+    for (const ref of refs) expect(nodeAt(pointerOf(ref)), ref).toBeDefined();
   });
 
   it('lists 401 and 403 for every operation that needs a token', () => {
@@ -477,6 +441,7 @@ describe('live responses match the document', () => {
     await request('GET', `${site}/deployments/aaaaaaaaaaaaaaaaaaaa`, {}, owner, 404);
     await request('GET', `${site}/deployments`, {}, other, 403);
     await request('PUT', `${site}?preview=true`, { body: deployForm({ 'index.html': 'two' }) }, owner, 200);
+    await request('PUT', '/v2/sites/oa-no-site.example?preview=true', { body: deployForm({ 'index.html': 'x' }) }, owner, 404);
     await request('POST', `${site}/deployments/${first.deploymentId}/activate`, {}, owner, 200);
     await request('POST', `${site}/deployments/${first.deploymentId}/activate`, {}, other, 403);
     const hex = (text: string) => crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)).then((digest) => [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join(''));
@@ -485,6 +450,7 @@ describe('live responses match the document', () => {
     const { id } = (await begun.clone().json()) as { id: string };
     await expectConforms('POST', `${site}/deployments`, begun, 201);
     await request('POST', `${site}/deployments`, { ...manifest, body: '{"files": 1}' }, owner, 400);
+    await request('POST', '/v2/sites/oa-no-site.example/deployments', { ...manifest, body: JSON.stringify({ files: {}, finalize: 'preview' }) }, owner, 404);
     await request('POST', `${site}/deployments`, { ...manifest, headers: { 'content-type': 'text/plain' } }, owner, 415);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 409);
     const blobs = new FormData();

@@ -14,10 +14,14 @@ function startWith(...vars: string[]) {
 }
 
 describe('npm start', () => {
-  it('refuses a bad setting before starting, naming it', () => {
-    const started = startWith('MAX_FILES:20k');
+  it.each([
+    [['MAX_FILES:20k'], 'The setting MAX_FILES is "20k"; it must be a whole number'],
+    [['API_HOSTNAMES:api.example.com'], 'The setting EDGE_PURGE is "local"; it must be "cloudflare" when API_HOSTNAMES has a public hostname (api.example.com)'],
+    [['EDGE_PURGE:cloudflare', 'CLOUDFLARE_ZONE_ID:<zone-id>'], 'The setting CLOUDFLARE_ZONE_ID is "<zone-id>"; it must be your own value in place of'],
+  ])('refuses a bad setting before starting, naming it: %j', (vars, message) => {
+    const started = startWith(...vars);
     expect(started.status).toBe(1);
-    expect(started.stderr).toContain('The setting MAX_FILES is "20k"; it must be a whole number');
+    expect(started.stderr).toContain(`npm start: ${message}`);
   });
 
   it("refuses a rate limit setting that is not its binding's limit", () => {

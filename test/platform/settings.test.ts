@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidSetting, checkCertificateRetries, checkRateLimits, parseSettings } from '../../src/platform/settings';
 
 const valid = {
-  API_HOSTNAMES: 'localhost, API.example.com',
+  API_HOSTNAMES: 'localhost, API.sitehost.localhost',
   MAX_FILES: '20000',
   MAX_TOTAL_BYTES: '104857600',
   MAX_FILE_BYTES: '26214400',
@@ -31,7 +31,7 @@ const valid = {
 describe('settings', () => {
   it('parses every var once into typed values', () => {
     expect(parseSettings(valid)).toEqual({
-      apiHostnames: ['localhost', 'api.example.com'],
+      apiHostnames: ['localhost', 'api.sitehost.localhost'],
       maxFiles: 20000,
       maxTotalBytes: 104857600,
       maxFileBytes: 26214400,
@@ -94,6 +94,35 @@ describe('settings', () => {
     expect(attempt).toThrow(`The setting ${setting} is`);
   });
 
+  it.each([
+    ['API_HOSTNAMES', '<api-hostname>'],
+    ['API_HOSTNAMES', 'localhost, <api-hostname>'],
+    ['PREVIEW_HOSTNAME', '<preview-hostname>'],
+    ['EDGE_CACHE_HOST', 'cache.<zone-name>'],
+    ['CLOUDFLARE_ZONE_ID', '<zone-id>'],
+  ])("refuses %s = %j: wrangler.toml's placeholder left in", (setting, value) => {
+    const attempt = () => parseSettings({ ...valid, [setting]: value });
+    expect(attempt).toThrow(InvalidSetting);
+    expect(attempt).toThrow(`The setting ${setting} is ${JSON.stringify(value)}; it must be your own value in place of wrangler.toml's placeholder`);
+  });
+
+  it.each(['api.example.com', 'localhost, api.example.com', '127.example.com', '10.0.0.5', '[2001:db8::1]', 'localhost.example'])(
+    'refuses EDGE_PURGE=local with API_HOSTNAMES = %j: a public service must purge every location',
+    (names) => {
+      const attempt = () => parseSettings({ ...valid, API_HOSTNAMES: names, EDGE_PURGE: 'local' });
+      expect(attempt).toThrow(InvalidSetting);
+      expect(attempt).toThrow(/^The setting EDGE_PURGE is "local"; it must be "cloudflare" when API_HOSTNAMES has a public hostname \(/);
+      expect(() => parseSettings({ ...valid, API_HOSTNAMES: names, EDGE_PURGE: 'cloudflare', CLOUDFLARE_ZONE_ID: 'zone-1' })).not.toThrow();
+    },
+  );
+
+  it.each(['localhost', 'LOCALHOST', 'sitehost.localhost', '127.0.0.1', '127.1.2.3', '127.1', '[::1]', 'localhost, 127.0.0.1, [::1]'])(
+    'accepts EDGE_PURGE=local with API_HOSTNAMES = %j: only this machine reaches it',
+    (names) => {
+      expect(parseSettings({ ...valid, API_HOSTNAMES: names, EDGE_PURGE: 'local' }).edge.purge).toBe('local');
+    },
+  );
+
   it("requires CERT_JOB_MAX_RETRIES to equal the certificate queue's max_retries", () => {
     const settings = parseSettings(valid);
     expect(() => checkCertificateRetries(settings, 5)).not.toThrow();
@@ -124,5 +153,21 @@ describe('a bad setting in a running Worker', () => {
     expect(response.status).toBe(500);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
     expect(await response.json()).toMatchObject({ status: 500, setting: 'MAX_TOTAL_BYTES', detail: expect.stringContaining('MAX_TOTAL_BYTES') });
+  });
+
+  it.each([
+    ['EDGE_PURGE', { API_HOSTNAMES: 'api.example.com', EDGE_PURGE: 'local' }, 'api.example.com'],
+    ['PREVIEW_HOSTNAME', { PREVIEW_HOSTNAME: '<preview-hostname>' }, 'localhost'],
+  ])('answers a 500 naming %s for a configuration that cannot go public, on every host', async (setting, vars, host) => {
+    const { env, createExecutionContext } = await import('cloudflare:test');
+    const { default: worker } = await import('../../src/index');
+    const response = await worker.fetch(
+      new Request(`http://${host}/v2/sites`) as Request<unknown, IncomingRequestCfProperties>,
+      { ...env, ...vars },
+      createExecutionContext(),
+    );
+    expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 500, setting, detail: expect.stringContaining(`The setting ${setting} is`) });
   });
 });

@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
 import { env, exports } from 'cloudflare:workers';
+import { recordAnswer } from './documented-answers';
 
 /** The AUTH_SECRET vitest.config.ts binds for the Worker under test. */
 const testSecret = env.AUTH_SECRET!;
@@ -25,10 +26,13 @@ export async function token(options: TokenOptions = {}): Promise<string> {
     .sign(new TextEncoder().encode(options.secret ?? testSecret));
 }
 
-/** Sends a request to the Worker under test, as the API host unless the URL says otherwise. */
-export function call(pathOrUrl: string, init: RequestInit = {}): Promise<Response> {
+/** Sends a request to the Worker under test, as the API host unless the URL says otherwise; its answer is checked against the document (documented-answers.ts). */
+export async function call(pathOrUrl: string, init: RequestInit = {}): Promise<Response> {
   const url = pathOrUrl.startsWith('http') ? pathOrUrl : `http://localhost${pathOrUrl}`;
-  return (exports as unknown as { default: Fetcher }).default.fetch(new Request(url, init));
+  const request = new Request(url, init);
+  const response = await (exports as unknown as { default: Fetcher }).default.fetch(request);
+  recordAnswer(request, response);
+  return response;
 }
 
 export async function authorized(pathOrUrl: string, init: RequestInit = {}, options: TokenOptions = {}) {

@@ -4,8 +4,10 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { SignJWT } from 'jose';
 import { inject } from 'vitest';
+import { undocumentedAnswer } from '../../support/openapi-document';
 import { type TestProcess, startProcess, waitFor } from './processes';
 
 /** The real service under `wrangler dev` (through `npm start`'s script), with its own state and secret. */
@@ -16,6 +18,8 @@ export interface Service extends TestProcess {
   secret: string;
   /** Its local state (`--persist-to`), deleted by stop(). */
   persistDir: string;
+  /** Stops it, and then fails if it answered the API with a status schema/openapi.json does not list (undocumentedAnswers). */
+  stop(): Promise<void>;
 }
 
 export interface ServiceOptions {
@@ -83,6 +87,8 @@ async function startServiceOnce(options: ServiceOptions): Promise<Service> {
     async stop() {
       await server.stop();
       await rm(persistDir, { recursive: true, force: true });
+      const undocumented = undocumentedAnswers(server.output());
+      if (undocumented.length > 0) throw new Error(`The API answered statuses schema/openapi.json does not list:\n${undocumented.join('\n')}`);
     },
   };
   try {
@@ -92,6 +98,17 @@ async function startServiceOnce(options: ServiceOptions): Promise<Service> {
     throw error;
   }
   return service;
+}
+
+/**
+ * Every API answer wrangler dev logged (`[wrangler:info] PUT /v2/sites/a.example 200 OK (12ms)`) for
+ * a documented operation whose status schema/openapi.json does not list for it. The line has no
+ * Host: /v1/ and /v2/ paths are taken as the API's, which no black-box test asks a hosted site for.
+ */
+export function undocumentedAnswers(output: string): string[] {
+  const answers = stripVTControlCharacters(output).matchAll(/^\[wrangler:info\] ([A-Z]+) (\/v[12]\/[^\s?]*)\S* (\d{3}) /gm);
+  const undocumented = [...answers].map(([, method, path, status]) => undocumentedAnswer(method!, path!, Number(status)));
+  return [...new Set(undocumented.filter((answer) => answer !== undefined))];
 }
 
 /** A self-issued token, as `npm run token` signs it. */
