@@ -5,6 +5,7 @@ import type { Env } from './platform/env';
 import { Problem } from './http/problem';
 import { log } from './platform/log';
 import { consumeQueue } from './queues';
+import { sweepOrphanedObjects } from './coordinator/orphan-sweeps';
 import { InvalidSetting, type Settings, settingsOf } from './platform/settings';
 import { previewIdOf, servePreview } from './serving/preview';
 import { serveSite } from './serving/serve';
@@ -33,8 +34,10 @@ export default {
     return answerAcmeChallenge(request, url, env, domain) ?? serveSite(request, url, env, ctx, domain);
   },
   queue: consumeQueue,
+  /** Daily: certificate renewals, and the sweep of objects deploys cut before their commit left. Each runs whether or not the other fails. */
   async scheduled(controller, env) {
-    await queueCertificateRenewals(controller, env);
+    const outcomes = await Promise.allSettled([queueCertificateRenewals(controller, env), sweepOrphanedObjects(controller, env)]);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   },
 } satisfies ExportedHandler<Env>;
 
