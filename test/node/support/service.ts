@@ -13,7 +13,7 @@ export interface Service extends TestProcess {
   port: number;
   /** Its AUTH_SECRET, which signs self-issued tokens. */
   secret: string;
-  /** Its local state (`--persist-to`), deleted by stop(). */
+  /** Its local state (`--persist-to`), deleted by stop() unless it was given. */
   persistDir: string;
 }
 
@@ -24,6 +24,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Its port, for when something must know it before the service starts; a free one otherwise. */
   port?: number;
+  /** Local state to start on (a service run on it before, say), left in place by stop(); a new temporary one otherwise. */
+  persistDir?: string;
 }
 
 export function freePort(): Promise<number> {
@@ -55,7 +57,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 }
 
 async function startServiceOnce(options: ServiceOptions): Promise<Service> {
-  const persistDir = await mkdtemp(join(tmpdir(), 'sitehost-service-'));
+  const persistDir = options.persistDir ?? (await mkdtemp(join(tmpdir(), 'sitehost-service-')));
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
   const secret = randomBytes(32).toString('base64url');
@@ -74,7 +76,7 @@ async function startServiceOnce(options: ServiceOptions): Promise<Service> {
     persistDir,
     async stop() {
       await server.stop();
-      await rm(persistDir, { recursive: true, force: true });
+      if (options.persistDir === undefined) await rm(persistDir, { recursive: true, force: true });
     },
   };
   try {
@@ -111,6 +113,8 @@ export function getFromSite(service: Service, domain: string, path: string): Pro
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
         response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        // A connection cut mid-body (a service that was killed, say).
+        response.on('error', reject);
       },
     );
     outgoing.on('error', reject);
