@@ -144,6 +144,11 @@ export class FollowUps {
     }
   }
 
+  /** Objects a follow-up deletes later (a collected deployment's, kept for reads in flight until then): no one else deletes them sooner. */
+  scheduledDeletions(): string[] {
+    return [...this.storage.kv.list<FollowUp>({ prefix: followUpPrefix })].flatMap(([, work]) => (work.kind === 'delete-objects' ? work.objects : []));
+  }
+
   /** When the next work is due: now for a pending change, else the first follow-up's time. */
   nextDue(): number | undefined {
     if (this.pending()) return Date.now();

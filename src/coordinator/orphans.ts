@@ -4,7 +4,8 @@
  * prefix with nothing naming them (a Worker's failed clean-up does too). The sweep deletes every
  * object there that nothing holds — no deployment in D1 (uploading ones included), no unfinished
  * upload recorded with the coordinator (./uploads.ts), no incremental deploy about to store its
- * manifest (./incremental-deadlines.ts) — once it is older than `ORPHAN_SWEEP_GRACE_SECONDS`:
+ * manifest (./incremental-deadlines.ts), no follow-up that deletes it once reads in flight are
+ * done (./follow-ups.ts) — once it is older than `ORPHAN_SWEEP_GRACE_SECONDS`:
  * a deploy under way is held by nothing until its commit, and the grace spares it. It runs in the
  * coordinator, under its lock, so no change commits while it reads what is held; the daily cron
  * picks the domains (./orphan-sweeps.ts).
@@ -30,6 +31,7 @@ export async function sweepOrphans(env: Env, domain: string, commits: Commits): 
   const held = new Set([
     ...(await deploymentsOf(env.DB, domain)).flatMap(objectsOf),
     ...commits.uploads.keys(),
+    ...commits.scheduledDeletions(),
     ...commits.deadlines.deploymentIds().map((id) => keys.manifest(domain, id)),
   ]);
   const orphans = old.filter((key) => !held.has(key));

@@ -1,4 +1,4 @@
-import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
@@ -86,6 +86,20 @@ describe('the daily sweep of objects nothing holds', () => {
     const uploading = (await deploymentsOf(env.DB, domain)).find((deployment) => deployment.id === pending.id)!;
     expect(held).toEqual(expect.arrayContaining([uploading.manifestKey!, ...uploading.packs, recorded, recordedManifest, ...(await liveKeys(domain))]));
     expect(await liveFiles(domain)).toEqual({ 'index.html': 'live' });
+  });
+
+  it('leaves a collected deployment\'s objects to their deletion after the grace for reads in flight', async () => {
+    const domain = 'sweep-retired.example';
+    expect((await deploy(domain, { 'index.html': 'one' })).status).toBe(200);
+    const retired = await liveKeys(domain);
+    // Tests keep one deployment: the first falls out of the window, its objects deleted a second later.
+    expect((await deploy(domain, { 'index.html': 'two' })).status).toBe(200);
+    const live = await liveKeys(domain);
+    await runDailyCron(clockAhead(graceMs + 1000));
+    expect(await storedKeys(domain)).toEqual([...retired, ...live].sort());
+    // Their own follow-up deletes them.
+    expect(await runDurableObjectAlarm(coordinatorOf(domain))).toBe(true);
+    expect(await storedKeys(domain)).toEqual(live);
   });
 
   it("deletes a domain's objects when its first deploy was cut: a domain with no site", async () => {
