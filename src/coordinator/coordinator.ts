@@ -24,6 +24,7 @@ import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
+import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, SiteState } from './site-state';
 import { resume, suspend } from './suspension';
@@ -317,6 +318,18 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => {
       await deleteFile(this.#state, await this.#state.changeable(domain, userId), userId, path);
       return null;
+    });
+  }
+
+  /**
+   * Deletes what nothing holds under the site's prefix once it is past the grace: what a deploy cut
+   * before its commit left (./orphans.ts). The daily cron asks (./orphan-sweeps.ts). Queued behind
+   * changes, after any left unsettled: no change commits while it reads what is held.
+   */
+  sweepOrphans(domain: string): Promise<string[]> {
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      return sweepOrphans(this.env, domain, this.#state.commits);
     });
   }
 

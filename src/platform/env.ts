@@ -51,6 +51,8 @@ export interface Env {
   CLOUDFLARE_API_TOKEN?: string;
   /** Seconds a collected deployment's objects are kept for reads in flight. */
   RETIRED_DEPLOYMENT_GRACE_SECONDS: string;
+  /** Seconds an object that nothing holds (a deploy cut before its commit left it) is spared by the daily sweep. */
+  ORPHAN_SWEEP_GRACE_SECONDS: string;
   /** A site keeps its newest DEPLOYMENTS_KEPT deployments and any younger than DEPLOYMENTS_KEPT_DAYS. */
   DEPLOYMENTS_KEPT: string;
   DEPLOYMENTS_KEPT_DAYS: string;

@@ -16,6 +16,7 @@ export interface SettingVars {
   CERT_RETRY_BASE_SECONDS?: unknown;
   CERT_JOB_MAX_RETRIES?: unknown;
   RETIRED_DEPLOYMENT_GRACE_SECONDS?: unknown;
+  ORPHAN_SWEEP_GRACE_SECONDS?: unknown;
   EVENTS_RETENTION_DAYS?: unknown;
   EDGE_PURGE?: unknown;
   EDGE_CACHE_HOST?: unknown;
@@ -51,6 +52,8 @@ export interface Settings {
   certJobMaxRetries: number;
   /** How long a replaced deployment's objects stay for reads in flight. */
   retiredDeploymentGraceSeconds: number;
+  /** How old an object no deployment or unfinished upload holds must be before a sweep deletes it: older than any deploy in flight. */
+  orphanSweepGraceSeconds: number;
   /** Days of event history kept for replay. */
   eventsRetentionDays: number;
   /** How a change reaches every location's cache (docs/serving.md). */
@@ -182,6 +185,7 @@ export function parseSettings(vars: SettingVars): Settings {
     certRetryBaseSeconds: wholeNumber(vars, 'CERT_RETRY_BASE_SECONDS', 1),
     certJobMaxRetries: wholeNumber(vars, 'CERT_JOB_MAX_RETRIES', 0),
     retiredDeploymentGraceSeconds: wholeNumber(vars, 'RETIRED_DEPLOYMENT_GRACE_SECONDS', 0),
+    orphanSweepGraceSeconds: wholeNumber(vars, 'ORPHAN_SWEEP_GRACE_SECONDS', 0),
     eventsRetentionDays: wholeNumber(vars, 'EVENTS_RETENTION_DAYS', 1),
     edge: edgeSettings(vars),
     deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),

@@ -16,7 +16,7 @@ export interface Service extends TestProcess {
   port: number;
   /** Its AUTH_SECRET, which signs self-issued tokens. */
   secret: string;
-  /** Its local state (`--persist-to`), deleted by stop(). */
+  /** Its local state (`--persist-to`), deleted by stop() unless it was given. */
   persistDir: string;
   /** Stops it, and then fails if it answered the API with a status schema/openapi.json does not list (undocumentedAnswers). */
   stop(): Promise<void>;
@@ -34,6 +34,8 @@ export interface ServiceOptions {
    * the script finds nothing to migrate; `empty`: nothing, as on a new machine.
    */
   state?: 'migrated' | 'empty';
+  /** Local state to start on (a service run on it before, say), left in place by stop(); a new temporary one otherwise. */
+  persistDir?: string;
 }
 
 export function freePort(): Promise<number> {
@@ -66,8 +68,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 }
 
 async function startServiceOnce(options: ServiceOptions): Promise<Service> {
-  const persistDir = await mkdtemp(join(tmpdir(), 'sitehost-service-'));
-  if (options.state !== 'empty') await cp(inject('migratedState'), persistDir, { recursive: true });
+  const persistDir = options.persistDir ?? (await mkdtemp(join(tmpdir(), 'sitehost-service-')));
+  if (options.persistDir === undefined && options.state !== 'empty') await cp(inject('migratedState'), persistDir, { recursive: true });
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
   const secret = randomBytes(32).toString('base64url');
@@ -86,7 +88,7 @@ async function startServiceOnce(options: ServiceOptions): Promise<Service> {
     persistDir,
     async stop() {
       await server.stop();
-      await rm(persistDir, { recursive: true, force: true });
+      if (options.persistDir === undefined) await rm(persistDir, { recursive: true, force: true });
       const undocumented = undocumentedAnswers(server.output());
       if (undocumented.length > 0) throw new Error(`The API answered statuses schema/openapi.json does not list:\n${undocumented.join('\n')}`);
     },
@@ -135,6 +137,8 @@ export function getBytesFromSite(service: Service, domain: string, path: string)
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        // A connection cut mid-body (a service that was killed, say).
+        response.on('error', reject);
       },
     );
     outgoing.on('error', reject);
