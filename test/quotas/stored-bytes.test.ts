@@ -7,15 +7,9 @@ import { coordinatorOf, sha256Hex, storedObjects } from '../support/deployments'
 import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
 import { coordinatorVars, servedAs } from '../support/vars';
+import { noise } from './support';
 
 const kib = 1024;
-
-/** `size` bytes that differ with `seed`, as text. */
-function noise(size: number, seed: number): string {
-  let text = '';
-  for (let i = 0; text.length < size; i++) text += ((seed * 7919 + i * 104729) % 1_000_003).toString(36);
-  return text.slice(0, size);
-}
 
 /** The objects `domain` stores now that it did not before, with their sizes. */
 async function addedSince(domain: string, before: Map<string, number>): Promise<Map<string, number>> {

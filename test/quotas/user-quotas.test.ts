@@ -5,15 +5,9 @@ import { type TokenOptions, authorized, authorizedWith, deploy, deployForm, prob
 import { sha256Hex, storedObjects } from '../support/deployments';
 import { blobForm, manifestOf } from '../support/incremental';
 import { coordinatorVars, servedAs } from '../support/vars';
+import { noise } from './support';
 
 const kib = 1024;
-
-/** `size` bytes that differ with `seed`, as text. */
-function noise(size: number, seed: number): string {
-  let text = '';
-  for (let i = 0; text.length < size; i++) text += ((seed * 7919 + i * 104729) % 1_000_003).toString(36);
-  return text.slice(0, size);
-}
 
 /** A body that sends nothing and never ends: only an answer given before reading it arrives. */
 function endlessBody(): ReadableStream<Uint8Array> {
