@@ -151,3 +151,13 @@ export async function getFromSite(service: Service, domain: string, path: string
   const { status, body } = await getBytesFromSite(service, domain, path);
   return { status, body: body.toString('utf8') };
 }
+
+/**
+ * A form encoded whole, to send with its headers in one write: a deploy refused before its
+ * body is read is answered at once and its connection closed, which a body still streaming in
+ * would meet as EPIPE (test/node/deploy-input.test.ts sends such bodies by hand).
+ */
+export async function wholeForm(form: FormData): Promise<{ headers: Record<string, string>; body: ArrayBuffer }> {
+  const encoded = new Response(form);
+  return { headers: { 'content-type': encoded.headers.get('content-type')! }, body: await encoded.arrayBuffer() };
+}
