@@ -20,6 +20,10 @@ const layoutRedirectStatus = 308;
  * telling the truth. Lookups only ever touch this site's index, under its root.
  */
 export function resolve(path: RequestPath, search: string, host: HostOptions, files: SiteFiles, wantsPage: boolean): Resolution {
+  // `directories.resolve` (default true): a path sent with dot segments or `//` is sent to its normal form first.
+  if (!path.normal && host.normaliseDirectoryPaths) {
+    return { type: 'redirect', location: formatPath(path.segments, path.directory) + search, status: layoutRedirectStatus };
+  }
   const redirect = host.redirects.first(path);
   if (redirect) {
     const target = redirect.rule.to.expand(redirect.values);
@@ -37,8 +41,7 @@ export function resolve(path: RequestPath, search: string, host: HostOptions, fi
     status: layoutRedirectStatus,
   });
   const index = () => files.byPath.get(joinSitePath(key, 'index.html'));
-  // `directories.resolve: false` keeps a folder's path as it was asked for: no trailing-slash redirects.
-  const trailingSlash = host.normaliseDirectoryPaths ? host.trailingSlash : undefined;
+  const { trailingSlash } = host;
 
   if (!path.directory) {
     const file = fileOrExtension(key, host, files);

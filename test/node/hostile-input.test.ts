@@ -128,10 +128,11 @@ describe('hostile writes end in a 4xx problem and leave the site as it was', () 
 });
 
 describe('serving as a user of the host format expects', () => {
-  it('directories.resolve false still serves a folder by its index.html', async () => {
+  it('directories.resolve false turns off only the normalising redirect: /docs still redirects to /docs/, "//" is served in place', async () => {
     expect(await fromSite('/')).toMatchObject({ status: 200, body: files['index.html'] });
-    expect(await fromSite('/docs')).toMatchObject({ status: 200, body: files['docs/index.html'] });
+    expect(await fromSite('/docs')).toMatchObject({ status: 308, headers: { location: '/docs/' } });
     expect(await fromSite('/docs/')).toMatchObject({ status: 200, body: files['docs/index.html'] });
+    expect(await fromSite('//docs//')).toMatchObject({ status: 200, body: files['docs/index.html'] });
   });
 
   it("expands a header rule's variables, and applies no header rule to a miss", async () => {
