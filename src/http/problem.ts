@@ -8,6 +8,7 @@ const kinds = {
   'invalid-configuration': { status: 400, title: 'Configuration is not valid' },
   'invalid-path': { status: 400, title: 'Invalid file path' },
   'invalid-request': { status: 400, title: 'Invalid request' },
+  'invalid-rules-file': { status: 400, title: 'Rules file cannot be read' },
   unauthorized: { status: 401, title: 'Authentication required' },
   forbidden: { status: 403, title: 'Forbidden' },
   'insufficient-scope': { status: 403, title: 'Insufficient scope' },

@@ -7,7 +7,9 @@ import type { FileEntry } from '../storage/file-index';
 import type { Deployment, Suspension } from '../storage/sites';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
-import { type HostOptions, hostOptionsOf } from './host-options';
+import { type HeaderRule, type HostOptions, hostOptionsOf } from './host-options';
+import type { TemplateValues } from './path-template';
+import { type RuleRequest, acceptedLanguages } from './site-rules';
 import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError, siteSuspended } from './pages';
 import { type RequestPath, parseRequestPath } from './request-path';
@@ -73,7 +75,7 @@ export async function answerWith(
   const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
   const files = site.deployment ? await siteFilesOf(stores, site.deployment) : noFiles;
   const response = await answer(request, url, path, stores, site.host, files).catch(problemResponse);
-  return withSiteHeaders(response, path, site.host);
+  return withSiteHeaders(response, path, site.host, files);
 }
 
 /** The domain's live deployment and compiled host options, when the domain is a published site. */
@@ -104,7 +106,7 @@ async function answer(request: Request, url: URL, path: RequestPath, stores: Fil
       headers: { allow },
     });
   }
-  const resolution = resolve(path, url.search, host, files, wantsPage(request, path, host));
+  const resolution = resolve(path, url.search, host, files, wantsPage(request, path, host), ruleRequest(request, url));
   if (resolution.type === 'not-found') return fileNotFound();
   if (resolution.type === 'redirect') {
     return new Response(null, {
@@ -118,6 +120,18 @@ async function answer(request: Request, url: URL, path: RequestPath, stores: Fil
     if (link) response.headers.append('link', link);
   }
   return response;
+}
+
+/** What the conditions of `_redirects` rules read from a request. */
+function ruleRequest(request: Request, url: URL): RuleRequest {
+  const { cf } = request as { cf?: { country?: unknown } };
+  return {
+    protocol: url.protocol,
+    host: url.hostname.toLowerCase(),
+    query: url.searchParams,
+    country: typeof cf?.country === 'string' ? cf.country : undefined,
+    languages: acceptedLanguages(request.headers.get('accept-language')),
+  };
 }
 
 /** CORS preflight, or a plain OPTIONS: which methods a site answers. */
@@ -151,18 +165,25 @@ function withCors(response: Response, host: HostOptions): Response {
 const fileAnswers = new Set([200, 206, 304]);
 
 /**
- * The host's CORS origin, and on answers that serve a file its `headers` that match the path,
- * with their values expanded. Redirects and errors get none: a rule meant for assets (a year
- * of immutable caching) must not make a miss stick in caches.
+ * The host's CORS origin, and on answers that serve a file the host's `headers` that match the
+ * path, then the deployment's `_headers` rules (so a file's value replaces the option's, and its
+ * `! Name` detaches what came before), with their values expanded. Redirects and errors get
+ * none: a rule meant for assets (a year of immutable caching) must not make a miss stick in caches.
  */
-function withSiteHeaders(response: Response, path: RequestPath, host: HostOptions): Response {
+function withSiteHeaders(response: Response, path: RequestPath, host: HostOptions, files: SiteFiles): Response {
   const headers = withCors(response, host).headers;
   if (!fileAnswers.has(response.status)) return response;
-  for (const { rule, values } of host.headers.all(path)) {
-    for (const [name, fieldValues] of rule.fields) {
-      headers.delete(name);
-      for (const value of fieldValues) headers.append(name, value(values));
-    }
+  for (const { rule, values } of host.headers.all(path)) setFields(headers, rule.fields, values);
+  for (const { rule, values } of files.rules.headers.all(path)) {
+    for (const name of rule.detach) headers.delete(name);
+    setFields(headers, rule.fields, values);
   }
   return response;
+}
+
+function setFields(headers: Headers, fields: HeaderRule['fields'], values: TemplateValues): void {
+  for (const [name, fieldValues] of fields) {
+    headers.delete(name);
+    for (const value of fieldValues) headers.append(name, value(values));
+  }
 }

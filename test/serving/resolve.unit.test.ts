@@ -4,6 +4,7 @@ import { hostOptionsOf } from '../../src/serving/host-options';
 import { parseRequestPath } from '../../src/serving/request-path';
 import { resolve } from '../../src/serving/resolve';
 import type { SiteFiles } from '../../src/serving/site-files';
+import { compileSiteRules } from '../../src/serving/site-rules';
 import type { FileEntry } from '../../src/storage/file-index';
 
 /** A deployment of `paths`, arranged as src/serving/site-files.ts arranges a file index. */
@@ -14,7 +15,7 @@ function siteFiles(paths: string[]): SiteFiles {
     byPath.set(path, { path, pack: 0, offset: 0, size: 1, hash: path, contentType: 'text/html', modified: 0 });
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) directories.add(path.slice(0, slash));
   }
-  return { deploymentId: 'd', packs: ['p'], byPath, directories };
+  return { deploymentId: 'd', packs: ['p'], byPath, directories, rules: compileSiteRules(undefined) };
 }
 
 /** The resolution as one line: `200 index.html`, `308 → /about/`, `not-found`. */
