@@ -44,6 +44,8 @@ export interface ServedDeployment {
   host: HostOptions;
   /** Its site's suspension, if an operator suspended it: every request is answered 451. */
   suspension: Suspension | null;
+  /** The domain it is served on as the live site; none for a preview, where `_redirects` rules for a host never apply. */
+  domain?: string;
 }
 
 /**
@@ -74,14 +76,14 @@ export async function answerWith(
   if (site.suspension) return siteSuspended(serviceOrigin(url, env));
   const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
   const files = site.deployment ? await siteFilesOf(stores, site.deployment) : noFiles;
-  const response = await answer(request, url, path, stores, site.host, files).catch(problemResponse);
+  const response = await answer(request, url, path, stores, site, files).catch(problemResponse);
   return withSiteHeaders(response, path, site.host, files);
 }
 
 /** The domain's live deployment and compiled host options, when the domain is a published site. */
 async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<ServedDeployment | undefined> {
   const site = await liveSite(env, ctx, domain, location);
-  return site ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension: site.suspension } : undefined;
+  return site ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension: site.suspension, domain } : undefined;
 }
 
 /** The service's own origin, on its first API host, with the scheme and port the request came by. */
@@ -99,14 +101,15 @@ function isReserved(path: RequestPath): boolean {
   return path.segments[0] === '.well-known' && path.segments[1] === 'acme-challenge';
 }
 
-async function answer(request: Request, url: URL, path: RequestPath, stores: FileStores, host: HostOptions, files: SiteFiles): Promise<Response> {
+async function answer(request: Request, url: URL, path: RequestPath, stores: FileStores, site: ServedDeployment, files: SiteFiles): Promise<Response> {
+  const { host } = site;
   if (request.method === 'OPTIONS') return preflight(request);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     throw new Problem('method-not-allowed', `${request.method} is not allowed on a hosted site; use ${allow}.`, {
       headers: { allow },
     });
   }
-  const resolution = resolve(path, url.search, host, files, wantsPage(request, path, host), ruleRequest(request, url));
+  const resolution = resolve(path, url.search, host, files, wantsPage(request, path, host), ruleRequest(request, url, site.domain));
   if (resolution.type === 'not-found') return fileNotFound();
   if (resolution.type === 'redirect') {
     return new Response(null, {
@@ -123,11 +126,11 @@ async function answer(request: Request, url: URL, path: RequestPath, stores: Fil
 }
 
 /** What the conditions of `_redirects` rules read from a request. */
-function ruleRequest(request: Request, url: URL): RuleRequest {
+function ruleRequest(request: Request, url: URL, domain: string | undefined): RuleRequest {
   const { cf } = request as { cf?: { country?: unknown } };
   return {
     protocol: url.protocol,
-    host: url.hostname.toLowerCase(),
+    host: domain,
     query: url.searchParams,
     country: typeof cf?.country === 'string' ? cf.country : undefined,
     languages: acceptedLanguages(request.headers.get('accept-language')),

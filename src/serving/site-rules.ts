@@ -6,8 +6,8 @@ import { type RequestPath, formatPath, parseRequestPath } from './request-path';
 /** What a rule's conditions read from a request besides its path. */
 export interface RuleRequest {
   protocol: string;
-  /** Lower case, without the port. */
-  host: string;
+  /** The site's domain, which a rule's absolute `from` names; none on a preview host. */
+  host?: string;
   query: URLSearchParams;
   /** `request.cf.country`, when the platform says it. */
   country?: string;
