@@ -71,13 +71,17 @@ function compileHeaders({ uri, fields, detach }: FileHeaderRule): PathRule<FileH
  */
 export function firstRedirect(rules: CompiledSiteRules, path: RequestPath, request: RuleRequest | undefined, fileExists: () => boolean): PathMatch<FileRedirectRule> | undefined {
   let exists: boolean | undefined;
-  return rules.redirects.first(path, undefined, ({ rule, values }) => {
+  const accept = ({ rule, values }: PathMatch<FileRedirectRule>): PathMatch<FileRedirectRule> | undefined => {
     if (!request ? rule.origin || rule.query || rule.countries || rule.languages : !conditionsHold(rule, request)) return undefined;
     const query = rule.query && request ? queryValues(rule.query, request.query) : undefined;
     if (rule.query && !query) return undefined;
     if (!rule.force && (exists ??= fileExists())) return undefined;
     return { rule, values: query ? { ...values, ...query } : values };
-  });
+  };
+  const match = rules.redirects.first(path, undefined, accept);
+  // As Netlify, `/blog/:slug` takes `/blog/hello/` too (plain paths are stored in both forms).
+  if (match || !path.directory || path.segments.length === 0) return match;
+  return rules.redirects.first({ ...path, directory: false }, undefined, accept);
 }
 
 function conditionsHold(rule: FileRedirectRule, request: RuleRequest): boolean {

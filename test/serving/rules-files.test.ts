@@ -68,6 +68,7 @@ describe('_redirects and _headers of a deployed folder', async () => {
 
   it('fills :placeholders and :splat', async () => {
     expectRedirect(await site(domain, '/blog/2024/hello'), 308, '/posts/2024/hello');
+    expectRedirect(await site(domain, '/blog/2024/hello/'), 308, '/posts/2024/hello');
     expectRedirect(await site(domain, '/news/a/b/c'), 301, '/blog/a/b/c');
   });
 
