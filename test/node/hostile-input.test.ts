@@ -1,7 +1,6 @@
-import { type IncomingHttpHeaders, request } from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, startService, token } from './support/service';
+import { type Service, type SiteResponse, getFromSite, startService, token } from './support/service';
 
 /**
  * The reproductions of the hostile-input defects, run as a careful attacker ran them: against
@@ -26,22 +25,9 @@ const configuration = {
 let service: Service;
 let owner: string;
 
-interface SiteResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 /** A request to the hosted site, the path sent exactly as written (fetch would normalise it). */
 function fromSite(path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(`${service.origin}/`, { path, headers: { host: `${domain}.localhost:${service.port}`, ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }));
-    });
-    outgoing.on('error', reject).end();
-  });
+  return getFromSite(service, domain, path, headers);
 }
 
 function api(path: string, init: RequestInit & { as?: string } = {}): Promise<Response> {

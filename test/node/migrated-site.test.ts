@@ -1,8 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { type IncomingHttpHeaders, request } from 'node:http';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, startService, token } from './support/service';
+import { type Service, type SiteResponse, getFromSite, startService, token } from './support/service';
 
 /**
  * A folder brought from Netlify or Cloudflare Pages as it is (./fixtures/migrated-site: real
@@ -35,22 +34,9 @@ function deploy(form: FormData): Promise<Response> {
   return fetch(`${service.origin}/v2/sites/${domain}`, { method: 'PUT', headers: { authorization: `Bearer ${owner}` }, body: form });
 }
 
-interface SiteResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 /** A GET of the site at `http://<domain>.localhost:<port>/`, the path sent as written. */
 function fromSite(path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(`${service.origin}/`, { path, headers: { host: `${domain}.localhost:${service.port}`, ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }));
-    });
-    outgoing.on('error', reject).end();
-  });
+  return getFromSite(service, domain, path, headers);
 }
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,19 +123,27 @@ export function token(service: Service, user: string, scope = 'deploy', secret =
     .sign(new TextEncoder().encode(secret));
 }
 
+/** What a hosted site answered: status, fields and body as text. */
+export interface SiteResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
 /**
  * GETs a path of a hosted site the way a browser does at `http://<domain>.localhost:<port>/`:
- * through node:http with that Host header, since fetch does not let a caller set Host.
+ * through node:http with that Host header, since fetch does not let a caller set Host (nor
+ * send a path with `//` or dot segments as written).
  */
-export function getFromSite(service: Service, domain: string, path: string): Promise<{ status: number; body: string }> {
+export function getFromSite(service: Service, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { host: '127.0.0.1', port: service.port, path, headers: { host: `${domain}.localhost:${service.port}` } },
+      { host: '127.0.0.1', port: service.port, path, headers: { host: `${domain}.localhost:${service.port}`, ...headers } },
       (response) => {
         let body = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
       },
     );
     outgoing.on('error', reject);
