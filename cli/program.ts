@@ -72,6 +72,12 @@ export function createProgram(): Command {
     .action(async (options) => (await import('./commands/sites.ts')).listSites(options));
 
   program
+    .command('usage')
+    .description('show what you use of your quotas: sites, bytes stored, deploys in the last hour')
+    .option('--json', 'print the usage as JSON')
+    .action(async (options) => (await import('./commands/usage.ts')).showUsage(options));
+
+  program
     .command('delete')
     .description('unpublish a site: remove its files and configuration')
     .argument('<domain>')

@@ -5,6 +5,7 @@ import type { Env } from './platform/env';
 import { Problem } from './http/problem';
 import { log } from './platform/log';
 import { consumeQueue } from './queues';
+import { sweepOrphanedObjects } from './coordinator/orphan-sweeps';
 import { InvalidSetting, type Settings, settingsOf } from './platform/settings';
 import { previewIdOf, servePreview } from './serving/preview';
 import { serveSite } from './serving/serve';
@@ -34,9 +35,14 @@ export default {
     return answerAcmeChallenge(request, url, env, domain) ?? serveSite(request, url, env, ctx, domain);
   },
   queue: consumeQueue,
+  /** Daily: certificate renewals, and the sweep of objects deploys cut before their commit left. Each runs whether or not the other fails. */
   async scheduled(controller, env) {
-    // Both run to the end whatever the other does; a failure still fails the run (and is logged by the runtime).
-    const runs = await Promise.allSettled([queueCertificateRenewals(controller, env), forgetOldDeadLetters(env.DB, controller.scheduledTime)]);
+    // Each runs to the end whatever the others do; a failure still fails the run (and is logged by the runtime).
+    const runs = await Promise.allSettled([
+      queueCertificateRenewals(controller, env),
+      forgetOldDeadLetters(env.DB, controller.scheduledTime),
+      sweepOrphanedObjects(controller, env),
+    ]);
     for (const run of runs) if (run.status === 'rejected') throw run.reason;
   },
 } satisfies ExportedHandler<Env>;

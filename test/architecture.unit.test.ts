@@ -24,7 +24,7 @@ const layers: readonly (readonly string[])[] = [
   ['http'],
   ['platform'],
   ['storage', 'configuration', 'auth', 'domains'],
-  ['content', 'certificates', 'events'],
+  ['content', 'certificates', 'events', 'quotas'],
   ['coordinator'],
   ['deploy', 'serving', 'dashboard'],
   ['api'],

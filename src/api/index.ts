@@ -14,6 +14,7 @@ import { openapi } from './openapi';
 import { operators } from './operators';
 import { rateLimit } from './rate-limit';
 import { sites } from './sites';
+import { usage } from './usage';
 import { v1 } from './v1';
 
 /** The API face of the Worker: every route, problems for every error. */
@@ -29,6 +30,7 @@ api.route('/', info);
 api.route('/', operators);
 api.route('/', certificate);
 api.route('/', domains);
+api.route('/', usage);
 api.route('/', openapi);
 api.route('/', v1);
 api.route('/', dashboard);

@@ -159,3 +159,21 @@ export interface DomainProof extends DomainProofRecord {
 export interface DomainProofProblem extends ProblemDetails {
   record: DomainProofRecord;
 }
+
+/** One per-user quota: what the caller uses of it, its limit, and the setting that sets the limit. */
+export interface Quota {
+  used: number;
+  limit: number;
+  setting: string;
+}
+
+/** `GET /v2/usage`: the caller's use of each per-user quota. */
+export interface Usage {
+  userId: string;
+  /** Sites the caller owns (`MAX_SITES_PER_USER`). */
+  sites: Quota;
+  /** Bytes stored for the caller's sites and their kept deployments (`MAX_USER_BYTES`). */
+  bytes: Quota;
+  /** Deploys the caller began within the last hour (`DEPLOYS_PER_HOUR`). */
+  deploysPerHour: Quota;
+}

@@ -13,6 +13,9 @@ import type { FileEntry } from '../storage/file-index';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
+import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage';
+import { deployLimits, limitExceeded } from '../content/limits';
+import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { administer, authorize, deploymentNotFound } from './access';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
@@ -21,6 +24,7 @@ import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
+import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, SiteState } from './site-state';
 import { resume, suspend } from './suspension';
@@ -105,7 +109,7 @@ export class SiteCoordinator extends DurableObject<Env> {
         next,
         {
           now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
-          orphans: commit.files ? [commit.files.indexKey, ...ownPacks(commit.files)] : [],
+          written: commit.files?.written,
         },
         deployments,
       );
@@ -121,7 +125,7 @@ export class SiteCoordinator extends DurableObject<Env> {
         record,
         recordBlobs(this.env.DB, commit.domain, commit.files?.blobs ?? []),
         undefined,
-        { now: [], orphans: commit.files ? [commit.files.indexKey, ...ownPacks(commit.files)] : [] },
+        { now: [], written: commit.files?.written },
         deployments,
       );
       return record;
@@ -171,19 +175,39 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** Records blobs an incremental deploy uploaded into `upload.pack`: the deployment keeps the pack, and later manifests find them. */
+  /**
+   * Records blobs an incremental deploy uploaded into `upload.pack`: the deployment keeps the pack,
+   * and later manifests find them. Every pack a deployment uploads counts against MAX_TOTAL_BYTES
+   * (413, and the pack goes), however many requests sent them, and against its user's MAX_USER_BYTES.
+   */
   addBlobs(upload: BlobUpload): Promise<Outcome<null>> {
     return this.#change(async () => {
-      const { domain, pack } = upload;
+      const { domain, pack, userId } = upload;
       const site = await this.#state.load(domain);
-      authorize({ userId: upload.userId }, domain, site, 'deploy');
-      const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, upload.userId);
+      authorize({ userId }, domain, site, 'deploy');
+      const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, userId);
       await this.#state.claimUpload(domain, pack, [pack]);
+      const limits = deployLimits(this.env);
+      const uploaded = (await recordedBytes(this.env.DB, uploading.packs)) + upload.packBytes;
+      if (uploaded > limits.maxTotalBytes) {
+        throw limitExceeded(limits, 'maxTotalBytes', `The blobs uploaded for the deployment ${uploading.id} would store ${uploaded} bytes`);
+      }
+      const reservation = await reserveQuota(this.env, { userId, sites: 0, bytes: upload.packBytes });
       // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
       this.#state.commits.deadlines.record(domain, uploading.id, uploading.created);
       await this.#state.commits.scheduleAlarm();
       const { DB } = this.env;
-      await DB.batch([...recordBlobs(DB, domain, upload.blobs), addUploadedPack(DB, upload.deploymentId, pack)]);
+      try {
+        await DB.batch([
+          ...recordBlobs(DB, domain, upload.blobs),
+          addUploadedPack(DB, upload.deploymentId, pack),
+          recordObjects(DB, domain, userId, [{ key: pack, bytes: upload.packBytes }]),
+          ...(reservation ? [release(DB, reservation, userId)] : []),
+        ]);
+      } catch (error) {
+        await releaseQuota(this.env, reservation, userId);
+        throw error;
+      }
       return null;
     });
   }
@@ -217,7 +241,13 @@ export class SiteCoordinator extends DurableObject<Env> {
       else await this.#state.changeable(domain, userId);
       const { DB } = this.env;
       const deploymentIds = (await deploymentsOf(DB, domain)).map((deployment) => deployment.id);
-      const statements = [deleteSite(DB, domain), deleteDeploymentsOf(DB, domain), forgetBlobsOf(DB, domain), ...tickConfigurationsClock(DB, Date.now())];
+      const statements = [
+        deleteSite(DB, domain),
+        deleteDeploymentsOf(DB, domain),
+        forgetBlobsOf(DB, domain),
+        forgetObjectsOf(DB, domain),
+        ...tickConfigurationsClock(DB, Date.now()),
+      ];
       await this.#state.commits.commit(domain, statements, null, {
         now: [
           { kind: 'delete-site-objects', domain },
@@ -288,6 +318,18 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => {
       await deleteFile(this.#state, await this.#state.changeable(domain, userId), userId, path);
       return null;
+    });
+  }
+
+  /**
+   * Deletes what nothing holds under the site's prefix once it is past the grace: what a deploy cut
+   * before its commit left (./orphans.ts). The daily cron asks (./orphan-sweeps.ts). Queued behind
+   * changes, after any left unsettled: no change commits while it reads what is held.
+   */
+  sweepOrphans(domain: string): Promise<string[]> {
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      return sweepOrphans(this.env, domain, this.#state.commits);
     });
   }
 

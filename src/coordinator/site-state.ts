@@ -9,6 +9,10 @@ import { Problem } from '../http/problem';
 import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
 import { type SiteRecord, getSite, tickConfigurationsClock } from '../storage/sites';
+import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage';
+import { releaseQuota, reserveQuota } from '../quotas/reservation';
+import { deleteObjects } from '../storage/objects';
+import { log } from '../platform/log';
 import { checkClaim } from '../domains/claim';
 import { authorize } from './access';
 import { Commits } from './commits';
@@ -17,8 +21,12 @@ import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
 import { collection } from './kept-window';
 
-/** What a change's commit runs after it, besides its collection's: see PendingChange. */
-export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later'>;
+/**
+ * What a change's commit runs after it, besides its collection's (see PendingChange), and the
+ * objects it stored for itself alone (`written`, with their sizes): counted against its user's
+ * quota once it commits, deleted when it does not.
+ */
+export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later' | 'orphans'> & { written?: StoredObject[] };
 
 export class SiteState {
   readonly live: LiveRecord;
@@ -43,9 +51,11 @@ export class SiteState {
     return this.lastIndex?.key === key ? this.lastIndex.index : readFileIndex(this.env.FILES, key);
   }
 
-  async writeIndex(key: string, index: FileIndex): Promise<void> {
-    await writeFileIndex(this.env.FILES, key, index);
+  /** Stores `index` at `key`; answers it as a stored object. */
+  async writeIndex(key: string, index: FileIndex): Promise<StoredObject> {
+    const bytes = await writeFileIndex(this.env.FILES, key, index);
     this.lastIndex = { key, index };
+    return { key, bytes };
   }
 
   /** The live site's index; an empty one for a site without files. */
@@ -92,6 +102,8 @@ export class SiteState {
    * Commits a change that stores `record` (new, or activated) and makes `live` the live site
    * (undefined: unchanged). Deployments that fall out of the kept window go in the same batch;
    * the objects no kept deployment holds are deleted after the grace period, for reads in flight.
+   * What the change adds for its user (a new site, the objects it wrote) is reserved under the
+   * quotas first: over one, nothing is committed and those objects are deleted.
    */
   async commitDeployment(
     record: DeploymentRecord,
@@ -103,31 +115,61 @@ export class SiteState {
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.env;
     const { domain } = record;
+    const { written = [], ...rest } = followUps;
     const wasLive = this.live.site?.liveDeploymentId ?? null;
     const liveId = live ? live.liveDeploymentId : wasLive;
     const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
     const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId);
+    // Only the owner commits to a site, so the deployment's creator is whom its bytes count against.
+    const claim = {
+      userId: record.createdBy,
+      sites: live && !this.live.site ? 1 : 0,
+      bytes: written.reduce((sum, object) => sum + object.bytes, 0),
+      freeing: freed.objects,
+    };
+    const reservation = await reserveQuota(this.env, claim).catch(async (error: unknown) => {
+      await this.#discard(written);
+      throw error;
+    });
     // The deployment this change takes off the air: a rollback without an id looks for it.
     const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
-    return this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements], live, {
-      ...followUps,
-      now: [...followUps.now, ...freed.now],
-      later: freed.later,
-    });
+    const counted = [recordObjects(DB, domain, record.createdBy, written), ...(reservation ? [release(DB, reservation, record.createdBy)] : [])];
+    try {
+      return await this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements, ...counted], live, {
+        ...rest,
+        orphans: written.map((object) => object.key),
+        now: [...rest.now, ...freed.now],
+        later: freed.later,
+      });
+    } catch (error) {
+      await releaseQuota(this.env, reservation, record.createdBy);
+      throw error;
+    }
+  }
+
+  /** Deletes objects a change wrote for itself and did not commit; failing, they go with the site at worst. */
+  async #discard(written: readonly StoredObject[]): Promise<void> {
+    const keys = written.map((object) => object.key);
+    await deleteObjects(this.env.FILES, keys).catch((error: unknown) => log.error('A refused change left objects behind', { keys, error }));
   }
 
   /**
    * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live:
-   * statements deleting its rows and hashes, for a commit's batch; the purge of the records
+   * statements deleting its rows, hashes and recorded objects, for a commit's batch; the purge of the records
    * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
-  collection(domain: string, deployments: DeploymentRecord[], liveId: string | null): { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[] } {
+  collection(
+    domain: string,
+    deployments: DeploymentRecord[],
+    liveId: string | null,
+  ): { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[]; objects: string[] } {
     const freed = collection(deployments, liveId, keptWindowOf(this.env), Date.now());
-    if (freed.deployments.length === 0) return { statements: [], now: [], later: [] };
+    if (freed.deployments.length === 0) return { statements: [], now: [], later: [], objects: [] };
     const { DB } = this.env;
     return {
-      statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs)],
+      objects: freed.objects,
+      statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs), forgetObjects(DB, freed.objects)],
       now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     };

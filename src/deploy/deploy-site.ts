@@ -15,6 +15,8 @@ import type { DeployResult } from '../common/api-types';
 import { handOver } from './hand-over';
 import { deployLimits } from '../content/limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
+import { type StorageRoom, admitDeploy } from '../quotas/admission';
+import type { StoredObject } from '../storage/usage';
 
 /**
  * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has
@@ -26,18 +28,25 @@ export async function deploySite(env: Env, request: Request, domain: string, use
   if (!isMultipartFormData(request)) {
     throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
-  // Checked again by the coordinator; refusing here spares the upload. A preview needs a site to preview.
-  const owner = await getSiteOwner(env.DB, domain);
-  authorize({ userId }, domain, owner, preview ? 'change' : 'deploy');
-  if (owner === null) await checkClaim(env, domain, userId);
+  const [owner, admission] = await Promise.all([getSiteOwner(env.DB, domain), admitDeploy(env, domain, userId)]);
+  return admission.run(async () => {
+    // Checked again by the coordinator; refusing here spares the upload. A preview needs a site to preview.
+    authorize({ userId }, domain, owner, preview ? 'change' : 'deploy');
+    if (owner === null) await checkClaim(env, domain, userId);
+    admission.check();
+    return store(env, request, domain, userId, preview, admission.room);
+  });
+}
 
+/** The deploy's body into a pack and an index under fresh keys, then handed to the coordinator. */
+async function store(env: Env, request: Request, domain: string, userId: string, preview: boolean, room: StorageRoom): Promise<DeployResult | DeploymentRecord> {
   const deploymentId = newDeploymentId();
   const now = Date.now();
   const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId), packPartSize, uploadRecord(env, domain));
   // Read while the body streams in; the coordinator checks at the commit that they are still kept.
   const stored = siteBlobs(env.DB, domain);
   stored.catch(() => {});
-  const received = await receiveDeploy(request, deployLimits(env), pack, now, stored);
+  const received = await receiveDeploy(request, deployLimits(env), pack, now, stored, room);
 
   const commit: DeployCommit = { domain, userId, configuration: received.configuration };
   const written: string[] = [];
@@ -45,10 +54,11 @@ export async function deploySite(env: Env, request: Request, domain: string, use
     if (received.files) {
       const indexKey = keys.index(domain, deploymentId);
       const { packs, blobs } = received.files;
-      written.push(...packs.filter((key) => key === pack.key), indexKey);
+      const ownPack: StoredObject[] = packs.includes(pack.key) ? [{ key: pack.key, bytes: pack.stored }] : [];
+      written.push(...ownPack.map((object) => object.key), indexKey);
       // A `_redirects` or `_headers` that cannot be read refuses the deploy here, before its index is written.
       const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES));
-      await writeFileIndex(env.FILES, indexKey, index);
+      const indexBytes = await writeFileIndex(env.FILES, indexKey, index);
       commit.files = {
         id: deploymentId,
         indexKey,
@@ -56,6 +66,7 @@ export async function deploySite(env: Env, request: Request, domain: string, use
         fileCount: received.files.entries.length,
         totalBytes: received.files.totalBytes,
         blobs,
+        written: [...ownPack, { key: indexKey, bytes: indexBytes }],
       };
     }
   } catch (error) {

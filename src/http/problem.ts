@@ -12,6 +12,7 @@ const kinds = {
   unauthorized: { status: 401, title: 'Authentication required' },
   forbidden: { status: 403, title: 'Forbidden' },
   'insufficient-scope': { status: 403, title: 'Insufficient scope' },
+  'quota-exceeded': { status: 403, title: 'Quota exceeded' },
   'site-suspended': { status: 403, title: 'Site suspended' },
   'domain-proof-required': { status: 403, title: 'Proof of domain control required' },
   'not-found': { status: 404, title: 'Not found' },

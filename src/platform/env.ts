@@ -51,9 +51,17 @@ export interface Env {
   CLOUDFLARE_API_TOKEN?: string;
   /** Seconds a collected deployment's objects are kept for reads in flight. */
   RETIRED_DEPLOYMENT_GRACE_SECONDS: string;
+  /** Seconds an object that nothing holds (a deploy cut before its commit left it) is spared by the daily sweep. */
+  ORPHAN_SWEEP_GRACE_SECONDS: string;
   /** A site keeps its newest DEPLOYMENTS_KEPT deployments and any younger than DEPLOYMENTS_KEPT_DAYS. */
   DEPLOYMENTS_KEPT: string;
   DEPLOYMENTS_KEPT_DAYS: string;
+  /** A site's incremental deploys still uploading, at most. */
+  MAX_UNFINISHED_DEPLOYMENTS: string;
+  /** Per-user quotas: sites owned, bytes stored, deploys begun per hour. */
+  MAX_SITES_PER_USER: string;
+  MAX_USER_BYTES: string;
+  DEPLOYS_PER_HOUR: string;
   /** Kept deployments are served at `<id>.<PREVIEW_HOSTNAME>`. */
   PREVIEW_HOSTNAME: string;
   /** Days of event history kept for replay (default 7). */

@@ -16,6 +16,7 @@ export interface SettingVars {
   CERT_RETRY_BASE_SECONDS?: unknown;
   CERT_JOB_MAX_RETRIES?: unknown;
   RETIRED_DEPLOYMENT_GRACE_SECONDS?: unknown;
+  ORPHAN_SWEEP_GRACE_SECONDS?: unknown;
   EVENTS_RETENTION_DAYS?: unknown;
   EDGE_PURGE?: unknown;
   EDGE_CACHE_HOST?: unknown;
@@ -32,6 +33,10 @@ export interface SettingVars {
   /** Secrets: the key of proof values (src/domains/proof-record.ts), AUTH_SECRET standing in for it. */
   DOMAIN_PROOF_SECRET?: unknown;
   AUTH_SECRET?: unknown;
+  MAX_UNFINISHED_DEPLOYMENTS?: unknown;
+  MAX_SITES_PER_USER?: unknown;
+  MAX_USER_BYTES?: unknown;
+  DEPLOYS_PER_HOUR?: unknown;
 }
 
 export interface Settings {
@@ -47,6 +52,8 @@ export interface Settings {
   certJobMaxRetries: number;
   /** How long a replaced deployment's objects stay for reads in flight. */
   retiredDeploymentGraceSeconds: number;
+  /** How old an object no deployment or unfinished upload holds must be before a sweep deletes it: older than any deploy in flight. */
+  orphanSweepGraceSeconds: number;
   /** Days of event history kept for replay. */
   eventsRetentionDays: number;
   /** How a change reaches every location's cache (docs/serving.md). */
@@ -62,6 +69,19 @@ export interface Settings {
   anonymousRequestsPerMinute: number;
   /** Who may claim a domain (docs/design.md, "Domains"). */
   domains: DomainSettings;
+  /** A site's incremental deploys still uploading, at most. */
+  maxUnfinishedDeployments: number;
+  /** Each user's quotas (src/quotas/). */
+  quotas: UserQuotas;
+}
+
+export interface UserQuotas {
+  /** Sites a user owns, at most. */
+  maxSites: number;
+  /** Bytes stored for a user's sites and their kept deployments, at most. */
+  maxBytes: number;
+  /** Deploys a user begins within any hour, at most. */
+  deploysPerHour: number;
 }
 
 export interface DomainSettings {
@@ -165,6 +185,7 @@ export function parseSettings(vars: SettingVars): Settings {
     certRetryBaseSeconds: wholeNumber(vars, 'CERT_RETRY_BASE_SECONDS', 1),
     certJobMaxRetries: wholeNumber(vars, 'CERT_JOB_MAX_RETRIES', 0),
     retiredDeploymentGraceSeconds: wholeNumber(vars, 'RETIRED_DEPLOYMENT_GRACE_SECONDS', 0),
+    orphanSweepGraceSeconds: wholeNumber(vars, 'ORPHAN_SWEEP_GRACE_SECONDS', 0),
     eventsRetentionDays: wholeNumber(vars, 'EVENTS_RETENTION_DAYS', 1),
     edge: edgeSettings(vars),
     deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),
@@ -173,6 +194,12 @@ export function parseSettings(vars: SettingVars): Settings {
     apiRequestsPerMinute: wholeNumber(vars, 'API_REQUESTS_PER_MINUTE', 1),
     anonymousRequestsPerMinute: wholeNumber(vars, 'ANONYMOUS_REQUESTS_PER_MINUTE', 1),
     domains: domainSettings(vars),
+    maxUnfinishedDeployments: wholeNumber(vars, 'MAX_UNFINISHED_DEPLOYMENTS', 1),
+    quotas: {
+      maxSites: wholeNumber(vars, 'MAX_SITES_PER_USER', 1),
+      maxBytes: wholeNumber(vars, 'MAX_USER_BYTES', 1),
+      deploysPerHour: wholeNumber(vars, 'DEPLOYS_PER_HOUR', 1),
+    },
   };
 }
 

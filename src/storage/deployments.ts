@@ -60,28 +60,54 @@ function toRecord(row: DeploymentRow): DeploymentRecord {
   };
 }
 
+const columns = 'id, domain, created, created_by, source, state, file_count, total_bytes, index_key, packs, configuration, manifest_key, live_until';
+const values = '?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13';
+
+/** `statement` with `deployment` bound to `values`. */
+function boundTo(statement: D1PreparedStatement, deployment: DeploymentRecord, ...more: unknown[]): D1PreparedStatement {
+  return statement.bind(
+    deployment.id,
+    deployment.domain,
+    deployment.created,
+    deployment.createdBy,
+    deployment.source,
+    deployment.state,
+    deployment.fileCount,
+    deployment.totalBytes,
+    deployment.indexKey,
+    JSON.stringify(deployment.packs),
+    JSON.stringify(deployment.configuration),
+    deployment.manifestKey,
+    deployment.liveUntil,
+    ...more,
+  );
+}
+
 /** Inserts `deployment`, or replaces the one with its id (an incremental deploy turning ready). */
 export function putDeployment(db: D1Database, deployment: DeploymentRecord): D1PreparedStatement {
+  return boundTo(db.prepare(`INSERT OR REPLACE INTO deployments (${columns}) VALUES (${values})`), deployment);
+}
+
+/**
+ * Inserts the uploading `deployment` while its site has fewer than `max` others uploading that
+ * began after `since` (one statement: two requests cannot both take the last place); answers
+ * whether it did.
+ */
+export async function insertUploading(db: D1Database, deployment: DeploymentRecord, max: number, since: number): Promise<boolean> {
+  const statement = db.prepare(
+    `INSERT INTO deployments (${columns}) SELECT ${values}
+     WHERE (SELECT COUNT(*) FROM deployments WHERE domain = ?2 AND state = 'uploading' AND created > ?15) < ?14`,
+  );
+  const { meta } = await boundTo(statement, deployment, max, since).run();
+  return meta.changes === 1;
+}
+
+/** When the oldest deployment of `domain` still uploading began, of those that began after `since`. */
+export async function oldestUploading(db: D1Database, domain: string, since: number): Promise<number | null> {
   return db
-    .prepare(
-      `INSERT OR REPLACE INTO deployments (id, domain, created, created_by, source, state, file_count, total_bytes, index_key, packs, configuration, manifest_key, live_until)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`,
-    )
-    .bind(
-      deployment.id,
-      deployment.domain,
-      deployment.created,
-      deployment.createdBy,
-      deployment.source,
-      deployment.state,
-      deployment.fileCount,
-      deployment.totalBytes,
-      deployment.indexKey,
-      JSON.stringify(deployment.packs),
-      JSON.stringify(deployment.configuration),
-      deployment.manifestKey,
-      deployment.liveUntil,
-    );
+    .prepare(`SELECT MIN(created) AS created FROM deployments WHERE domain = ? AND state = 'uploading' AND created > ?`)
+    .bind(domain, since)
+    .first<number | null>('created');
 }
 
 /** Records that the deployment `id` stopped being live at `at`: another went live. */

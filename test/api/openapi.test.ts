@@ -135,6 +135,7 @@ const endpointsBeyondSpec: Record<string, string> = {
   'PUT /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
   'DELETE /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
   'GET /v2/domains/{domain}/proof': 'docs/design.md § Domains',
+  'GET /v2/usage': 'docs/design.md § Quotas',
 };
 
 function documentedEndpoints(): string[] {
@@ -507,6 +508,23 @@ describe('live responses match the document', () => {
     const deployed = await authorizedWith(dns, '/v2/sites/oa-proof.example', { method: 'PUT', body: deployForm({ 'index.html': 'x' }) }, owner);
     await expectConforms('PUT', '/v2/sites/oa-proof.example', deployed, 503);
     await request('PUT', '/v2/sites/github.io', { body: deployForm({ 'index.html': 'x' }) }, owner, 400);
+  });
+
+  it('quotas (docs/design.md § Quotas): GET /v2/usage 200, 401, 403; a deploy over a quota 403, over a rate 429', async () => {
+    const user: TokenOptions = { user: 'github|openapi-quotas' };
+    await request('GET', '/v2/usage', {}, owner, 200);
+    await request('GET', '/v2/usage', {}, { ...owner, scope: 'global_read' }, 403);
+    await expectConforms('GET', '/v2/usage', await call('/v2/usage'), 401);
+    await deploy('oa-quotas.example', { 'index.html': 'one' }, undefined, user);
+    const put = async (vars: Record<string, string>, domain: string, files: Record<string, string>, status: number) =>
+      expectConforms('PUT', `/v2/sites/${domain}`, await authorizedWith(vars, `/v2/sites/${domain}`, { method: 'PUT', body: deployForm(files) }, user), status);
+    await put({ MAX_SITES_PER_USER: '1' }, 'oa-quotas-second.example', { 'index.html': 'two' }, 403);
+    await put({ MAX_USER_BYTES: '8' }, 'oa-quotas.example', { 'index.html': 'more than eight bytes' }, 403);
+    await put({ DEPLOYS_PER_HOUR: '1' }, 'oa-quotas.example', { 'index.html': 'three' }, 429);
+    const manifest = { method: 'POST', body: JSON.stringify({ files: { 'index.html': 'ab'.repeat(32) } }), headers: { 'content-type': 'application/json' } };
+    const begin = () => authorizedWith({ MAX_UNFINISHED_DEPLOYMENTS: '1' }, '/v2/sites/oa-quotas.example/deployments', manifest, user);
+    await expectConforms('POST', '/v2/sites/oa-quotas.example/deployments', await begin(), 201);
+    await expectConforms('POST', '/v2/sites/oa-quotas.example/deployments', await begin(), 429);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {

@@ -230,7 +230,7 @@ describe('deployments', () => {
     const outcome = await coordinatorOf(domain).deploy({
       domain,
       userId: 'github|1',
-      files: { id: 'zzzzzzzzzzzzzzzzzzzz', indexKey, packs: [`sites/${domain}/packs/collected`], fileCount: 1, totalBytes: 4, blobs: [] },
+      files: { id: 'zzzzzzzzzzzzzzzzzzzz', indexKey, packs: [`sites/${domain}/packs/collected`], fileCount: 1, totalBytes: 4, blobs: [], written: [{ key: indexKey, bytes: 2 }] },
     });
     expect(outcome).toMatchObject({ ok: false, problem: { kind: 'conflict', detail: expect.stringContaining('were collected while it uploaded') } });
     expect(await served(domain)).toBe('live');

@@ -9,6 +9,7 @@ const valid = {
   CERT_RETRY_BASE_SECONDS: '60',
   CERT_JOB_MAX_RETRIES: '5',
   RETIRED_DEPLOYMENT_GRACE_SECONDS: '0',
+  ORPHAN_SWEEP_GRACE_SECONDS: '3600',
   EVENTS_RETENTION_DAYS: '7',
   DEPLOYMENTS_KEPT: '20',
   DEPLOYMENTS_KEPT_DAYS: '30',
@@ -22,6 +23,10 @@ const valid = {
   DNS_RESOLVER_URL: 'https://cloudflare-dns.com/dns-query',
   SITES_PARENT_DOMAIN: ' Sitehost.App ',
   DOMAIN_PROOF_SECRET: 'proof-secret',
+  MAX_UNFINISHED_DEPLOYMENTS: '10',
+  MAX_SITES_PER_USER: '100',
+  MAX_USER_BYTES: '10737418240',
+  DEPLOYS_PER_HOUR: '200',
 };
 
 describe('settings', () => {
@@ -34,6 +39,7 @@ describe('settings', () => {
       certRetryBaseSeconds: 60,
       certJobMaxRetries: 5,
       retiredDeploymentGraceSeconds: 0,
+      orphanSweepGraceSeconds: 3600,
       eventsRetentionDays: 7,
       deploymentsKept: 20,
       deploymentsKeptDays: 30,
@@ -42,6 +48,8 @@ describe('settings', () => {
       apiRequestsPerMinute: 1200,
       anonymousRequestsPerMinute: 300,
       domains: { proof: 'dns', resolverUrl: 'https://cloudflare-dns.com/dns-query', parentDomain: 'sitehost.app', proofKey: 'proof-secret' },
+      maxUnfinishedDeployments: 10,
+      quotas: { maxSites: 100, maxBytes: 10737418240, deploysPerHour: 200 },
     });
   });
 
@@ -61,6 +69,8 @@ describe('settings', () => {
     ['MAX_FILE_BYTES', '2.5'],
     ['CERT_RETRY_BASE_SECONDS', 'sixty'],
     ['EVENTS_RETENTION_DAYS', undefined],
+    ['ORPHAN_SWEEP_GRACE_SECONDS', 'an hour'],
+    ['ORPHAN_SWEEP_GRACE_SECONDS', '-1'],
     ['API_HOSTNAMES', ' , '],
     ['API_HOSTNAMES', 'local host'],
     ['DEPLOYMENTS_KEPT', '0'],
@@ -78,6 +88,10 @@ describe('settings', () => {
     ['SITES_PARENT_DOMAIN', 'sitehost.app/x'],
     ['SITES_PARENT_DOMAIN', 'a.example, b.example'],
     ['DOMAIN_PROOF_SECRET', ''],
+    ['MAX_UNFINISHED_DEPLOYMENTS', '0'],
+    ['MAX_SITES_PER_USER', 'unlimited'],
+    ['MAX_USER_BYTES', '10 GiB'],
+    ['DEPLOYS_PER_HOUR', '0'],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);

@@ -16,7 +16,7 @@ export interface Service extends TestProcess {
   port: number;
   /** Its AUTH_SECRET, which signs self-issued tokens. */
   secret: string;
-  /** Its local state (`--persist-to`), deleted by stop(). */
+  /** Its local state (`--persist-to`), deleted by stop() unless it was given. */
   persistDir: string;
   /** Stops it, and then fails if it answered the API with a status schema/openapi.json does not list (undocumentedAnswers). */
   stop(): Promise<void>;
@@ -34,6 +34,8 @@ export interface ServiceOptions {
    * the script finds nothing to migrate; `empty`: nothing, as on a new machine.
    */
   state?: 'migrated' | 'empty';
+  /** Local state to start on (a service run on it before, say), left in place by stop(); a new temporary one otherwise. */
+  persistDir?: string;
 }
 
 export function freePort(): Promise<number> {
@@ -66,8 +68,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 }
 
 async function startServiceOnce(options: ServiceOptions): Promise<Service> {
-  const persistDir = await mkdtemp(join(tmpdir(), 'sitehost-service-'));
-  if (options.state !== 'empty') await cp(inject('migratedState'), persistDir, { recursive: true });
+  const persistDir = options.persistDir ?? (await mkdtemp(join(tmpdir(), 'sitehost-service-')));
+  if (options.persistDir === undefined && options.state !== 'empty') await cp(inject('migratedState'), persistDir, { recursive: true });
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
   const secret = randomBytes(32).toString('base64url');
@@ -86,7 +88,7 @@ async function startServiceOnce(options: ServiceOptions): Promise<Service> {
     persistDir,
     async stop() {
       await server.stop();
-      await rm(persistDir, { recursive: true, force: true });
+      if (options.persistDir === undefined) await rm(persistDir, { recursive: true, force: true });
       const undocumented = undocumentedAnswers(server.output());
       if (undocumented.length > 0) throw new Error(`The API answered statuses schema/openapi.json does not list:\n${undocumented.join('\n')}`);
     },
@@ -123,11 +125,11 @@ export function token(service: Service, user: string, scope = 'deploy', secret =
     .sign(new TextEncoder().encode(secret));
 }
 
-/** What a hosted site answered: status, fields and body as text. */
-export interface SiteResponse {
+/** What a hosted site answered: status, fields and body. */
+export interface SiteResponse<Body = string> {
   status: number;
   headers: IncomingHttpHeaders;
-  body: string;
+  body: Body;
 }
 
 /**
@@ -135,18 +137,25 @@ export interface SiteResponse {
  * through node:http with that Host header, since fetch does not let a caller set Host (nor
  * send a path with `//` or dot segments as written).
  */
-export function getFromSite(service: Service, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
+export function getBytesFromSite(service: Service, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse<Buffer>> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
       { host: '127.0.0.1', port: service.port, path, headers: { host: `${domain}.localhost:${service.port}`, ...headers } },
       (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+        // A connection cut mid-body (a service that was killed, say).
+        response.on('error', reject);
       },
     );
     outgoing.on('error', reject);
     outgoing.end();
   });
+}
+
+/** `getBytesFromSite`, the body as UTF-8 text. */
+export async function getFromSite(service: Service, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
+  const response = await getBytesFromSite(service, domain, path, headers);
+  return { ...response, body: response.body.toString('utf8') };
 }
