@@ -179,4 +179,25 @@ describe('a rules file that cannot be read', () => {
     expectRedirect(await site(domain, '/incremental'), 307, '/target');
     expect((await site(domain, '/put')).status).toBe(404);
   });
+
+  it('keeps the rules through a one-request manifest patch that leaves _redirects alone, reads a patched one, and drops them with it', async () => {
+    const domain = 'rules-patch.example';
+    const first = await deploy(domain, { 'index.html': 'v1', _redirects: '/kept /target 302' });
+    const base = ((await first.json()) as { deploymentId: string }).deploymentId;
+    const patch = async (from: string, files: Record<string, string | null>, blobs: string[]) => {
+      const body = new FormData();
+      body.append('manifest', new Blob([JSON.stringify({ base: from, files, finalize: 'live' })], { type: 'application/json' }));
+      for (const [name, value] of await blobForm(blobs)) body.append(name, value);
+      const response = await authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', body });
+      expect(response.status, await response.clone().text()).toBe(200);
+      return ((await response.json()) as { deploymentId: string }).deploymentId;
+    };
+    const second = await patch(base, await manifestOf({ 'index.html': 'v2' }), ['v2']);
+    expectRedirect(await site(domain, '/kept'), 302, '/target');
+    const third = await patch(second, await manifestOf({ _redirects: '/patched /target 307' }), ['/patched /target 307']);
+    expectRedirect(await site(domain, '/patched'), 307, '/target');
+    expect((await site(domain, '/kept')).status).toBe(404);
+    await patch(third, { _redirects: null }, []);
+    expect((await site(domain, '/patched')).status).toBe(404);
+  });
 });
