@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, type SiteResponse, getFromSite, startService, token } from './support/service';
+import { type Service, type SiteResponse, siteAnswer, startService, token } from './support/service';
 
 /**
  * The reproductions of the hostile-input defects, run as a careful attacker ran them: against
@@ -27,7 +27,7 @@ let owner: string;
 
 /** A request to the hosted site, the path sent exactly as written (fetch would normalise it). */
 function fromSite(path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
-  return getFromSite(service, domain, path, headers);
+  return siteAnswer(service, domain, path, headers);
 }
 
 function api(path: string, init: RequestInit & { as?: string } = {}): Promise<Response> {

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, type SiteResponse, getFromSite, startService, token } from './support/service';
+import { type Service, type SiteResponse, siteAnswer, startService, token } from './support/service';
 
 /**
  * A folder brought from Netlify or Cloudflare Pages as it is (./fixtures/migrated-site: real
@@ -36,7 +36,7 @@ function deploy(form: FormData): Promise<Response> {
 
 /** A GET of the site at `http://<domain>.localhost:<port>/`, the path sent as written. */
 function fromSite(path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
-  return getFromSite(service, domain, path, headers);
+  return siteAnswer(service, domain, path, headers);
 }
 
 beforeAll(async () => {

@@ -155,9 +155,15 @@ export function getBytesFromSite(service: Service, domain: string, path: string,
 }
 
 /** `getBytesFromSite`, the body as UTF-8 text. */
-export async function getFromSite(service: Service, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
+export async function siteAnswer(service: Service, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
   const response = await getBytesFromSite(service, domain, path, headers);
   return { ...response, body: response.body.toString('utf8') };
+}
+
+/** What a visitor sees of a page: its status and text, to compare whole. */
+export async function getFromSite(service: Service, domain: string, path: string): Promise<{ status: number; body: string }> {
+  const { status, body } = await siteAnswer(service, domain, path);
+  return { status, body };
 }
 
 /**
