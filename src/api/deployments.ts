@@ -19,10 +19,10 @@ export const deployments = new Hono<AppEnv>();
 
 const pageSize = 20;
 
-/** `record` as the API shows it; `missing` while it uploads. Its preview host keeps the request's scheme and port. */
+/** `record` as the API shows it; `missing` while it uploads. Its preview and alias hosts keep the request's scheme and port. */
 export function deploymentView(c: Context<AppEnv>, record: DeploymentRecord, liveId: string | null, missing?: string[]): Deployment {
   const url = new URL(c.req.url);
-  const host = `${record.id}.${settingsOf(c.env).previewHostname}${url.port ? `:${url.port}` : ''}`;
+  const previewHost = (label: string) => `${url.protocol}//${label}.${settingsOf(c.env).previewHostname}${url.port ? `:${url.port}` : ''}/`;
   return {
     id: record.id,
     live: record.id === liveId,
@@ -31,8 +31,13 @@ export function deploymentView(c: Context<AppEnv>, record: DeploymentRecord, liv
     fileCount: record.fileCount,
     totalBytes: record.totalBytes,
     source: record.source,
-    previewUrl: `${url.protocol}//${host}/`,
+    previewUrl: previewHost(record.id),
     liveUntil: record.id === liveId || record.liveUntil === null ? null : timestamp(record.liveUntil),
+    preview: record.preview,
+    message: record.message,
+    client: record.client,
+    alias: record.alias,
+    aliasUrl: record.aliasLabel === null ? null : previewHost(record.aliasLabel),
     state: record.state,
     ...(record.state === 'uploading' ? { missing: missing ?? [] } : {}),
   };

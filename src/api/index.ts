@@ -12,6 +12,7 @@ import { info } from './info';
 import { openapi } from './openapi';
 import { sites } from './sites';
 import { v1 } from './v1';
+import { whoami } from './whoami';
 
 /** The API face of the Worker: every route, problems for every error. */
 export const api = new Hono<AppEnv>();
@@ -24,6 +25,7 @@ api.route('/', files);
 api.route('/', info);
 api.route('/', certificate);
 api.route('/', openapi);
+api.route('/', whoami);
 api.route('/', v1);
 api.route('/', dashboard);
 

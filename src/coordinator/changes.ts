@@ -1,5 +1,6 @@
 /** What the Worker hands a domain's coordinator to commit: ./coordinator.ts's changes take these. */
 import type { HostConfiguration } from '../configuration/parse';
+import type { DeploymentLabels } from '../content/deployment-labels';
 import type { ManifestContent } from '../content/manifest';
 import type { BlobLocation } from '../storage/deployments';
 import type { FileEntry } from '../storage/file-index';
@@ -12,6 +13,7 @@ export interface DeployCommit {
   /** `blobs`: where the stored bytes lie, by content hash, for later incremental deploys. */
   files?: Omit<Deployment, 'created'> & { blobs: BlobLocation[] };
   configuration?: HostConfiguration;
+  labels: DeploymentLabels;
 }
 
 /** A replacement of the whole value, or an RFC 7396 merge patch applied to the current one. */
@@ -48,4 +50,5 @@ export interface ManifestCommit {
   content: ManifestContent;
   upload?: PackUpload;
   preview: boolean;
+  labels: DeploymentLabels;
 }

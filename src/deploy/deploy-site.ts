@@ -13,19 +13,21 @@ import type { DeployResult } from '../common/api-types';
 import { handOver } from './hand-over';
 import { deployLimits } from '../content/limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
+import { labelsOf, requestClient } from '../content/deployment-labels';
 
 /**
  * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has
  * the domain's coordinator switch the site to it in one step. Until that switch nothing a
  * reader sees has changed; when the upload fails or the coordinator refuses, the new objects
  * are deleted. A `preview` is stored as a deployment and answered with it, nothing live changed.
+ * A live deploy of what the site serves already makes no deployment (`unchanged`).
  */
 export async function deploySite(env: Env, request: Request, domain: string, userId: string, preview = false): Promise<DeployResult | DeploymentRecord> {
   if (!isMultipartFormData(request)) {
     throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
-  // Checked again by the coordinator; refusing here spares the upload. A preview needs a site to preview.
-  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), preview ? 'change' : 'deploy');
+  // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
+  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'deploy');
 
   const deploymentId = newDeploymentId();
   const now = Date.now();
@@ -35,13 +37,14 @@ export async function deploySite(env: Env, request: Request, domain: string, use
   stored.catch(() => {});
   const received = await receiveDeploy(request, deployLimits(env), pack, now, stored);
 
-  const commit: DeployCommit = { domain, userId, configuration: received.configuration };
-  const written: string[] = [];
+  const written = received.files?.packs.filter((key) => key === pack.key) ?? [];
+  let commit: DeployCommit;
   try {
+    commit = { domain, userId, configuration: received.configuration, labels: await labelsOf(domain, received.labels, requestClient(request)) };
     if (received.files) {
       const indexKey = keys.index(domain, deploymentId);
       const { packs, blobs } = received.files;
-      written.push(...packs.filter((key) => key === pack.key), indexKey);
+      written.push(indexKey);
       const index: FileIndex = { deploymentId, created: now, packs, files: received.files.entries };
       await writeFileIndex(env.FILES, indexKey, index);
       commit.files = {

@@ -24,6 +24,8 @@ import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
 import { getSiteOwner } from '../storage/sites';
 import { handOver } from './hand-over';
+import type { DeploymentClient } from '../common/deployment-labels';
+import { type DeploymentLabels, type RequestedLabels, labelsOf, requestClient } from '../content/deployment-labels';
 import { type DeployLimits, checkContentLength, deployLimits } from '../content/limits';
 import {
   type Finalize,
@@ -70,16 +72,18 @@ function knownBytes(files: readonly ManifestFile[], known: ReadonlyMap<string, B
 interface Prepared {
   content: ManifestContent;
   finalize?: Finalize;
+  /** The deployment's message and alias, checked. */
+  labels: RequestedLabels;
   known: Map<string, BlobLocation>;
   /** The sizes the client declares of content the site may lack. */
   sizes: ReadonlyMap<string, number>;
 }
 
 function prepare(limits: DeployLimits, body: unknown): Prepared {
-  const { finalize, sizes, ...content } = checkManifest(body, limits);
+  const { finalize, sizes, labels, ...content } = checkManifest(body, limits);
   const { configuration } = 'patch' in content ? content.patch : content.manifest;
   if (configuration && JSON.stringify(configuration).length > maxJsonBytes) throw jsonTooLarge('The configuration');
-  return { content, known: new Map(), sizes, ...(finalize ? { finalize } : {}) };
+  return { content, known: new Map(), sizes, labels, ...(finalize ? { finalize } : {}) };
 }
 
 /**
@@ -123,12 +127,8 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   authorize({ userId }, domain, owner, 'deploy');
   const limits = deployLimits(env);
   const id = newDeploymentId();
-  const prepareManifest = (body: unknown) => {
-    const prepared = prepare(limits, body);
-    // A preview needs a site, as `?preview=true` does: refused before any upload, not at the finalize.
-    if (prepared.finalize === 'preview') authorize({ userId }, domain, owner, 'change');
-    return prepared;
-  };
+  const client = requestClient(request);
+  const prepareManifest = (body: unknown) => prepare(limits, body);
   if (!isMultipartFormData(request)) {
     const body = await readJsonBody(request, 'application/json', {
       maxBytes: maxManifestBytes(limits),
@@ -136,7 +136,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
       orAlso: 'multipart/form-data (the manifest part, then blob parts)',
     });
     const prepared = prepareManifest(body);
-    return settle(env, { domain, userId, id, limits }, await complete(env, domain, limits, prepared));
+    return settle(env, { domain, userId, id, limits, client }, await complete(env, domain, limits, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
@@ -170,7 +170,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   }
   // From here the pack is the coordinator's to keep or, when its commit fails, to delete.
   const upload = received.length > 0 ? { pack: pack.key, blobs: received, ...(inline ? { bytes: inline } : {}) } : undefined;
-  return settle(env, { domain, userId, id, limits, upload }, begun.prepared);
+  return settle(env, { domain, userId, id, limits, client, upload }, begun.prepared);
 }
 
 /** Waits for a pack no deployment holds to be discarded; failing, it only leaves bytes behind. */
@@ -194,13 +194,20 @@ function commitsAtOnce({ content, finalize, known }: Prepared): boolean {
 /** Commits the deployment when it was asked to be finalized and lacks nothing; else stores it as uploading. */
 async function settle(
   env: Env,
-  begin: { domain: string; userId: string; id: string; limits: DeployLimits; upload?: PackUpload },
+  begin: { domain: string; userId: string; id: string; limits: DeployLimits; client: DeploymentClient; upload?: PackUpload },
   prepared: Prepared,
 ): Promise<Begun> {
   const { domain, userId, id, upload } = begin;
   const { content, finalize, known } = prepared;
+  let labels: DeploymentLabels;
+  try {
+    labels = await labelsOf(domain, prepared.labels, begin.client);
+  } catch (error) {
+    if (upload && !upload.bytes) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    throw error;
+  }
   if (commitsAtOnce(prepared)) {
-    const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview' };
+    const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview', labels };
     const done = await handOver(env, storedPack(upload), () => siteCoordinator(env, domain).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
   }
@@ -209,7 +216,7 @@ async function settle(
   try {
     // Stored, a patch is the whole manifest it makes of its base: finalizing it reads no base.
     manifest = 'patch' in content ? await resolvePatch(env, domain, begin.limits, content.patch, prepared) : content.manifest;
-    record = uploadingRecord(domain, userId, id, manifest);
+    record = uploadingRecord(domain, userId, id, manifest, labels);
     // Before anything is stored: whatever this request leaves unfinished, the coordinator collects at its deadline.
     await siteCoordinator(env, domain).beginIncremental(domain, id, record.created);
     await writeManifest(env.FILES, record.manifestKey!, manifest);
@@ -223,8 +230,10 @@ async function settle(
   return { state: 'uploading', record, missing: missingHashes(manifest.files, known) };
 }
 
-function uploadingRecord(domain: string, userId: string, id: string, manifest: Manifest): DeploymentRecord {
+function uploadingRecord(domain: string, userId: string, id: string, manifest: Manifest, labels: DeploymentLabels): DeploymentRecord {
   return {
+    ...labels,
+    preview: false,
     id,
     domain,
     created: Date.now(),

@@ -27,6 +27,11 @@ export function noDeploymentHosted(id: string): Response {
   return page(404, 'No deployment here', `There is no kept deployment ${escapeHtml(id)}.`, 'no-store');
 }
 
+/** An alias host whose alias no kept deployment has. */
+export function noAliasedDeployment(label: string): Response {
+  return page(404, 'No deployment here', `No kept deployment has the alias of ${escapeHtml(label)}.`, 'no-store');
+}
+
 /** A path of a site that matches no file and no fallback. */
 export function fileNotFound(): Response {
   return page(404, 'Not found', 'There is no page at this address.', revalidate);

@@ -73,10 +73,10 @@ export async function answerWith(
   return withSiteHeaders(response, path, site.host);
 }
 
-/** The domain's live deployment and compiled host options, when the domain is a published site. */
+/** The domain's live deployment and compiled host options, when the domain is a published site: a domain claimed by a preview alone serves nothing. */
 async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<ServedDeployment | undefined> {
   const site = await liveSite(env, ctx, domain, location);
-  return site ? { deployment: site.deployment, host: hostOptionsOf(site.configuration) } : undefined;
+  return site?.liveDeploymentId ? { deployment: site.deployment, host: hostOptionsOf(site.configuration) } : undefined;
 }
 
 function problemResponse(error: unknown): Response {

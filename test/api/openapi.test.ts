@@ -171,6 +171,7 @@ const endpointsBeyondSpec: Record<string, string> = {
   'POST /v2/sites/{domain}/deployments/{id}/activate': 'docs/design.md § Deployments',
   'PUT /v2/sites/{domain}/deployments/{id}/blobs': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
+  'GET /v2/whoami': 'docs/design.md § Authentication',
 };
 
 function documentedEndpoints(): string[] {
@@ -483,6 +484,23 @@ describe('live responses match the document', () => {
     await request('PUT', `${site}/deployments/${id}/blobs`, { body: blobs }, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 404);
+    // Labelled, unchanged, and a preview claiming a new domain.
+    const labelled = deployForm({ 'index.html': 'three' });
+    labelled.append('message', 'labelled');
+    labelled.append('alias', 'feature-x');
+    await request('PUT', `${site}?preview=true`, { body: labelled, headers: { 'sitehost-client': 'cli/1.0.0' } }, owner, 200);
+    await request('GET', `${site}/deployments`, {}, owner, 200);
+    await request('PUT', site, { body: deployForm({ 'index.html': 'three' }) }, owner, 200);
+    await request('PUT', '/v2/sites/oa-first-preview.example?preview=true', { body: deployForm({ 'index.html': 'x' }) }, owner, 200);
+    const tooLong = deployForm({ 'index.html': 'x' });
+    tooLong.append('message', 'x'.repeat(1001));
+    await request('PUT', site, { body: tooLong }, owner, 400);
+  });
+
+  it('GET /v2/whoami (docs/design.md § Authentication): 200 for any valid token, 401', async () => {
+    await request('GET', '/v2/whoami', {}, owner, 200);
+    await request('GET', '/v2/whoami', {}, { scope: '' }, 200);
+    await expectConforms('GET', '/v2/whoami', await call('/v2/whoami'), 401);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {
