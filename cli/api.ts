@@ -1,3 +1,4 @@
+import { clientHeader } from '../src/common/deployment-labels.ts';
 import { type ApiError, apiErrorOf } from '../src/common/problem.ts';
 import { CliError, type ErrorKind } from './errors.ts';
 import { type Answer, type BodyWriter, type ChunkWriter, streamRequest } from './upload.ts';
@@ -53,12 +54,14 @@ export class ApiClient {
    * Asks, without a body, what the service would refuse a deploy to `sitePath` for before reading
    * it: the token, its scope, the domain, the site's owner. Such a refusal in the middle of an
    * upload may not reach the client whole: the service closes the connection on the rest of the
-   * body, and the reset can discard the answer. A site not hosted yet (404) is fine to deploy.
+   * body, and the reset can discard the answer. A site not hosted yet (404) is fine to deploy;
+   * answers whether the site exists.
    */
-  async checkDeployable(sitePath: string): Promise<void> {
+  async checkDeployable(sitePath: string): Promise<{ siteExists: boolean }> {
     const answer = await this.#send(`${sitePath}/info`, {});
     if (answer.status >= 300 && answer.status !== 404) throw cliErrorOf(await apiErrorOf(answer));
     await answer.body.cancel();
+    return { siteExists: answer.status !== 404 };
   }
 
   /** The answer whatever its status; only an unreachable server is thrown, as a `CliError`. */
@@ -76,6 +79,8 @@ export class ApiClient {
       ...headers,
       authorization: `Bearer ${this.#token}`,
       'user-agent': `sitehost-cli/${version}`,
+      // The deployments this CLI makes are recorded as the CLI's (docs/design.md, "Deployments").
+      [clientHeader]: `cli/${version}`,
     };
   }
 

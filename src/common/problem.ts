@@ -1,7 +1,11 @@
 import type { PointerError, ProblemDetails } from './api-types.ts';
 
-/** What an error answer said: its problem's members, or what HTTP alone tells. */
-export type ReceivedProblem = Pick<ProblemDetails, 'title' | 'status'> & Partial<Pick<ProblemDetails, 'type' | 'detail' | 'errors'>>;
+/**
+ * What an error answer said: its problem's members, or what HTTP alone tells; `extensions` holds
+ * the problem's other members (a 413's `limit` and `value`, a 409's `missing`).
+ */
+export type ReceivedProblem = Pick<ProblemDetails, 'title' | 'status'> &
+  Partial<Pick<ProblemDetails, 'type' | 'detail' | 'errors'>> & { extensions?: Record<string, unknown> };
 
 /** An answer's headers, looked up by name: a `Headers`, or the CLI's own over node:http. */
 export interface HeaderLookup {
@@ -63,8 +67,8 @@ export async function apiErrorOf(response: ErrorAnswer): Promise<ApiError> {
   const title = response.statusText || `HTTP ${status}`;
   const contentType = headers.get('content-type') ?? '';
   if (/json/i.test(contentType)) {
-    const body = jsonObject(await response.text()) ?? {};
-    const problem = { title: text(body.title) ?? title, status, type: text(body.type), detail: text(body.detail), errors: pointerErrors(body.errors) };
+    const { title: bodyTitle, status: _status, type, detail, errors, ...extensions } = jsonObject(await response.text()) ?? {};
+    const problem = { title: text(bodyTitle) ?? title, status, type: text(type), detail: text(detail), errors: pointerErrors(errors), extensions };
     return new ApiError(problem, headers);
   }
   if (/^text\/plain/i.test(contentType)) return new ApiError({ title, status, detail: (await response.text()).trim() || undefined }, headers);
