@@ -134,8 +134,13 @@ export async function deploy(positional: string | undefined, options: DeployOpti
     await save();
   }
   const { outcome } = published;
-  await cache.deployed(target, 'type' in outcome ? outcome.deploymentId : outcome.id);
-  await report(api, domain, { ...published, files, totalBytes: folder.totalBytes, intent, json: options.json });
+  // A live deploy's answer (also its event) has no preview URLs: they come with the deployment,
+  // asked for while the record of this deploy is written.
+  const [deployment] = await Promise.all([
+    'type' in outcome ? (options.json || intent.alias ? api.json<Deployment>(deploymentPath(domain, outcome.deploymentId)) : undefined) : outcome,
+    cache.deployed(target, 'type' in outcome ? outcome.deploymentId : outcome.id),
+  ]);
+  report(api, domain, { ...published, deployment, files, totalBytes: folder.totalBytes, json: options.json });
 }
 
 /**
@@ -143,15 +148,13 @@ export async function deploy(positional: string | undefined, options: DeployOpti
  * result, or the preview's deployment) with the deployment's `id`, the site's `url` when it is
  * live, its `previewUrl`, and its `aliasUrl` when it has an alias.
  */
-async function report(
+function report(
   api: ApiClient,
   domain: string,
-  done: Published & { files: readonly HashedLocalFile[]; totalBytes: number; intent: DeploymentIntent; json?: boolean },
-): Promise<void> {
-  const { outcome, sent, files } = done;
+  done: Published & { deployment: Deployment | undefined; files: readonly HashedLocalFile[]; totalBytes: number; json?: boolean },
+): void {
+  const { outcome, sent, files, deployment } = done;
   const url = siteUrl(new URL(api.origin), domain);
-  // A live deploy's answer (also its event) has no preview URLs: they come with the deployment.
-  const deployment = 'type' in outcome ? (done.json || done.intent.alias ? await api.json<Deployment>(deploymentPath(domain, outcome.deploymentId)) : undefined) : outcome;
   if (done.json) {
     const { previewUrl, aliasUrl } = deployment!;
     const urls = { previewUrl, ...(aliasUrl ? { aliasUrl } : {}) };
