@@ -139,8 +139,9 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   /**
    * The deployment `commit` makes (a `preview`: not to go live), its files or configuration
-   * defaulting to the live ones; that the user may deploy is checked first. With files, the site's deployments are read: 409 when a pack of stored bytes
-   * the deploy reuses is held by none of them any more (collected while it uploaded).
+   * defaulting to the live ones; that the user may deploy is checked first. With files, the site's
+   * deployments are read: 409 when a pack of stored bytes the deploy reuses is held by none of
+   * them any more (collected while it uploaded).
    */
   async #deployment(
     commit: DeployCommit,

@@ -8,7 +8,7 @@ import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
-import { type SiteRecord, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
+import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
 import { authorize } from './access';
 import { Commits } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployments';
@@ -146,16 +146,6 @@ export function configurationChange(db: D1Database, previous: SiteRecord | null,
  */
 export function previewClaim(db: D1Database, site: SiteRecord | null, userId: string, domain: string, now: number): { statements: D1PreparedStatement[]; live?: SiteRecord; now: FollowUp[] } {
   if (site) return { statements: [], now: [] };
-  const claimed: SiteRecord = {
-    domain,
-    userId,
-    created: now,
-    modified: now,
-    configuration: {},
-    configurationModified: now,
-    metadata: {},
-    liveDeploymentId: null,
-    deployment: null,
-  };
+  const claimed = emptySite(domain, userId, now);
   return { statements: [upsertSite(db, claimed), ...configurationChange(db, null, claimed)], live: claimed, now: [{ kind: 'issue-certificate', domain }] };
 }

@@ -64,6 +64,11 @@ function toRecord(row: SiteRow): SiteRecord {
   };
 }
 
+/** A site `userId` holds at `now` with nothing live yet: no deployment, no host options, no metadata. */
+export function emptySite(domain: string, userId: string, now: number): SiteRecord {
+  return { domain, userId, created: now, modified: now, configuration: {}, configurationModified: now, metadata: {}, liveDeploymentId: null, deployment: null };
+}
+
 export async function getSite(db: D1Database, domain: string): Promise<SiteRecord | null> {
   const row = await db.prepare('SELECT * FROM sites WHERE domain = ?').bind(domain).first<SiteRow>();
   return row ? toRecord(row) : null;
