@@ -1,6 +1,6 @@
 /**
  * D1 access to a site's kept deployments and to where its stored content hashes lie
- * (schema/migrations/0005_deployments.sql, 0007_deployment_labels.sql). All times are epoch milliseconds.
+ * (schema/migrations/0005_deployments.sql, 0009_deployment_labels.sql). All times are epoch milliseconds.
  */
 import type { DeploymentClient } from '../common/deployment-labels';
 
