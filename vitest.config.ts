@@ -16,6 +16,8 @@ export default defineConfig(async () => {
             name: 'unit',
             include: ['test/**/*.unit.test.ts'],
             environment: 'node',
+            // A budget only for a hang: a busy machine must not fail a test.
+            testTimeout: 60_000,
           },
         },
         {
@@ -25,7 +27,18 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: { AUTH_SECRET: testSecret, TEST_MIGRATIONS: migrations, RETIRED_DEPLOYMENT_GRACE_SECONDS: '1', DEPLOYMENTS_KEPT: '1', DEPLOYMENTS_KEPT_DAYS: '0', CERT_ENCRYPTION_KEY: 'test-certificate-encryption-key',
                   // test/serving/freshness.test.ts emulates locations with these caches; a local purge clears them too.
-                  EDGE_LOCAL_CACHES: 'location-a,location-b,location-c' },
+                  EDGE_LOCAL_CACHES: 'location-a,location-b,location-c',
+                  // The suite sends thousands of requests a minute as one user: test/api/rate-limit.test.ts
+                  // swaps in TEST_RATE_LIMITER, the same binding with a small limit, to reach a limit.
+                  API_REQUESTS_PER_MINUTE: '1000000', ANONYMOUS_REQUESTS_PER_MINUTE: '1000000',
+                  // The fuzz suite deploys, and begins incremental deploys, by the hundred as one user on one site
+                  // (by the thousand under `npm run fuzz`); test/quotas sets these limits low where it tests them.
+                  DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000' },
+                ratelimits: {
+                  USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: 1_000_000, period: 60 } },
+                  ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: 1_000_000, period: 60 } },
+                  TEST_RATE_LIMITER: { namespace_id: '2699', simple: { limit: 3, period: 60 } },
+                },
               },
             }),
           ],
@@ -34,7 +47,8 @@ export default defineConfig(async () => {
             include: ['test/**/*.test.ts'],
             exclude: ['test/node/**', 'test/**/*.unit.test.ts'],
             globalSetup: ['./test/support/build-dashboard.mjs'],
-            setupFiles: ['./test/support/apply-migrations.ts'],
+            // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json.
+            setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts'],
             testTimeout: 60_000,
             // test/fuzz/settings.ts: `npm run fuzz` sets these; `npm test` leaves them empty (fixed seed, short run).
             provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },

@@ -1,4 +1,5 @@
 import { clientHeader } from '../src/common/deployment-labels.ts';
+import type { DomainProofRecord } from '../src/common/api-types.ts';
 import { type ApiError, apiErrorOf } from '../src/common/problem.ts';
 import { CliError, type ErrorKind } from './errors.ts';
 import { type Answer, type BodyWriter, type ChunkWriter, streamRequest } from './upload.ts';
@@ -119,10 +120,24 @@ function kindOf(error: ApiError): ErrorKind {
   return 'usage';
 }
 
-/** The server's problem title and detail (and schema pointers) in one line, with the exit code of its kind. */
+/**
+ * The server's problem title and detail (and schema pointers) in one line, with the exit code of its
+ * kind. A claim that waits for proof of control says the record to add and how to check it.
+ */
 export function cliErrorOf(error: ApiError): CliError {
-  const { title, detail, errors = [] } = error.problem;
+  const { title, detail, errors = [], record } = error.problem;
   const pointers = errors.map((pointer) => `${pointer.pointer || '/'} ${pointer.message}`);
-  const text = [title, detail].filter(Boolean).join(': ') + (pointers.length ? ` (${pointers.join('; ')})` : '');
+  const text =
+    error.problem.type === '/problems/domain-proof-required' && record
+      ? `${title}: ${proofAdvice(record)}`
+      : [title, detail].filter(Boolean).join(': ') + (pointers.length ? ` (${pointers.join('; ')})` : '');
   return new CliError(kindOf(error), `${text} [HTTP ${error.status}]`, { status: error.status, cause: error });
+}
+
+function proofAdvice(record: DomainProofRecord): string {
+  const domain = record.name.slice(record.name.indexOf('.') + 1);
+  return (
+    `add the DNS record ${record.name} ${record.type} "${record.value}" to prove you control ${domain}, ` +
+    `then deploy again once \`sitehost domains proof ${domain}\` says it is verified (a new record shows within minutes)`
+  );
 }

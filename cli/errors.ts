@@ -11,9 +11,9 @@ export const exitCodes = {
   auth: 3,
   /** The site, file or path does not exist (404). */
   'not-found': 4,
-  /** The site belongs to another user (403), or the request conflicts with the current state (409, 412). */
+  /** The site belongs to another user, is suspended, or the domain's proof of control is missing (403), or the request conflicts with the current state (409, 412). */
   conflict: 5,
-  /** The server failed (5xx) or could not be reached. */
+  /** The server failed (5xx), could not be reached, or refuses too many requests (429). */
   server: 6,
 } as const;
 
@@ -57,5 +57,5 @@ export const exitCodeHelp = `Exit codes:
   2  usage: bad arguments, or the server refused the request as invalid (400, 413, 415)
   3  auth: not logged in, token rejected (401) or missing a scope (403 insufficient_scope)
   4  not found: no such site or file (404)
-  5  conflict/forbidden: the site belongs to another user (403), or a conflict (409, 412)
-  6  server or network: the server failed (5xx) or could not be reached`;
+  5  conflict/forbidden: the site belongs to another user, is suspended, or the domain is not proven yours (403), or a conflict (409, 412)
+  6  server or network: the server failed (5xx), could not be reached, or refuses too many requests (429)`;

@@ -85,6 +85,12 @@ export function createProgram(json = false): Command {
     .action(async (options) => (await import('./commands/sites.ts')).listSites(options));
 
   program
+    .command('usage')
+    .description('show what you use of your quotas: sites, bytes stored, deploys in the last hour')
+    .option('--json', 'print the usage as JSON')
+    .action(async (options) => (await import('./commands/usage.ts')).showUsage(options));
+
+  program
     .command('delete')
     .description('unpublish a site: remove its files and configuration')
     .argument('<domain>')
@@ -141,6 +147,15 @@ export function createProgram(json = false): Command {
     .action(async (domain, path, options) => (await import('./commands/files.ts')).removeFile(domain, path, options));
 
   program
+    .command('domains')
+    .description('proof that you control a domain, asked before its first deploy')
+    .command('proof')
+    .description('print the DNS record that proves you control a domain, and whether its DNS shows it yet')
+    .argument('<domain>')
+    .option('--json', 'print the record and its state as JSON')
+    .action(async (domain, options) => (await import('./commands/domains.ts')).showProof(domain, options));
+
+  program
     .command('info')
     .description("show a site's metadata: owner, current deployment, certificate")
     .argument('<domain>')
@@ -153,6 +168,28 @@ export function createProgram(json = false): Command {
     .option('--json', 'print each event as one line of JSON, with its id')
     .option('--last-event-id <id>', 'start after this event (resume where an earlier run stopped)')
     .action(async (options) => (await import('./commands/events.ts')).followEventsCommand(options));
+
+  const admin = program.command('admin').description("operators' commands: suspend, resume or unpublish any site (the token needs the admin scope)");
+  admin
+    .command('suspend')
+    .description('suspend a site: its domain and previews answer 451, and its owner cannot change it until it is resumed')
+    .argument('<domain>')
+    .requiredOption('--reason <text>', 'why, for the owner (shown in `sitehost info`), at most 1,000 characters')
+    .option('--json', 'print the suspension as JSON')
+    .action(async (domain, options) => (await import('./commands/admin.ts')).suspendSite(domain, options));
+  admin
+    .command('resume')
+    .description("lift a site's suspension: it is served again")
+    .argument('<domain>')
+    .option('--json', 'print what was resumed as JSON')
+    .action(async (domain, options) => (await import('./commands/admin.ts')).resumeSite(domain, options));
+  admin
+    .command('delete')
+    .description('unpublish any site, whoever owns it: its files and configuration go, and the domain is free')
+    .argument('<domain>')
+    .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
+    .option('--json', 'print what was deleted as JSON')
+    .action(async (domain, options) => (await import('./commands/sites.ts')).deleteSite(domain, options));
 
   return program;
 }

@@ -5,8 +5,8 @@
 // .dev.vars' (and .dev.vars is then neither created nor needed).
 import { spawn } from 'node:child_process';
 import { unstable_readConfig } from 'wrangler';
-import { checkCertificateRetries, parseSettings } from '../src/platform/settings.ts';
-import { ensureAuthSecret } from './dev-vars.mjs';
+import { checkCertificateRetries, checkRateLimits, parseSettings } from '../src/platform/settings.ts';
+import { ensureAuthSecret, readDevVars } from './dev-vars.mjs';
 import { applyLocalMigrations, defaultPersistDir } from './local-migrations.mjs';
 
 const port = process.env.PORT ?? '8787';
@@ -22,10 +22,13 @@ const secret = process.env.AUTH_SECRET ? ['--var', `AUTH_SECRET:${process.env.AU
 if (secret.length === 0) ensureAuthSecret();
 checkSettings();
 
-/** Refuses a bad setting (wrangler.toml's vars with this command's `--var NAME:value`) before anything starts. */
+/**
+ * Refuses a bad setting (wrangler.toml's vars, with the secrets wrangler dev reads from .dev.vars or
+ * this script passes, and this command's `--var NAME:value`) before anything starts.
+ */
 function checkSettings() {
   const config = unstable_readConfig({ config: new URL('../wrangler.toml', import.meta.url).pathname });
-  const vars = { ...config.vars };
+  const vars = { ...config.vars, ...readDevVars(), ...(process.env.AUTH_SECRET ? { AUTH_SECRET: process.env.AUTH_SECRET } : {}) };
   process.argv.forEach((arg, at, args) => {
     if (args[at - 1] !== '--var') return;
     const colon = arg.indexOf(':');
@@ -33,7 +36,9 @@ function checkSettings() {
   });
   try {
     const certificates = config.queues.consumers?.find((consumer) => consumer.queue === 'sitehost-certificates');
-    checkCertificateRetries(parseSettings(vars), certificates?.max_retries);
+    const settings = parseSettings(vars);
+    checkCertificateRetries(settings, certificates?.max_retries);
+    checkRateLimits(settings, config.ratelimits ?? []);
   } catch (error) {
     console.error(`npm start: ${error.message}`);
     process.exit(1);

@@ -5,10 +5,12 @@ import type { Env } from './platform/env';
 import { Problem } from './http/problem';
 import { log } from './platform/log';
 import { consumeQueue } from './queues';
+import { sweepOrphanedObjects } from './coordinator/orphan-sweeps';
 import { InvalidSetting, type Settings, settingsOf } from './platform/settings';
 import { previewNameOf, servePreview } from './serving/preview';
 import { serveSite } from './serving/serve';
 import { siteDomainOf } from './common/site-url';
+import { forgetOldDeadLetters } from './storage/dead-letters';
 
 export { SiteCoordinator } from './coordinator/coordinator';
 export { EventLog } from './events/event-log';
@@ -33,8 +35,15 @@ export default {
     return answerAcmeChallenge(request, url, env, domain) ?? serveSite(request, url, env, ctx, domain);
   },
   queue: consumeQueue,
+  /** Daily: certificate renewals, and the sweep of objects deploys cut before their commit left. Each runs whether or not the other fails. */
   async scheduled(controller, env) {
-    await queueCertificateRenewals(controller, env);
+    // Each runs to the end whatever the others do; a failure still fails the run (and is logged by the runtime).
+    const runs = await Promise.allSettled([
+      queueCertificateRenewals(controller, env),
+      forgetOldDeadLetters(env.DB, controller.scheduledTime),
+      sweepOrphanedObjects(controller, env),
+    ]);
+    for (const run of runs) if (run.status === 'rejected') throw run.reason;
   },
 } satisfies ExportedHandler<Env>;
 

@@ -4,5 +4,7 @@ type TestMigrations = import('cloudflare:test').D1Migration[];
 declare namespace Cloudflare {
   interface Env extends SitehostEnv {
     TEST_MIGRATIONS: TestMigrations;
+    /** USER_RATE_LIMITER's twin with a limit of 3 a minute (vitest.config.ts). */
+    TEST_RATE_LIMITER: RateLimit;
   }
 }

@@ -33,6 +33,7 @@ export async function showInfo(domain: string, options: { json?: boolean }): Pro
     ['deployment', deployment],
     ['certificate', describeCertificate(info.certificate)],
     ['metadata', metadata.length ? metadata.map(([key, value]) => `${key}=${value}`).join(', ') : '-'],
+    ...(info.suspension ? [['suspended', pc.red(`since ${formatTimestamp(info.suspension.since)}: ${info.suspension.reason}`)] as [string, string]] : []),
   ];
   for (const [name, value] of lines) console.log(`${pc.dim(name.padEnd(12))}${value}`);
 }

@@ -104,7 +104,8 @@ export async function publish(api: ApiClient, domain: string, files: readonly Ha
         // The service read the patch and stored nothing: the whole manifest, manifest first.
         content = files;
       } else {
-        if (!(error instanceof CliError && error.kind === 'server')) throw error;
+        // A 429 is an answer (a rate reached), not a lost connection: asking again now is refused again.
+        if (!(error instanceof CliError && error.kind === 'server') || error.status === 429) throw error;
         // A refusal may have been lost with the connection; if none, nothing was stored and the resumable way starts over.
         await deployable();
         say(`The upload was interrupted (${error.message}); sending the manifest first…`);

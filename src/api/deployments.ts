@@ -102,8 +102,8 @@ resource(deployments, '/v2/sites/:domain/deployments/:id', {
       // A first deploy's deployment exists before its site does: its creator may read it, to resume
       // the upload. To anyone else the domain is not hosted (404), as for every other read.
       const principal = c.get('principal');
-      const creator = record?.createdBy === principal.userId ? record.createdBy : null;
-      authorize(principal, domain, site?.userId ?? creator, 'read');
+      const creator = record?.createdBy === principal.userId ? { userId: record.createdBy, suspension: null } : null;
+      authorize(principal, domain, site ?? creator, 'read');
       if (!record) throw deploymentNotFound(domain, id);
       const missing = record.state === 'uploading' ? await stillMissing(c.env, record) : undefined;
       return c.json(deploymentView(c, record, site?.liveDeploymentId ?? null, missing));

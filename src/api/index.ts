@@ -6,24 +6,32 @@ import { log } from '../platform/log';
 import { certificate } from './certificate';
 import { configurations } from './configurations';
 import { deployments } from './deployments';
+import { domains } from './domains';
 import { events } from './events';
 import { files } from './files';
 import { info } from './info';
 import { openapi } from './openapi';
+import { operators } from './operators';
+import { rateLimit } from './rate-limit';
 import { sites } from './sites';
+import { usage } from './usage';
 import { v1 } from './v1';
 import { whoami } from './whoami';
 
 /** The API face of the Worker: every route, problems for every error. */
 export const api = new Hono<AppEnv>();
 
+api.use(rateLimit);
 api.route('/', sites);
 api.route('/', deployments);
 api.route('/', configurations);
 api.route('/', events);
 api.route('/', files);
 api.route('/', info);
+api.route('/', operators);
 api.route('/', certificate);
+api.route('/', domains);
+api.route('/', usage);
 api.route('/', openapi);
 api.route('/', whoami);
 api.route('/', v1);

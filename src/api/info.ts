@@ -14,6 +14,7 @@ import { getCertificateSummary } from '../storage/certificates';
 import type { SiteRecord } from '../storage/sites';
 import { domainParam } from './domain-param';
 import { readableSite } from './site-access';
+import { suspensionView } from './operators';
 
 export const info = new Hono<AppEnv>();
 
@@ -32,6 +33,7 @@ async function siteInfo(c: Context<AppEnv>, site: SiteRecord): Promise<SiteInfo>
     },
     certificate: await getCertificateSummary(c.env.DB, site.domain, c.env.CERT_ISSUER),
     metadata: site.metadata,
+    suspension: site.suspension && suspensionView(site.suspension),
   };
 }
 

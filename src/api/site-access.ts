@@ -7,6 +7,6 @@ import type { SiteRecord } from '../storage/sites';
 /** The live site for a read, from the domain's coordinator, so that it reflects every committed change. */
 export async function readableSite(c: Context<AppEnv>, domain: string): Promise<SiteRecord> {
   const site = await siteCoordinator(c.env, domain).current(domain);
-  authorize(c.get('principal'), domain, site?.userId ?? null, 'read');
+  authorize(c.get('principal'), domain, site, 'read');
   return site!;
 }

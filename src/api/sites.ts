@@ -12,6 +12,7 @@ import { timestamp } from '../http/time';
 import { listSitesOf } from '../storage/sites';
 import { deploymentView } from './deployments';
 import { domainParam } from './domain-param';
+import { unpublishAsOperator } from './operators';
 
 /** `?preview=true` stores the deploy as a deployment that is not live. */
 function previewQuery(value: string | undefined): boolean {
@@ -49,10 +50,12 @@ resource(sites, '/v2/sites/:domain', {
     },
   ],
   DELETE: [
-    requireScope('deploy'),
+    requireScope('deploy', 'admin'),
     async (c) => {
       const domain = domainParam(c);
-      await siteCoordinator(c.env, domain).unpublish(domain, c.get('principal').userId);
+      const { userId, scopes } = c.get('principal');
+      if (scopes.has('admin')) await unpublishAsOperator(c, domain);
+      else await siteCoordinator(c.env, domain).unpublish(domain, userId);
       return c.body(null, 200);
     },
   ],

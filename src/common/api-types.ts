@@ -128,6 +128,15 @@ export interface SiteInfo {
   deployment: LiveDeployment | null;
   certificate: CertificateSummary;
   metadata: Record<string, string>;
+  /** Set while an operator has suspended the site: it answers 451, and its owner cannot change it. */
+  suspension: SiteSuspension | null;
+}
+
+/** An operator's suspension of a site (`PUT /v2/sites/<domain>/suspension`, scope admin). */
+export interface SiteSuspension {
+  /** Why, in the operator's words, for the owner. */
+  reason: string;
+  since: Timestamp;
 }
 
 /** `GET /v2/whoami`: the token's subject, scopes, issuer and expiry, as the service verified them. */
@@ -153,4 +162,45 @@ export interface ProblemDetails {
   detail: string;
   /** The violations of a schema. */
   errors?: PointerError[];
+}
+
+/** The DNS record that proves control of a domain: add it to the domain's DNS before its first deploy. */
+export interface DomainProofRecord {
+  /** `_sitehost-challenge.<domain>`. */
+  name: string;
+  type: 'TXT';
+  /** The caller's value: another user's differs. */
+  value: string;
+}
+
+/** `GET /v2/domains/<domain>/proof`. */
+export interface DomainProof extends DomainProofRecord {
+  domain: string;
+  /** Whether the caller's first deploy to the domain waits for the record. */
+  required: boolean;
+  /** Whether the domain's DNS shows the record now (always false with DOMAIN_PROOF=off: nothing is looked up). */
+  verified: boolean;
+}
+
+/** `/problems/domain-proof-required` (403): the record to add before the first deploy. */
+export interface DomainProofProblem extends ProblemDetails {
+  record: DomainProofRecord;
+}
+
+/** One per-user quota: what the caller uses of it, its limit, and the setting that sets the limit. */
+export interface Quota {
+  used: number;
+  limit: number;
+  setting: string;
+}
+
+/** `GET /v2/usage`: the caller's use of each per-user quota. */
+export interface Usage {
+  userId: string;
+  /** Sites the caller owns (`MAX_SITES_PER_USER`). */
+  sites: Quota;
+  /** Bytes stored for the caller's sites and their kept deployments (`MAX_USER_BYTES`). */
+  bytes: Quota;
+  /** Deploys the caller began within the last hour (`DEPLOYS_PER_HOUR`). */
+  deploysPerHour: Quota;
 }

@@ -1,11 +1,12 @@
-import type { PointerError, ProblemDetails } from './api-types.ts';
+import type { DomainProofRecord, PointerError, ProblemDetails } from './api-types.ts';
 
 /**
- * What an error answer said: its problem's members, or what HTTP alone tells; `extensions` holds
- * the problem's other members (a 413's `limit` and `value`, a 409's `missing`).
+ * What an error answer said: its problem's members (and the DNS record a domain's claim waits for),
+ * or what HTTP alone tells; `extensions` holds the problem's other members (a 413's `limit` and
+ * `value`, a 409's `missing`, the claim's `record` as sent).
  */
 export type ReceivedProblem = Pick<ProblemDetails, 'title' | 'status'> &
-  Partial<Pick<ProblemDetails, 'type' | 'detail' | 'errors'>> & { extensions?: Record<string, unknown> };
+  Partial<Pick<ProblemDetails, 'type' | 'detail' | 'errors'>> & { record?: DomainProofRecord; extensions?: Record<string, unknown> };
 
 /** An answer's headers, looked up by name: a `Headers`, or the CLI's own over node:http. */
 export interface HeaderLookup {
@@ -48,6 +49,12 @@ function pointerErrors(value: unknown): PointerError[] | undefined {
     .map((error) => ({ pointer: text(error.pointer) ?? '', message: error.message as string }));
 }
 
+function proofRecord(value: unknown): DomainProofRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { name, type, value: text } = value as Record<string, unknown>;
+  return typeof name === 'string' && type === 'TXT' && typeof text === 'string' ? { name, type, value: text } : undefined;
+}
+
 function jsonObject(body: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(body);
@@ -68,7 +75,15 @@ export async function apiErrorOf(response: ErrorAnswer): Promise<ApiError> {
   const contentType = headers.get('content-type') ?? '';
   if (/json/i.test(contentType)) {
     const { title: bodyTitle, status: _status, type, detail, errors, ...extensions } = jsonObject(await response.text()) ?? {};
-    const problem = { title: text(bodyTitle) ?? title, status, type: text(type), detail: text(detail), errors: pointerErrors(errors), extensions };
+    const problem = {
+      title: text(bodyTitle) ?? title,
+      status,
+      type: text(type),
+      detail: text(detail),
+      errors: pointerErrors(errors),
+      record: proofRecord(extensions.record),
+      extensions,
+    };
     return new ApiError(problem, headers);
   }
   if (/^text\/plain/i.test(contentType)) return new ApiError({ title, status, detail: (await response.text()).trim() || undefined }, headers);

@@ -1,5 +1,6 @@
 import { Problem } from '../http/problem';
-import { isTemplated } from './path-templates';
+import { headerRulesBytes, locationBytes } from './header-bytes';
+import { expressionsOf, isTemplated, parseTemplate } from './path-templates';
 import type { HostConfiguration } from './parse';
 
 /**
@@ -17,6 +18,17 @@ export const configurationLimits = {
   MAX_MANIFEST_RULES: 100,
   /** Characters in one URI template or manifest glob: the cost of matching it grows with it. */
   MAX_TEMPLATE_LENGTH: 2_048,
+  /**
+   * Variables in one template matched against request paths (`redirects[].from`,
+   * `headers[].uri`): a match costs a step for each, besides reading the path.
+   */
+  MAX_TEMPLATE_VARIABLES: 16,
+  /**
+   * Bytes the rules can add to one response at most: header fields, or a redirect's
+   * `Location`, with every variable expanded at its longest (src/configuration/header-bytes.ts).
+   * Cloudflare allows 128 KB of response headers; more would fail every answer of the site.
+   */
+  MAX_HEADER_BYTES: 32_768,
 } as const;
 
 export type ConfigurationLimit = keyof typeof configurationLimits;
@@ -36,7 +48,7 @@ interface Located {
 }
 
 interface RuleFields {
-  headers?: { uri?: string }[];
+  headers?: { uri?: string; fields: Record<string, string | string[]> }[];
   redirects?: { from: string; to: string }[];
   manifest?: unknown;
 }
@@ -62,6 +74,32 @@ export function checkConfigurationLimits(configuration: HostConfiguration): void
   if (long) {
     throw overLimit('MAX_TEMPLATE_LENGTH', `A URI template or glob is ${long.text.length} characters long.`, long.pointer);
   }
+  checkMatchedTemplates(headers, redirects);
+  checkHeaderBytes(headers, redirects);
+}
+
+/** The templates read from request paths: their variables are counted. */
+function checkMatchedTemplates(headers: NonNullable<RuleFields['headers']>, redirects: NonNullable<RuleFields['redirects']>): void {
+  const matched: Located[] = [
+    ...headers.flatMap(({ uri }, index) => (uri === undefined ? [] : [{ pointer: `/headers/${index}/uri`, text: uri }])),
+    ...redirects.map(({ from }, index) => ({ pointer: `/redirects/${index}/from`, text: from })),
+  ];
+  const limit = configurationLimits.MAX_TEMPLATE_VARIABLES;
+  for (const { pointer, text } of matched) {
+    if (!isTemplated(text)) continue;
+    const variables = expressionsOf(parseTemplate(text)).reduce((count, { variables }) => count + variables.length, 0);
+    if (variables > limit) throw overLimit('MAX_TEMPLATE_VARIABLES', `A URI template matched against request paths has ${variables} variables; at most ${limit} are allowed.`, pointer);
+  }
+}
+
+function checkHeaderBytes(headers: NonNullable<RuleFields['headers']>, redirects: NonNullable<RuleFields['redirects']>): void {
+  const limit = configurationLimits.MAX_HEADER_BYTES;
+  const bytes = headerRulesBytes(headers);
+  if (bytes > limit) throw overLimit('MAX_HEADER_BYTES', `The header rules can add up to ${bytes} bytes to one response, each variable expanded at its longest; at most ${limit} are allowed.`, '/headers');
+  redirects.forEach(({ from, to }, index) => {
+    const location = locationBytes(from, to);
+    if (location > limit) throw overLimit('MAX_HEADER_BYTES', `This redirect's Location can take up to ${location} bytes, each variable expanded at its longest; at most ${limit} are allowed.`, `/redirects/${index}/to`);
+  });
 }
 
 function checkCount(limit: ConfigurationLimit, count: number, what: string, pointer: string): void {

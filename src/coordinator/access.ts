@@ -9,6 +9,8 @@
  * change through. Reads ask with the coordinator's live record, which reflects every commit.
  */
 import { Problem } from '../http/problem';
+import { timestamp } from '../http/time';
+import type { SiteOwner } from '../storage/sites';
 
 /** Who is asking. `scopes` are the token's; the coordinator, which sees no token, passes none. */
 export interface Requester {
@@ -18,8 +20,10 @@ export interface Requester {
 
 /**
  * - `read`: anyone with `global_read`, or the owner (whose `deploy` scope the route checked).
- * - `change`: the owner of an existing site.
- * - `deploy`: the owner, or anyone when no site exists yet (the first deploy claims the domain).
+ * - `change`: the owner of an existing site that is not suspended.
+ * - `deploy`: the owner of a site that is not suspended, or anyone when no site exists yet (the
+ *   first deploy claims the domain).
+ * What an operator (scope `admin`) does to any site needs only that it exists: see `administer`.
  */
 export type SiteAction = 'read' | 'change' | 'deploy';
 
@@ -38,13 +42,29 @@ function ownedByAnotherUser(domain: string): Problem {
   return new Problem('forbidden', `The site ${domain} is owned by another user.`);
 }
 
-/** Throws the 404 or 403 unless `requester` may do `action` on `domain`, whose site `owner` owns (null: no site). */
-export function authorize(requester: Requester, domain: string, owner: string | null, action: SiteAction): void {
-  if (owner === null) {
+/** 403: an operator suspended the site; its owner sees why. */
+function suspended(domain: string, suspension: NonNullable<SiteOwner['suspension']>): Problem {
+  return new Problem('site-suspended', `The site ${domain} is suspended by the service's operator and cannot be changed until the suspension is lifted. Reason: ${suspension.reason}`, {
+    extensions: { reason: suspension.reason, since: timestamp(suspension.since) },
+  });
+}
+
+/** Throws the 404 or 403 unless `requester` may do `action` on `domain`, whose site is `site` (null: none). */
+export function authorize(requester: Requester, domain: string, site: SiteOwner | null, action: SiteAction): void {
+  if (site === null) {
     if (action === 'deploy') return;
     throw siteNotFound(domain);
   }
-  if (owner === requester.userId) return;
+  if (site.userId === requester.userId) {
+    if (action !== 'read' && site.suspension) throw suspended(domain, site.suspension);
+    return;
+  }
   if (action === 'read' && requester.scopes?.has('global_read')) return;
   throw ownedByAnotherUser(domain);
+}
+
+/** Throws the 404 unless `domain` has a site, for an operator's change to it (the route checked the `admin` scope). */
+export function administer<Site extends SiteOwner>(domain: string, site: Site | null): Site {
+  if (site === null) throw siteNotFound(domain);
+  return site;
 }

@@ -5,13 +5,17 @@ import type { ManifestContent } from '../content/manifest';
 import type { BlobLocation } from '../storage/deployments';
 import type { FileEntry } from '../storage/file-index';
 import type { Deployment } from '../storage/sites';
+import type { StoredObject } from '../storage/usage';
 
 /** A deploy whose files (if any) are already stored, waiting to become a deployment. */
 export interface DeployCommit {
   domain: string;
   userId: string;
-  /** `blobs`: where the stored bytes lie, by content hash, for later incremental deploys. */
-  files?: Omit<Deployment, 'created'> & { blobs: BlobLocation[] };
+  /**
+   * `blobs`: where the stored bytes lie, by content hash, for later incremental deploys; `written`:
+   * the objects the deploy stored (its pack, when it wrote one, and its index), with their sizes.
+   */
+  files?: Omit<Deployment, 'created'> & { blobs: BlobLocation[]; written: StoredObject[] };
   configuration?: HostConfiguration;
   labels: DeploymentLabels;
 }
@@ -31,12 +35,16 @@ export interface BlobUpload {
   userId: string;
   deploymentId: string;
   pack: string;
+  /** The pack's size as stored. */
+  packBytes: number;
   blobs: BlobLocation[];
 }
 
 /** The blobs a request brought in `pack`: stored by the Worker, or, small and committed at once, its `bytes` for the coordinator to store. */
 export interface PackUpload {
   pack: string;
+  /** The pack's size as stored, or to be stored. */
+  packBytes: number;
   blobs: BlobLocation[];
   bytes?: Uint8Array;
 }

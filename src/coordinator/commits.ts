@@ -74,6 +74,11 @@ export class Commits {
     await this.live.resumePurge();
   }
 
+  /** Objects follow-ups delete later, after the grace for reads in flight. */
+  scheduledDeletions(): string[] {
+    return this.#followUps.scheduledDeletions();
+  }
+
   /** Runs what is due, then sets the alarm for what remains. */
   async catchUp(): Promise<void> {
     await this.#followUps.runDue();

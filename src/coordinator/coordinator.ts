@@ -14,8 +14,11 @@ import { type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deployment
 import type { FileEntry } from '../storage/file-index';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
-import { type SiteRecord, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
-import { authorize, deploymentNotFound } from './access';
+import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
+import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage';
+import { deployLimits, limitExceeded } from '../content/limits';
+import { releaseQuota, reserveQuota } from '../quotas/reservation';
+import { administer, authorize, deploymentNotFound } from './access';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
 import { deployResult, labelsOfRecord, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployments';
@@ -23,8 +26,10 @@ import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
+import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
+import { resume, suspend } from './suspension';
 import { servesAlready, unchangedResult } from './unchanged';
 
 /**
@@ -97,9 +102,9 @@ export class SiteCoordinator extends DurableObject<Env> {
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
       const { site, record, deployments } = await this.#deployment(commit);
-      const orphans = commit.files ? [commit.files.indexKey, ...ownPacks(commit.files)] : [];
       if (await servesAlready(this.#state, site, { files: commit.files, configuration: record.configuration, labels: commit.labels }, deployments)) {
-        await deleteObjects(this.env.FILES, orphans);
+        // What the deploy stored goes: nothing names it.
+        await deleteObjects(this.env.FILES, (commit.files?.written ?? []).map((object) => object.key));
         return unchangedResult(site!, record.created);
       }
       const next = siteWith(site, record, commit.userId, record.created);
@@ -112,7 +117,7 @@ export class SiteCoordinator extends DurableObject<Env> {
         next,
         {
           now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
-          orphans,
+          written: commit.files?.written,
         },
         deployments,
       );
@@ -130,7 +135,7 @@ export class SiteCoordinator extends DurableObject<Env> {
         record,
         [...claim.statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
         claim.live,
-        { now: claim.now, orphans: commit.files ? [commit.files.indexKey, ...ownPacks(commit.files)] : [] },
+        { now: claim.now, written: commit.files?.written },
         deployments,
       );
       return record;
@@ -148,8 +153,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     preview = false,
   ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[] }> {
     const { domain } = commit;
-    const site = await this.#state.load(domain);
-    authorize({ userId: commit.userId }, domain, site?.userId ?? null, 'deploy');
+    const site = await this.#state.permitted(domain, commit.userId, 'deploy');
     let deployments: DeploymentRecord[] | undefined;
     if (commit.files) {
       const own = ownPacks(commit.files);
@@ -182,19 +186,39 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** Records blobs an incremental deploy uploaded into `upload.pack`: the deployment keeps the pack, and later manifests find them. */
+  /**
+   * Records blobs an incremental deploy uploaded into `upload.pack`: the deployment keeps the pack,
+   * and later manifests find them. Every pack a deployment uploads counts against MAX_TOTAL_BYTES
+   * (413, and the pack goes), however many requests sent them, and against its user's MAX_USER_BYTES.
+   */
   addBlobs(upload: BlobUpload): Promise<Outcome<null>> {
     return this.#change(async () => {
-      const { domain, pack } = upload;
+      const { domain, pack, userId } = upload;
       const site = await this.#state.load(domain);
-      authorize({ userId: upload.userId }, domain, site?.userId ?? null, 'deploy');
-      const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, upload.userId);
+      authorize({ userId }, domain, site, 'deploy');
+      const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, userId);
       await this.#state.claimUpload(domain, pack, [pack]);
+      const limits = deployLimits(this.env);
+      const uploaded = (await recordedBytes(this.env.DB, uploading.packs)) + upload.packBytes;
+      if (uploaded > limits.maxTotalBytes) {
+        throw limitExceeded(limits, 'maxTotalBytes', `The blobs uploaded for the deployment ${uploading.id} would store ${uploaded} bytes`);
+      }
+      const reservation = await reserveQuota(this.env, { userId, sites: 0, bytes: upload.packBytes });
       // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
       this.#state.commits.deadlines.record(domain, uploading.id, uploading.created);
       await this.#state.commits.scheduleAlarm();
       const { DB } = this.env;
-      await DB.batch([...recordBlobs(DB, domain, upload.blobs), addUploadedPack(DB, upload.deploymentId, pack)]);
+      try {
+        await DB.batch([
+          ...recordBlobs(DB, domain, upload.blobs),
+          addUploadedPack(DB, upload.deploymentId, pack),
+          recordObjects(DB, domain, userId, [{ key: pack, bytes: upload.packBytes }]),
+          ...(reservation ? [release(DB, reservation, userId)] : []),
+        ]);
+      } catch (error) {
+        await releaseQuota(this.env, reservation, userId);
+        throw error;
+      }
       return null;
     });
   }
@@ -202,8 +226,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Turns the incremental deploy `id` into a ready deployment, live unless `preview`; 409 while bytes are missing. */
   finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
-      const site = await this.#state.load(domain);
-      authorize({ userId }, domain, site?.userId ?? null, 'deploy');
+      const site = await this.#state.permitted(domain, userId, 'deploy');
       const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
@@ -216,20 +239,27 @@ export class SiteCoordinator extends DurableObject<Env> {
   deployManifest(commit: ManifestCommit): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
       const { domain, userId, upload } = commit;
-      const site = await this.#state.load(domain);
-      authorize({ userId }, domain, site?.userId ?? null, 'deploy');
+      const site = await this.#state.permitted(domain, userId, 'deploy');
       // A pack the Worker stored must still be there; one it hands over is written with the index.
       if (upload && !upload.bytes) await this.#state.claimUpload(domain, upload.pack, [upload.pack]);
       return commitManifest(this.#state, site, commit, [], upload ? [upload.pack] : []);
     });
   }
 
-  unpublish(domain: string, userId: string): Promise<Outcome<null>> {
+  /** Unpublishes the site: its owner's (unless it is suspended), or by an `operator` (scope `admin`), any site. */
+  unpublish(domain: string, userId: string, by: 'owner' | 'operator' = 'owner'): Promise<Outcome<null>> {
     return this.#change(async () => {
-      await this.#state.changeable(domain, userId);
+      if (by === 'operator') administer(domain, await this.#state.load(domain));
+      else await this.#state.changeable(domain, userId);
       const { DB } = this.env;
       const deploymentIds = (await deploymentsOf(DB, domain)).map((deployment) => deployment.id);
-      const statements = [deleteSite(DB, domain), deleteDeploymentsOf(DB, domain), forgetBlobsOf(DB, domain), ...tickConfigurationsClock(DB, Date.now())];
+      const statements = [
+        deleteSite(DB, domain),
+        deleteDeploymentsOf(DB, domain),
+        forgetBlobsOf(DB, domain),
+        forgetObjectsOf(DB, domain),
+        ...tickConfigurationsClock(DB, Date.now()),
+      ];
       await this.#state.commits.commit(domain, statements, null, {
         now: [
           { kind: 'delete-site-objects', domain },
@@ -239,6 +269,19 @@ export class SiteCoordinator extends DurableObject<Env> {
         ],
         unpublish: true,
       });
+      return null;
+    });
+  }
+
+  /** An operator suspends the site for `reason` (./suspension.ts). */
+  suspend(domain: string, reason: string): Promise<Outcome<{ suspension: Suspension; created: boolean }>> {
+    return this.#change(async () => suspend(this.#state, administer(domain, await this.#state.load(domain)), reason));
+  }
+
+  /** An operator lifts the site's suspension. */
+  resume(domain: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      await resume(this.#state, administer(domain, await this.#state.load(domain)));
       return null;
     });
   }
@@ -287,6 +330,18 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => {
       await deleteFile(this.#state, await this.#state.changeable(domain, userId), userId, path, client);
       return null;
+    });
+  }
+
+  /**
+   * Deletes what nothing holds under the site's prefix once it is past the grace: what a deploy cut
+   * before its commit left (./orphans.ts). The daily cron asks (./orphan-sweeps.ts). Queued behind
+   * changes, after any left unsettled: no change commits while it reads what is held.
+   */
+  sweepOrphans(domain: string): Promise<string[]> {
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      return sweepOrphans(this.env, domain, this.#state.commits);
     });
   }
 

@@ -85,6 +85,7 @@ export function siteWith(previous: SiteRecord | null, record: DeploymentRecord, 
     metadata: previous?.metadata ?? {},
     liveDeploymentId: record.id,
     deployment: liveFilesOf(record),
+    suspension: previous?.suspension ?? null,
   };
 }
 

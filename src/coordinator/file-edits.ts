@@ -42,7 +42,7 @@ export async function putFile(state: SiteState, site: SiteRecord, userId: string
   const entry = stored ? { ...upload.entry, offset: stored.offset } : upload.entry;
   const next = withFile(index, entry, stored?.pack ?? newPack, newDeploymentId(), now);
   const blobs = newPack ? [{ hash, pack: newPack, offset: upload.entry.offset, size }] : [];
-  await switchFiles(state, site, { userId, client, source: 'file-put' }, next, now, newPack, blobs, {
+  await switchFiles(state, site, { userId, client, source: 'file-put' }, next, now, blobs, {
     type: 'files-update',
     domain,
     path,
@@ -61,7 +61,7 @@ export async function deleteFile(state: SiteState, site: SiteRecord, userId: str
   }
   const now = Date.now();
   const next = withoutFile(index, path, newDeploymentId(), now);
-  await switchFiles(state, site, { userId, client, source: 'file-delete' }, next, now, null, [], {
+  await switchFiles(state, site, { userId, client, source: 'file-delete' }, next, now, [], {
     type: 'files-update',
     domain,
     path,
@@ -75,19 +75,18 @@ export async function dropUnusedPack(state: SiteState, packKey: string | null): 
   if (packKey) await deleteObjects(state.env.FILES, [packKey]).catch((error: unknown) => log.error('An unused pack was left behind', { packKey, error }));
 }
 
-/** Makes `index` the site's new live deployment, made by `by`, and announces `event`; `newPack` holds the bytes this change added, at `blobs`. */
+/** Makes `index` the site's new live deployment, made by `by`, and announces `event`; `blobs` are the bytes this change added, each alone in its pack. */
 async function switchFiles(
   state: SiteState,
   site: SiteRecord,
   by: { userId: string; client: DeploymentClient; source: 'file-put' | 'file-delete' },
   index: FileIndex,
   now: number,
-  newPack: string | null,
   blobs: BlobLocation[],
   event: SiteEvent,
 ): Promise<void> {
   const indexKey = keys.index(site.domain, index.deploymentId);
-  await state.writeIndex(indexKey, index);
+  const writtenIndex = await state.writeIndex(indexKey, index);
   const files = {
     indexKey,
     packs: index.packs,
@@ -99,6 +98,6 @@ async function switchFiles(
   const { DB } = state.env;
   await state.commitDeployment(record, [upsertSite(DB, next), ...recordBlobs(DB, site.domain, blobs)], next, {
     now: [{ kind: 'notify', event }],
-    orphans: newPack ? [indexKey, newPack] : [indexKey],
+    written: [writtenIndex, ...blobs.map((blob) => ({ key: blob.pack, bytes: blob.size }))],
   });
 }

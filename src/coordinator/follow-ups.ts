@@ -6,26 +6,32 @@
  * A change's follow-ups are stored *pending* before its D1 commit; the commit's batch records
  * the change's id in D1; then they are *settled*: made due, run in order, and retried by the
  * alarm until done. A coordinator that stopped in between asks D1 whether the change happened
- * (`committed`) and settles or drops them.
+ * (`committed`) and settles or drops them. A notification is written into the event log by its
+ * follow-up (../events/notifications.ts, `publish`), so it is logged before it is forgotten.
  */
 import { forgetCertificate } from '../certificates/unpublish';
 import type { DeployResult } from '../common/api-types';
 import type { Env } from '../platform/env';
-import type { KeyedNotification } from '../events/notifications';
+import { publish } from '../events/notifications';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
 import { deleteObjects, deleteSiteObjects } from '../storage/objects';
 import { edgeKeys, purgeEverywhere } from './edge-cache';
 import { lastSiteChange } from '../storage/sites';
 
-/** The events a change announces on the notifications queue. */
+/** The events a change announces: in the event log, and on the notifications queue. */
 export type SiteEvent =
   | DeployResult
   | { type: 'site-delete'; domain: string }
   | { type: 'configuration-update'; domain: string; deploymentId: string }
-  | { type: 'files-update'; domain: string; path: string; change: 'added' | 'replaced' | 'deleted'; deploymentId: string };
+  | { type: 'files-update'; domain: string; path: string; change: 'added' | 'replaced' | 'deleted'; deploymentId: string }
+  | { type: 'site-suspend'; domain: string; reason: string }
+  | { type: 'site-resume'; domain: string };
 
-/** One piece of work. A notification carries the id of its change, so that one sent again is still logged once. */
+/**
+ * One piece of work. A notification carries the id of its change, so that one published again is
+ * still logged once (one stored before changes named their notifications goes by its own key).
+ */
 export type FollowUp =
   | { kind: 'notify'; event: SiteEvent; changeId?: string }
   | { kind: 'issue-certificate'; domain: string }
@@ -111,7 +117,7 @@ export class FollowUps {
     for (const [key, work] of [...this.storage.kv.list<FollowUp>({ prefix: followUpPrefix })]) {
       if (dueOf(key) > Date.now()) return;
       try {
-        await this.#perform(work);
+        await this.#perform(work, key);
       } catch (error) {
         log.error('A follow-up failed; the alarm retries it', { kind: work.kind, error });
         return;
@@ -120,12 +126,11 @@ export class FollowUps {
     }
   }
 
-  async #perform(work: FollowUp): Promise<unknown> {
+  /** Does `work`, stored under `key`. A notification is in the event log once this resolves: it is deleted only then. */
+  async #perform(work: FollowUp, key: string): Promise<unknown> {
     switch (work.kind) {
-      case 'notify': {
-        const body: KeyedNotification | SiteEvent = work.changeId ? { key: work.changeId, event: work.event } : work.event;
-        return this.env.NOTIFICATIONS.send(body, { contentType: 'json' });
-      }
+      case 'notify':
+        return publish(this.env, { key: work.changeId ?? key, event: work.event });
       case 'issue-certificate':
         return this.env.CERTIFICATES.send({ domain: work.domain }, { contentType: 'json' });
       case 'forget-certificate':
@@ -139,6 +144,11 @@ export class FollowUps {
         return purgeEverywhere(this.env, work.deploymentIds.map((id) => edgeKeys.deployment(edge, id)));
       }
     }
+  }
+
+  /** Objects a follow-up deletes later (a collected deployment's, kept for reads in flight until then): no one else deletes them sooner. */
+  scheduledDeletions(): string[] {
+    return [...this.storage.kv.list<FollowUp>({ prefix: followUpPrefix })].flatMap(([, work]) => (work.kind === 'delete-objects' ? work.objects : []));
   }
 
   /** When the next work is due: now for a pending change, else the first follow-up's time. */

@@ -37,6 +37,11 @@ export class IncrementalDeadlines {
     this.storage.kv.put(keyOf(deadlineOf(created), deploymentId), { domain, deploymentId } satisfies RecordedDeadline);
   }
 
+  /** Every incremental deploy recorded and not yet collected: each holds its manifest, written once it is recorded. */
+  deploymentIds(): string[] {
+    return [...this.storage.kv.list<RecordedDeadline>({ prefix: deadlinePrefix })].map(([, deadline]) => deadline.deploymentId);
+  }
+
   /** The deadlines that have passed, earliest first. */
   due(): DueDeadline[] {
     const due: DueDeadline[] = [];

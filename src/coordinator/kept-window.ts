@@ -30,7 +30,8 @@ export interface Collection {
   objects: string[];
 }
 
-function objectsOf(deployment: DeploymentRecord): string[] {
+/** The R2 objects a deployment holds: its packs, its index and, while it uploads, its manifest. */
+export function objectsOf(deployment: DeploymentRecord): string[] {
   return [...deployment.packs, ...(deployment.indexKey ? [deployment.indexKey] : []), ...(deployment.manifestKey ? [deployment.manifestKey] : [])];
 }
 

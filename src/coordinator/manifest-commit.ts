@@ -72,15 +72,15 @@ export async function commitManifest(
     return unchangedResult(site!, now);
   }
   const indexKey = keys.index(domain, id);
-  const [kept] = await Promise.all([listing, state.writeIndex(indexKey, index), upload?.bytes && FILES.put(upload.pack, upload.bytes)]);
+  const [kept, writtenIndex] = await Promise.all([listing, state.writeIndex(indexKey, index), upload?.bytes && FILES.put(upload.pack, upload.bytes)]);
   if (speculative) await vouchFor(state, domain, speculative.id, kept, [indexKey, ...(upload?.bytes ? [upload.pack] : [])]);
   const files = { indexKey, packs: [...new Set([...index.packs, ...uploaded])], fileCount: index.files.length, totalBytes };
   const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration, commit.labels, commit.preview);
-  const orphans = [indexKey, ...(upload ? [upload.pack] : [])];
+  const written = [writtenIndex, ...(upload ? [{ key: upload.pack, bytes: upload.packBytes }] : [])];
   const newBlobs = recordBlobs(DB, domain, upload?.blobs ?? []);
   if (commit.preview) {
     const claim = previewClaim(DB, site, userId, domain, now);
-    await state.commitDeployment(record, [...claim.statements, ...newBlobs], claim.live, { now: [...claim.now, ...followUps], orphans }, kept);
+    await state.commitDeployment(record, [...claim.statements, ...newBlobs], claim.live, { now: [...claim.now, ...followUps], written }, kept);
     return record;
   }
   const next = siteWith(site, record, userId, now);
@@ -90,7 +90,7 @@ export async function commitManifest(
     record,
     statements,
     next,
-    { now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), ...followUps], orphans },
+    { now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), ...followUps], written },
     kept,
   );
   return result;

@@ -9,6 +9,11 @@ import { Problem } from '../http/problem';
 import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
 import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
+import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage';
+import { releaseQuota, reserveQuota } from '../quotas/reservation';
+import { deleteObjects } from '../storage/objects';
+import { log } from '../platform/log';
+import { checkClaim } from '../domains/claim';
 import { authorize } from './access';
 import { Commits } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployments';
@@ -16,11 +21,15 @@ import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
 import { type Collection, collection, freedBy } from './kept-window';
 
-/** A collection as a commit takes it: statements for its batch, and follow-ups now and after the grace period. */
-type Freed = { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[] };
+/** A collection as a commit takes it: statements for its batch, follow-ups now and after the grace period, and the objects it frees. */
+type Freed = { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[]; objects: string[] };
 
-/** What a change's commit runs after it, besides its collection's: see PendingChange. */
-export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later'>;
+/**
+ * What a change's commit runs after it, besides its collection's (see PendingChange), and the
+ * objects it stored for itself alone (`written`, with their sizes): counted against its user's
+ * quota once it commits, deleted when it does not.
+ */
+export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later' | 'orphans'> & { written?: StoredObject[] };
 
 export class SiteState {
   readonly live: LiveRecord;
@@ -45,9 +54,11 @@ export class SiteState {
     return this.lastIndex?.key === key ? this.lastIndex.index : readFileIndex(this.env.FILES, key);
   }
 
-  async writeIndex(key: string, index: FileIndex): Promise<void> {
-    await writeFileIndex(this.env.FILES, key, index);
+  /** Stores `index` at `key`; answers it as a stored object. */
+  async writeIndex(key: string, index: FileIndex): Promise<StoredObject> {
+    const bytes = await writeFileIndex(this.env.FILES, key, index);
     this.lastIndex = { key, index };
+    return { key, bytes };
   }
 
   /** The live site's index; an empty one for a site without files. */
@@ -63,9 +74,19 @@ export class SiteState {
 
   /** The site, when `userId` may change it. */
   async changeable(domain: string, userId: string): Promise<SiteRecord> {
+    return (await this.permitted(domain, userId, 'change'))!;
+  }
+
+  /**
+   * The site (null: none yet), when `userId` may do `action` on it. A deploy that claims the
+   * domain is checked here as it commits (src/domains/claim.ts): the Worker's check before the
+   * upload saw D1, and a site unpublished since would otherwise be claimed unchecked.
+   */
+  async permitted(domain: string, userId: string, action: 'deploy' | 'change'): Promise<SiteRecord | null> {
     const site = await this.load(domain);
-    authorize({ userId }, domain, site?.userId ?? null, 'change');
-    return site!;
+    authorize({ userId }, domain, site, action);
+    if (site === null && action === 'deploy') await checkClaim(this.env, domain, userId);
+    return site;
   }
 
   /**
@@ -84,6 +105,8 @@ export class SiteState {
    * Commits a change that stores `record` (new, or activated) and makes `live` the live site
    * (undefined: unchanged). Deployments that fall out of the kept window go in the same batch;
    * the objects no kept deployment holds are deleted after the grace period, for reads in flight.
+   * What the change adds for its user (a new site, the objects it wrote) is reserved under the
+   * quotas first: over one, nothing is committed and those objects are deleted.
    */
   async commitDeployment(
     record: DeploymentRecord,
@@ -95,22 +118,47 @@ export class SiteState {
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.env;
     const { domain } = record;
+    const { written = [], ...rest } = followUps;
     const wasLive = this.live.site?.liveDeploymentId ?? null;
     const liveId = live ? live.liveDeploymentId : wasLive;
     const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
     const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId);
+    // Only the owner commits to a site, so the deployment's creator is whom its bytes count against.
+    const claim = {
+      userId: record.createdBy,
+      sites: live && !this.live.site ? 1 : 0,
+      bytes: written.reduce((sum, object) => sum + object.bytes, 0),
+      freeing: freed.objects,
+    };
+    const reservation = await reserveQuota(this.env, claim).catch(async (error: unknown) => {
+      await this.#discard(written);
+      throw error;
+    });
     // The deployment this change takes off the air: a rollback without an id looks for it.
     const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
-    return this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements], live, {
-      ...followUps,
-      now: [...followUps.now, ...freed.now],
-      later: freed.later,
-    });
+    const counted = [recordObjects(DB, domain, record.createdBy, written), ...(reservation ? [release(DB, reservation, record.createdBy)] : [])];
+    try {
+      return await this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements, ...counted], live, {
+        ...rest,
+        orphans: written.map((object) => object.key),
+        now: [...rest.now, ...freed.now],
+        later: freed.later,
+      });
+    } catch (error) {
+      await releaseQuota(this.env, reservation, record.createdBy);
+      throw error;
+    }
+  }
+
+  /** Deletes objects a change wrote for itself and did not commit; failing, they go with the site at worst. */
+  async #discard(written: readonly StoredObject[]): Promise<void> {
+    const keys = written.map((object) => object.key);
+    await deleteObjects(this.env.FILES, keys).catch((error: unknown) => log.error('A refused change left objects behind', { keys, error }));
   }
 
   /**
    * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live:
-   * statements deleting its rows and hashes, for a commit's batch; the purge of the records
+   * statements deleting its rows, hashes and recorded objects, for a commit's batch; the purge of the records
    * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
@@ -124,10 +172,11 @@ export class SiteState {
   }
 
   #freed(domain: string, freed: Collection): Freed {
-    if (freed.deployments.length === 0) return { statements: [], now: [], later: [] };
+    if (freed.deployments.length === 0) return { statements: [], now: [], later: [], objects: [] };
     const { DB } = this.env;
     return {
-      statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs)],
+      objects: freed.objects,
+      statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs), forgetObjects(DB, freed.objects)],
       now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     };

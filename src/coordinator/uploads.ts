@@ -42,6 +42,11 @@ export class RecordedUploads {
     this.storage.kv.put(uploadPrefix + key, { domain, key, uploadId, begun: Date.now() } satisfies RecordedUpload);
   }
 
+  /** The packs of the recorded uploads: each is held until it is committed or its upload aborted. */
+  keys(): string[] {
+    return [...this.storage.kv.list<RecordedUpload>({ prefix: uploadPrefix })].map(([, upload]) => upload.key);
+  }
+
   /** The upload of `key` was aborted, or completed: nothing is left to abort. */
   forget(key: string): void {
     this.storage.kv.delete(uploadPrefix + key);

@@ -1,6 +1,7 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { authorize } from '../coordinator/access';
+import { checkClaim } from '../domains/claim';
 import { siteCoordinator, uploadRecord } from '../coordinator/client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
@@ -13,7 +14,9 @@ import type { DeployResult } from '../common/api-types';
 import { handOver } from './hand-over';
 import { deployLimits } from '../content/limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
+import { type StorageRoom, admitDeploy } from '../quotas/admission';
 import { labelsOf, requestClient } from '../content/deployment-labels';
+import type { StoredObject } from '../storage/usage';
 
 /**
  * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has
@@ -26,18 +29,28 @@ export async function deploySite(env: Env, request: Request, domain: string, use
   if (!isMultipartFormData(request)) {
     throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
-  // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
-  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'deploy');
+  const [owner, admission] = await Promise.all([getSiteOwner(env.DB, domain), admitDeploy(env, domain, userId)]);
+  return admission.run(async () => {
+    // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
+    authorize({ userId }, domain, owner, 'deploy');
+    if (owner === null) await checkClaim(env, domain, userId);
+    admission.check();
+    return store(env, request, domain, userId, preview, admission.room);
+  });
+}
 
+/** The deploy's body into a pack and an index under fresh keys, then handed to the coordinator. */
+async function store(env: Env, request: Request, domain: string, userId: string, preview: boolean, room: StorageRoom): Promise<DeployResult | DeploymentRecord> {
   const deploymentId = newDeploymentId();
   const now = Date.now();
   const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId), packPartSize, uploadRecord(env, domain));
   // Read while the body streams in; the coordinator checks at the commit that they are still kept.
   const stored = siteBlobs(env.DB, domain);
   stored.catch(() => {});
-  const received = await receiveDeploy(request, deployLimits(env), pack, now, stored);
+  const received = await receiveDeploy(request, deployLimits(env), pack, now, stored, room);
 
-  const written = received.files?.packs.filter((key) => key === pack.key) ?? [];
+  const ownPack: StoredObject[] = received.files?.packs.includes(pack.key) ? [{ key: pack.key, bytes: pack.stored }] : [];
+  const written = ownPack.map((object) => object.key);
   let commit: DeployCommit;
   try {
     commit = { domain, userId, configuration: received.configuration, labels: await labelsOf(domain, received.labels, requestClient(request)) };
@@ -46,7 +59,7 @@ export async function deploySite(env: Env, request: Request, domain: string, use
       const { packs, blobs } = received.files;
       written.push(indexKey);
       const index: FileIndex = { deploymentId, created: now, packs, files: received.files.entries };
-      await writeFileIndex(env.FILES, indexKey, index);
+      const indexBytes = await writeFileIndex(env.FILES, indexKey, index);
       commit.files = {
         id: deploymentId,
         indexKey,
@@ -54,6 +67,7 @@ export async function deploySite(env: Env, request: Request, domain: string, use
         fileCount: received.files.entries.length,
         totalBytes: received.files.totalBytes,
         blobs,
+        written: [...ownPack, { key: indexKey, bytes: indexBytes }],
       };
     }
   } catch (error) {

@@ -12,13 +12,14 @@ import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
 import { authorize } from '../coordinator/access';
+import { checkClaim } from '../domains/claim';
 import type { PackUpload } from '../coordinator/changes';
 import { siteCoordinator, uploadRecord } from '../coordinator/client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import { missingHashes, uploadingDeployment } from '../coordinator/deployments';
 import { addBaseLocations, addStoredLocations, baseIndex } from '../coordinator/manifest-base';
-import { checkFileSize, checkSiteSize } from '../content/file-rules';
-import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs, putDeployment } from '../storage/deployments';
+import { checkSiteSize } from '../content/file-rules';
+import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs } from '../storage/deployments';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
@@ -35,8 +36,6 @@ import {
   type ManifestPatch,
   checkManifest,
   filesNamed,
-  hexToHash,
-  isSha256Hex,
   manifestTooLarge,
   maxManifestBytes,
   patchedManifest,
@@ -44,9 +43,11 @@ import {
   writeManifest,
 } from '../content/manifest';
 import { maxFramingBytes, readMultipartFormData, type PartHeader, type PartReceiver } from './multipart-reader';
-import { packedPart } from './packed-part';
 import { isMultipartFormData } from './receive';
 import { type TextPartRules, textPart } from './text-part';
+import { blobParts, knownBytes } from './blob-parts';
+import { storeUploading } from './unfinished';
+import { type StorageRoom, admitDeploy, storageRoom } from '../quotas/admission';
 
 /** An incremental deployment still receiving bytes, with the hashes (hex) it lacks. */
 export interface Uploading {
@@ -56,14 +57,6 @@ export interface Uploading {
 
 /** What a manifest request made: a deployment still uploading, or, finalized at once, the deploy result or the preview. */
 export type Begun = ({ state: 'uploading' } & Uploading) | { state: 'live'; result: DeployResult } | { state: 'preview'; record: DeploymentRecord };
-
-/**
- * Bytes of the manifest's files whose content is stored, counting a hash once per path that holds
- * it; with `declared`, the sizes the client declares of the rest too.
- */
-function knownBytes(files: readonly ManifestFile[], known: ReadonlyMap<string, BlobLocation>, declared: ReadonlyMap<string, number> = new Map()): number {
-  return files.reduce((sum, file) => sum + (known.get(file.hash)?.size ?? declared.get(file.hash) ?? 0), 0);
-}
 
 /**
  * A checked manifest request, with where the site stores the bytes it names (`known`). A patch
@@ -88,15 +81,22 @@ function prepare(limits: DeployLimits, body: unknown): Prepared {
 
 /**
  * Completes what `prepared` knows with the blobs the request brought, then the site's other stored
- * bytes (asked after the blobs, so a small redeploy asks nothing), and checks a whole manifest's
- * size (a patch's is checked once it is resolved).
+ * bytes (those not asked yet), and checks a whole manifest's size (a patch's is checked once it is
+ * resolved) and that the sizes declared of what is still missing fit in what the user may store.
  */
-async function complete(env: Env, domain: string, limits: DeployLimits, prepared: Prepared, received: readonly BlobLocation[] = []): Promise<Prepared> {
+async function complete(env: Env, request: BeginRequest, prepared: Prepared, received: readonly BlobLocation[] = []): Promise<Prepared> {
   const { content, known, sizes } = prepared;
   for (const blob of received) known.set(blob.hash, blob);
-  await addStoredLocations(env.DB, domain, filesNamed(content), known);
-  if ('manifest' in content) checkSiteSize(limits, content.manifest.files.length, knownBytes(content.manifest.files, known, sizes));
+  await addStoredLocations(env.DB, request.domain, filesNamed(content), known);
+  if ('manifest' in content) checkSiteSize(request.limits, content.manifest.files.length, knownBytes(content.manifest.files, known, sizes));
+  request.room.check(declaredMissingBytes(filesNamed(content), known, sizes));
   return prepared;
+}
+
+/** The sizes the client declares of the contents neither stored nor brought, once each. */
+function declaredMissingBytes(files: readonly ManifestFile[], known: ReadonlyMap<string, BlobLocation>, sizes: ReadonlyMap<string, number>): number {
+  const missing = new Set(files.map((file) => file.hash).filter((hash) => !known.has(hash)));
+  return [...missing].reduce((sum, hash) => sum + (sizes.get(hash) ?? 0), 0);
 }
 
 /** The whole manifest a patch makes of its base, to be stored, with where the base's bytes lie added to `known`. */
@@ -115,6 +115,14 @@ async function resolvePatch(
   return manifest;
 }
 
+/** Who begins an incremental deploy of which domain, within which limits. */
+interface BeginRequest {
+  domain: string;
+  userId: string;
+  limits: DeployLimits;
+  room: StorageRoom;
+}
+
 /**
  * `POST /v2/sites/<domain>/deployments`: a manifest (JSON), or a manifest part followed by blob
  * parts (multipart) so that a small change takes one request. With `finalize`, a deployment that
@@ -122,10 +130,18 @@ async function resolvePatch(
  * with, and answered with what it still lacks. A request that fails stores nothing.
  */
 export async function beginIncremental(env: Env, request: Request, domain: string, userId: string): Promise<Begun> {
-  // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
-  const owner = await getSiteOwner(env.DB, domain);
-  authorize({ userId }, domain, owner, 'deploy');
-  const limits = deployLimits(env);
+  const [owner, admission] = await Promise.all([getSiteOwner(env.DB, domain), admitDeploy(env, domain, userId)]);
+  return admission.run(async () => {
+    // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
+    authorize({ userId }, domain, owner, 'deploy');
+    if (owner === null) await checkClaim(env, domain, userId);
+    admission.check();
+    return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room });
+  });
+}
+
+async function begin(env: Env, request: Request, begin: BeginRequest): Promise<Begun> {
+  const { domain, userId, limits } = begin;
   const id = newDeploymentId();
   const client = requestClient(request);
   const prepareManifest = (body: unknown) => prepare(limits, body);
@@ -136,13 +152,13 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
       orAlso: 'multipart/form-data (the manifest part, then blob parts)',
     });
     const prepared = prepareManifest(body);
-    return settle(env, { domain, userId, id, limits, client }, await complete(env, domain, limits, prepared));
+    return settle(env, { domain, userId, id, limits, client }, await complete(env, begin, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
   const received: BlobLocation[] = [];
   // Set once the manifest part has been read; the blob parts follow it.
-  const begun: { prepared?: Prepared; receive?: (part: PartHeader) => PartReceiver } = {};
+  const begun: { prepared?: Prepared; stored?: Promise<Map<string, BlobLocation>>; receive?: (part: PartHeader) => PartReceiver } = {};
   let inline: Uint8Array | undefined;
   try {
     await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, (part) => {
@@ -150,16 +166,19 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
       if (part.name !== 'manifest') throw new Problem('invalid-request', 'The first part of an incremental deploy is its "manifest".');
       return textPart(manifestPart(limits), async (text) => {
         const prepared = prepareManifest(parseJsonText(text, 'The manifest'));
-        // Declared sizes over the limit by themselves: the site's stored sizes decide, before the blobs.
-        if ('manifest' in prepared.content && knownBytes(prepared.content.manifest.files, new Map(), prepared.sizes) > limits.maxTotalBytes) {
-          await complete(env, domain, limits, prepared);
-        }
+        const files = filesNamed(prepared.content);
+        // Declared sizes over a limit by themselves: the site's stored sizes decide, before the blobs.
+        if (knownBytes(files, new Map(), prepared.sizes) > Math.min(limits.maxTotalBytes, begin.room.left)) await complete(env, begin, prepared);
+        // Asked while the blobs stream in, so that content the site stores already is not stored again.
+        const stored = knownBlobs(env.DB, domain, files.map((file) => file.hash)).catch(() => new Map<string, BlobLocation>());
         begun.prepared = prepared;
-        begun.receive = blobParts(filesNamed(prepared.content), limits, pack, received);
+        begun.stored = stored;
+        begun.receive = blobParts({ files, limits, pack, received, stored, room: begin.room });
       });
     });
     if (!begun.prepared) throw new Problem('invalid-request', 'An incremental deploy sends its "manifest" part first.');
-    await complete(env, domain, limits, begun.prepared, received);
+    for (const [hash, blob] of await begun.stored!) begun.prepared.known.set(hash, blob);
+    await complete(env, begin, begun.prepared, received);
     // A pack still held in memory whole goes with a commit made at once: the coordinator writes it
     // with the new index, and a refusal leaves nothing stored.
     inline = received.length > 0 && commitsAtOnce(begun.prepared) ? pack.heldSince(0)?.slice() : undefined;
@@ -169,7 +188,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
     throw error;
   }
   // From here the pack is the coordinator's to keep or, when its commit fails, to delete.
-  const upload = received.length > 0 ? { pack: pack.key, blobs: received, ...(inline ? { bytes: inline } : {}) } : undefined;
+  const upload = received.length > 0 ? { pack: pack.key, blobs: received, ...(inline ? { bytes: inline, packBytes: inline.byteLength } : { packBytes: pack.stored }) } : undefined;
   return settle(env, { domain, userId, id, limits, client, upload }, begun.prepared);
 }
 
@@ -220,7 +239,7 @@ async function settle(
     // Before anything is stored: whatever this request leaves unfinished, the coordinator collects at its deadline.
     await siteCoordinator(env, domain).beginIncremental(domain, id, record.created);
     await writeManifest(env.FILES, record.manifestKey!, manifest);
-    await putDeployment(env.DB, record).run();
+    await storeUploading(env, record);
   } catch (error) {
     // The pack is still this request's own: no deployment holds it yet.
     if (upload) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
@@ -271,8 +290,9 @@ async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<
  */
 export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
+  const [owner, room] = await Promise.all([getSiteOwner(env.DB, domain), storageRoom(env, userId, domain)]);
   // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here.
-  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'deploy');
+  authorize({ userId }, domain, owner, 'deploy');
   const record = await uploadingDeployment(env.DB, domain, id, userId);
   const limits = deployLimits(env);
   checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');
@@ -282,7 +302,7 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
   const received: BlobLocation[] = [];
   try {
-    await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, blobParts(manifest.files, limits, pack, received, known));
+    await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, blobParts({ files: manifest.files, limits, pack, received, known, room }));
   } catch (error) {
     // Whole, verified blobs are kept: the client sends only the rest next time.
     await keepReceived(env, { domain, userId, id, pack, received }).catch((keeping: unknown) =>
@@ -292,65 +312,6 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
   }
   await keepReceived(env, { domain, userId, id, pack, received });
   return { record, missing: await missingOf(env, domain, manifest) };
-}
-
-/**
- * Receives a request's blob parts into `pack`, each one of the hashes of `files`, and lists in
- * `received` those stored whole and verified. The site's bytes are counted against
- * MAX_TOTAL_BYTES with what it stores already (`known`, when the request knows it yet).
- */
-function blobParts(
-  files: readonly ManifestFile[],
-  limits: DeployLimits,
-  pack: PackWriter,
-  received: BlobLocation[],
-  known: ReadonlyMap<string, BlobLocation> = new Map(),
-): (part: PartHeader) => PartReceiver {
-  const uses = new Map<string, number>();
-  for (const file of files) uses.set(file.hash, (uses.get(file.hash) ?? 0) + 1);
-  const budget: Budget = { totalBytes: knownBytes(files, known), limits, counted: new Set(known.keys()) };
-  return (part) => blobReceiver(part, uses, received, pack, budget);
-}
-
-/** The site's bytes so far, against MAX_TOTAL_BYTES; `counted`: the hashes already in that sum. */
-interface Budget {
-  totalBytes: number;
-  limits: DeployLimits;
-  counted: Set<string>;
-}
-
-function blobReceiver(
-  part: PartHeader,
-  uses: ReadonlyMap<string, number>,
-  received: BlobLocation[],
-  pack: PackWriter,
-  budget: Budget,
-): PartReceiver {
-  if (part.name !== 'blob') throw new Problem('invalid-request', `Unknown field ${JSON.stringify(part.name)}: blobs are sent as "blob" fields.`);
-  const name = part.filename ?? '';
-  if (!isSha256Hex(name)) throw new Problem('invalid-request', `A blob's filename is its SHA-256 in lowercase hex, not ${JSON.stringify(name)}.`);
-  const hash = hexToHash(name);
-  const count = uses.get(hash);
-  if (count === undefined) throw new Problem('invalid-request', `The blob ${name} is no file of this deployment's manifest.`);
-  // A hash new to the site counts once for each path that holds it.
-  const counts = !budget.counted.has(hash);
-  budget.counted.add(hash);
-  return packedPart(
-    pack,
-    (size, chunk) => {
-      checkFileSize(budget.limits, size);
-      if (counts) {
-        budget.totalBytes += chunk.byteLength * count;
-        checkSiteSize(budget.limits, 0, budget.totalBytes);
-      }
-    },
-    ({ offset, size, hash: actual }) => {
-      if (actual !== hash) {
-        throw new Problem('invalid-request', `The bytes of the blob ${name} do not hash to its name; it was not stored.`);
-      }
-      if (size > 0) received.push({ hash, pack: pack.key, offset, size });
-    },
-  );
 }
 
 /**
@@ -376,6 +337,7 @@ async function keepReceived(
       userId: upload.userId,
       deploymentId: upload.id,
       pack: pack.key,
+      packBytes: pack.stored,
       blobs: received,
     }),
   );

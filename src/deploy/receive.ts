@@ -13,6 +13,7 @@ import { checkFilePath, commonFolderPrefixLength } from '../content/paths';
 import { type TextPartRules, textPart } from './text-part';
 import { maxAliasLength, maxMessageLength } from '../common/deployment-labels';
 import { type RequestedLabels, checkedAlias, checkedMessage } from '../content/deployment-labels';
+import type { StorageRoom } from '../quotas/admission';
 
 export interface ReceivedFiles {
   /** Sorted by path; `pack` indexes `packs`. */
@@ -54,7 +55,8 @@ export function checkDeployLength(request: Request, limits: DeployLimits): void 
  * its hash as they arrive, and limits are checked as they stream, so memory holds no file whole.
  * A file whose content the site stores already (`stored`, by hash) or this deploy wrote already
  * is dropped from the pack while the pack still holds it whole, and points at the stored copy:
- * bytes are stored once, however many deployments hold them.
+ * bytes are stored once, however many deployments hold them. What the pack stores is checked
+ * against what its user may still store (`room`) at every file's end, after that drop.
  * On any failure the pack is aborted before the error is rethrown.
  */
 export async function receiveDeploy(
@@ -63,9 +65,10 @@ export async function receiveDeploy(
   pack: PackWriter,
   now: number,
   stored: Promise<ReadonlyMap<string, BlobLocation>> = Promise.resolve(new Map()),
+  room?: StorageRoom,
 ): Promise<ReceivedDeploy> {
   try {
-    const received = await readParts(request, limits, pack, now, stored);
+    const received = await readParts(request, limits, pack, now, stored, room);
     if (received.files && !(await pack.finish())) dropOwnPack(received.files, pack.key);
     return received;
   } catch (error) {
@@ -100,6 +103,7 @@ async function readParts(
   pack: PackWriter,
   now: number,
   stored: Promise<ReadonlyMap<string, BlobLocation>>,
+  room: StorageRoom | undefined,
 ): Promise<ReceivedDeploy> {
   const entries: FileEntry[] = [];
   const packs = [pack.key];
@@ -134,6 +138,7 @@ async function readParts(
       async ({ offset, size, hash }) => {
         const copy = size === 0 ? undefined : (written.get(hash) ?? (await stored).get(hash));
         const location = copy?.size === size && pack.dropSince(offset) ? copy : { hash, pack: pack.key, offset, size };
+        room?.check(pack.size);
         if (location.pack === pack.key && size > 0) written.set(hash, location);
         entries.push({ path, pack: packIndex(location.pack), offset: location.offset, size, hash, contentType: contentTypeOf(path, part.mediaType), modified: now });
       },

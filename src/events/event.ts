@@ -16,9 +16,9 @@ export interface LoggedEvent {
   data: string;
 }
 
-/** An event on its way into the log, named by the queue message that carried it. */
+/** An event on its way into the log, named by its sender's key or by the queue message that carried it. */
 export interface IncomingEvent {
-  /** The queue message id: a redelivered message is recognised and logged once. */
+  /** Its name: an event appended again under it (a redelivered message, a sender's retry) is recognised and logged once. */
   messageId: string;
   type: string;
   data: string;
@@ -37,6 +37,6 @@ export function isNotificationEvent(body: unknown): body is NotificationEvent {
  * The event's data is `JSON.stringify` of the body as sent: a `site-deploy` body keeps the key
  * order of the deploy response, so its data is byte-equal to that response.
  */
-export function incomingEvent(messageId: string, body: NotificationEvent): IncomingEvent {
+export function incomingEvent(messageId: string, body: Pick<NotificationEvent, 'type' | 'domain'>): IncomingEvent {
   return { messageId, type: body.type, data: JSON.stringify(body) };
 }

@@ -13,6 +13,24 @@ export interface KeyedNotification {
   event: Pick<NotificationEvent, 'type' | 'domain'>;
 }
 
+/** The name the log knows a keyed notification by, whoever appends it. */
+function keyedMessageId(key: string): string {
+  return `key:${key}`;
+}
+
+/**
+ * Publishes a notification durably: it is appended to the event log (and so reaches subscribers
+ * at once) and sent to the notifications queue, whose consumer hands it to the webhooks, both at
+ * once. Once this resolves the event is in the log, whatever becomes of the queue's message; a
+ * sender that retries after a failure or a stop (with the same key) adds nothing to the log.
+ */
+export async function publish(env: Env, notification: KeyedNotification): Promise<void> {
+  await Promise.all([
+    eventLog(env).append([incomingEvent(keyedMessageId(notification.key), notification.event)]),
+    env.NOTIFICATIONS.send(notification, { contentType: 'json' }),
+  ]);
+}
+
 function isKeyedNotification(body: unknown): body is { key: string; event: NotificationEvent } {
   if (typeof body !== 'object' || body === null) return false;
   const { key, event } = body as Record<string, unknown>;
@@ -22,15 +40,16 @@ function isKeyedNotification(body: unknown): body is { key: string; event: Notif
 /** The event a message carries and the name the log knows it by: its key, or the queue message's id. */
 function incomingOf(message: Message<unknown>): IncomingEvent | undefined {
   const { body } = message;
-  if (isKeyedNotification(body)) return incomingEvent(`key:${body.key}`, body.event);
+  if (isKeyedNotification(body)) return incomingEvent(keyedMessageId(body.key), body.event);
   if (isNotificationEvent(body)) return incomingEvent(message.id, body);
   return undefined;
 }
 
 /**
  * Consumes the notifications queue: the whole batch goes to the event log in one call, in
- * order, then to the webhooks queue. When either fails the batch is redelivered; the log
- * recognises messages it already holds, so no event is logged twice.
+ * order, then to the webhooks queue. A keyed notification's sender logged it already (see
+ * publish): the log recognises it and answers its id. When either call fails the batch is
+ * redelivered; the log recognises messages it already holds, so no event is logged twice.
  */
 export async function consumeNotifications(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const events: IncomingEvent[] = [];

@@ -4,12 +4,16 @@
  */
 const kinds = {
   'invalid-domain': { status: 400, title: 'Invalid domain' },
+  'domain-not-claimable': { status: 400, title: 'Domain cannot be claimed' },
   'invalid-configuration': { status: 400, title: 'Configuration is not valid' },
   'invalid-path': { status: 400, title: 'Invalid file path' },
   'invalid-request': { status: 400, title: 'Invalid request' },
   unauthorized: { status: 401, title: 'Authentication required' },
   forbidden: { status: 403, title: 'Forbidden' },
   'insufficient-scope': { status: 403, title: 'Insufficient scope' },
+  'quota-exceeded': { status: 403, title: 'Quota exceeded' },
+  'site-suspended': { status: 403, title: 'Site suspended' },
+  'domain-proof-required': { status: 403, title: 'Proof of domain control required' },
   'not-found': { status: 404, title: 'Not found' },
   'site-not-found': { status: 404, title: 'Site not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
@@ -18,6 +22,7 @@ const kinds = {
   gone: { status: 410, title: 'Gone' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'rate-limited': { status: 429, title: 'Too many requests' },
   internal: { status: 500, title: 'Internal server error' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -15,6 +15,9 @@ export interface Env {
   WEBHOOKS: Queue<WebhookDelivery>;
   /** One per webhook receiver, `idFromName(url)`: its pending deliveries and their retries. */
   WEBHOOK_RECEIVERS: DurableObjectNamespace<WebhookReceiver>;
+  /** The API's rate limits (src/api/rate-limit.ts): requests with a valid token, by user; the others, by client address. */
+  USER_RATE_LIMITER: RateLimit;
+  ADDRESS_RATE_LIMITER: RateLimit;
 
   /** Comma-separated hostnames that reach the API; every other Host is a hosted site. */
   API_HOSTNAMES: string;
@@ -48,13 +51,29 @@ export interface Env {
   CLOUDFLARE_API_TOKEN?: string;
   /** Seconds a collected deployment's objects are kept for reads in flight. */
   RETIRED_DEPLOYMENT_GRACE_SECONDS: string;
+  /** Seconds an object that nothing holds (a deploy cut before its commit left it) is spared by the daily sweep. */
+  ORPHAN_SWEEP_GRACE_SECONDS: string;
   /** A site keeps its newest DEPLOYMENTS_KEPT deployments and any younger than DEPLOYMENTS_KEPT_DAYS. */
   DEPLOYMENTS_KEPT: string;
   DEPLOYMENTS_KEPT_DAYS: string;
+  /** A site's incremental deploys still uploading, at most. */
+  MAX_UNFINISHED_DEPLOYMENTS: string;
+  /** Per-user quotas: sites owned, bytes stored, deploys begun per hour. */
+  MAX_SITES_PER_USER: string;
+  MAX_USER_BYTES: string;
+  DEPLOYS_PER_HOUR: string;
   /** Kept deployments are served at `<id>.<PREVIEW_HOSTNAME>`. */
   PREVIEW_HOSTNAME: string;
   /** Days of event history kept for replay (default 7). */
   EVENTS_RETENTION_DAYS: string;
+  /** `dns` or `off`: whether a domain is claimed only with a DNS proof (src/domains). */
+  DOMAIN_PROOF: string;
+  /** DNS-over-HTTPS JSON API the proofs are looked up at. */
+  DNS_RESOLVER_URL: string;
+  /** Names directly under it are the service's free subdomains; empty: none. */
+  SITES_PARENT_DOMAIN: string;
+  /** Secret: the key of proof values (AUTH_SECRET when unset). */
+  DOMAIN_PROOF_SECRET?: string;
   /** Comma-separated receivers of signed event POSTs; empty turns webhooks off. */
   WEBHOOK_URLS: string;
   /** `local` or `cloudflare`: how a change is purged from every location's cache (docs/serving.md). */
@@ -63,6 +82,9 @@ export interface Env {
   EDGE_CACHE_HOST: string;
   /** Comma-separated named caches a local purge clears besides the default one. */
   EDGE_LOCAL_CACHES: string;
+  /** The limits of USER_RATE_LIMITER and ADDRESS_RATE_LIMITER, per minute: each must equal its binding's. */
+  API_REQUESTS_PER_MINUTE: string;
+  ANONYMOUS_REQUESTS_PER_MINUTE: string;
   /** Standard Webhooks signing secret (`whsec_<base64>` or any text); a secret, not a var. */
   WEBHOOK_SECRET?: string;
 }

@@ -16,6 +16,7 @@ export interface SettingVars {
   CERT_RETRY_BASE_SECONDS?: unknown;
   CERT_JOB_MAX_RETRIES?: unknown;
   RETIRED_DEPLOYMENT_GRACE_SECONDS?: unknown;
+  ORPHAN_SWEEP_GRACE_SECONDS?: unknown;
   EVENTS_RETENTION_DAYS?: unknown;
   EDGE_PURGE?: unknown;
   EDGE_CACHE_HOST?: unknown;
@@ -24,6 +25,18 @@ export interface SettingVars {
   DEPLOYMENTS_KEPT?: unknown;
   DEPLOYMENTS_KEPT_DAYS?: unknown;
   PREVIEW_HOSTNAME?: unknown;
+  API_REQUESTS_PER_MINUTE?: unknown;
+  ANONYMOUS_REQUESTS_PER_MINUTE?: unknown;
+  DOMAIN_PROOF?: unknown;
+  DNS_RESOLVER_URL?: unknown;
+  SITES_PARENT_DOMAIN?: unknown;
+  /** Secrets: the key of proof values (src/domains/proof-record.ts), AUTH_SECRET standing in for it. */
+  DOMAIN_PROOF_SECRET?: unknown;
+  AUTH_SECRET?: unknown;
+  MAX_UNFINISHED_DEPLOYMENTS?: unknown;
+  MAX_SITES_PER_USER?: unknown;
+  MAX_USER_BYTES?: unknown;
+  DEPLOYS_PER_HOUR?: unknown;
 }
 
 export interface Settings {
@@ -39,6 +52,8 @@ export interface Settings {
   certJobMaxRetries: number;
   /** How long a replaced deployment's objects stay for reads in flight. */
   retiredDeploymentGraceSeconds: number;
+  /** How old an object no deployment or unfinished upload holds must be before a sweep deletes it: older than any deploy in flight. */
+  orphanSweepGraceSeconds: number;
   /** Days of event history kept for replay. */
   eventsRetentionDays: number;
   /** How a change reaches every location's cache (docs/serving.md). */
@@ -49,6 +64,35 @@ export interface Settings {
   deploymentsKeptDays: number;
   /** Every kept deployment is served at `<id>.<previewHostname>`. Lower case. */
   previewHostname: string;
+  /** The API's rate limits per minute: with a valid token per user, else per client address. */
+  apiRequestsPerMinute: number;
+  anonymousRequestsPerMinute: number;
+  /** Who may claim a domain (docs/design.md, "Domains"). */
+  domains: DomainSettings;
+  /** A site's incremental deploys still uploading, at most. */
+  maxUnfinishedDeployments: number;
+  /** Each user's quotas (src/quotas/). */
+  quotas: UserQuotas;
+}
+
+export interface UserQuotas {
+  /** Sites a user owns, at most. */
+  maxSites: number;
+  /** Bytes stored for a user's sites and their kept deployments, at most. */
+  maxBytes: number;
+  /** Deploys a user begins within any hour, at most. */
+  deploysPerHour: number;
+}
+
+export interface DomainSettings {
+  /** `dns`: a domain is claimed only once its DNS shows the claimant's TXT record; `off`: the first deploy claims it. */
+  proof: 'dns' | 'off';
+  /** A DNS-over-HTTPS resolver's JSON API (`?name=…&type=TXT`, `accept: application/dns-json`). */
+  resolverUrl: string;
+  /** The service's own parent domain: `<name>.<parentDomain>` is first come, first served. Lower case; null for none. */
+  parentDomain: string | null;
+  /** The key of proof values: the secret DOMAIN_PROOF_SECRET, else AUTH_SECRET; null when neither is set (then DOMAIN_PROOF must be `off`). */
+  proofKey: string | null;
 }
 
 export interface EdgeSettings {
@@ -115,7 +159,24 @@ function hostname(vars: SettingVars, setting: keyof SettingVars): string {
   return name;
 }
 
+function domainSettings(vars: SettingVars): DomainSettings {
+  const proof = vars.DOMAIN_PROOF;
+  if (proof !== 'dns' && proof !== 'off') throw new InvalidSetting('DOMAIN_PROOF', proof, '"dns" or "off"');
+  const resolver = vars.DNS_RESOLVER_URL;
+  const resolverUrl = typeof resolver === 'string' && URL.canParse(resolver.trim()) ? new URL(resolver.trim()) : undefined;
+  if (!resolverUrl || !['https:', 'http:'].includes(resolverUrl.protocol)) {
+    throw new InvalidSetting('DNS_RESOLVER_URL', resolver, 'the http(s) URL of a DNS-over-HTTPS JSON API');
+  }
+  const proofKey = [vars.DOMAIN_PROOF_SECRET, vars.AUTH_SECRET].find((value): value is string => typeof value === 'string' && value !== '') ?? null;
+  if (proof === 'dns' && proofKey === null) {
+    throw new InvalidSetting('DOMAIN_PROOF_SECRET', vars.DOMAIN_PROOF_SECRET, 'a long random secret when DOMAIN_PROOF is "dns" (or AUTH_SECRET set)');
+  }
+  const parent = typeof vars.SITES_PARENT_DOMAIN === 'string' ? vars.SITES_PARENT_DOMAIN.trim() : vars.SITES_PARENT_DOMAIN;
+  return { proof, resolverUrl: resolverUrl.href, parentDomain: parent === '' ? null : hostname(vars, 'SITES_PARENT_DOMAIN'), proofKey };
+}
+
 export function parseSettings(vars: SettingVars): Settings {
+  refuseDeploymentMistakes(vars);
   return {
     apiHostnames: hostnameList(vars, 'API_HOSTNAMES'),
     maxFiles: wholeNumber(vars, 'MAX_FILES', 1),
@@ -124,11 +185,21 @@ export function parseSettings(vars: SettingVars): Settings {
     certRetryBaseSeconds: wholeNumber(vars, 'CERT_RETRY_BASE_SECONDS', 1),
     certJobMaxRetries: wholeNumber(vars, 'CERT_JOB_MAX_RETRIES', 0),
     retiredDeploymentGraceSeconds: wholeNumber(vars, 'RETIRED_DEPLOYMENT_GRACE_SECONDS', 0),
+    orphanSweepGraceSeconds: wholeNumber(vars, 'ORPHAN_SWEEP_GRACE_SECONDS', 0),
     eventsRetentionDays: wholeNumber(vars, 'EVENTS_RETENTION_DAYS', 1),
     edge: edgeSettings(vars),
     deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),
     deploymentsKeptDays: wholeNumber(vars, 'DEPLOYMENTS_KEPT_DAYS', 0),
     previewHostname: hostname(vars, 'PREVIEW_HOSTNAME'),
+    apiRequestsPerMinute: wholeNumber(vars, 'API_REQUESTS_PER_MINUTE', 1),
+    anonymousRequestsPerMinute: wholeNumber(vars, 'ANONYMOUS_REQUESTS_PER_MINUTE', 1),
+    domains: domainSettings(vars),
+    maxUnfinishedDeployments: wholeNumber(vars, 'MAX_UNFINISHED_DEPLOYMENTS', 1),
+    quotas: {
+      maxSites: wholeNumber(vars, 'MAX_SITES_PER_USER', 1),
+      maxBytes: wholeNumber(vars, 'MAX_USER_BYTES', 1),
+      deploysPerHour: wholeNumber(vars, 'DEPLOYS_PER_HOUR', 1),
+    },
   };
 }
 
@@ -152,6 +223,72 @@ export function checkCertificateRetries(settings: Settings, queueMaxRetries: num
       'CERT_JOB_MAX_RETRIES',
       settings.certJobMaxRetries,
       `equal to the certificate queue consumer's max_retries (${queueMaxRetries ?? 'not set'})`,
+    );
+  }
+}
+
+/** The period of the API's rate limit bindings: their settings count requests per minute. */
+export const rateLimitPeriodSeconds = 60;
+
+/** A rate limit binding as wrangler.toml declares it. */
+export interface RateLimitBinding {
+  name: string;
+  simple: { limit: number; period: number };
+}
+
+/**
+ * Each rate limit binding must count per minute and allow what its setting says: the Worker
+ * names the setting and its value in a 429, and cannot read a binding's configuration.
+ */
+export function checkRateLimits(settings: Settings, bindings: readonly RateLimitBinding[]): void {
+  const expected = [
+    ['API_REQUESTS_PER_MINUTE', 'USER_RATE_LIMITER', settings.apiRequestsPerMinute],
+    ['ANONYMOUS_REQUESTS_PER_MINUTE', 'ADDRESS_RATE_LIMITER', settings.anonymousRequestsPerMinute],
+  ] as const;
+  for (const [setting, name, limit] of expected) {
+    const binding = bindings.find((candidate) => candidate.name === name);
+    if (binding?.simple.limit !== limit || binding.simple.period !== rateLimitPeriodSeconds) {
+      const found = binding ? `limit ${binding.simple.limit}, period ${binding.simple.period}` : 'missing';
+      throw new InvalidSetting(setting, limit, `the limit of the [[ratelimits]] binding ${name}, whose period is ${rateLimitPeriodSeconds} (found: ${found})`);
+    }
+  }
+}
+
+/**
+ * wrangler.toml's placeholder convention: a value in angle brackets (`<api-hostname>`) is the
+ * operator's to fill in. No real value of a setting holds `<` or `>` (hostnames, zone ids), so
+ * any such text is refused rather than read as a name that resolves nowhere.
+ */
+export const placeholder = /<[^<>]*>/;
+
+/** The settings [env.production] ships as placeholders; `npm run deploy:check` finds the others (route patterns, database ids). */
+const placeholderSettings = ['API_HOSTNAMES', 'PREVIEW_HOSTNAME', 'EDGE_CACHE_HOST', 'CLOUDFLARE_ZONE_ID'] as const satisfies readonly (keyof SettingVars)[];
+
+/** A hostname only this machine reaches: `localhost` and `*.localhost` (RFC 6761), 127.0.0.0/8 and [::1]. */
+function isLoopback(name: string): boolean {
+  const { hostname } = new URL(`http://${name}/`);
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/**
+ * Mistakes of a whole configuration rather than of one value: a placeholder left in, and
+ * `EDGE_PURGE=local` on a public service, where a change would be purged from this machine's
+ * caches only and every other location would serve the replaced site for the record's max-age.
+ */
+function refuseDeploymentMistakes(vars: SettingVars): void {
+  for (const setting of placeholderSettings) {
+    const value = vars[setting];
+    if (typeof value === 'string' && placeholder.test(value)) {
+      throw new InvalidSetting(setting, value, "your own value in place of wrangler.toml's placeholder in angle brackets (docs/operating.md)");
+    }
+  }
+  if (vars.EDGE_PURGE !== 'local') return;
+  const publicName = hostnameList(vars, 'API_HOSTNAMES').find((name) => !isLoopback(name));
+  if (publicName !== undefined) {
+    throw new InvalidSetting(
+      'EDGE_PURGE',
+      vars.EDGE_PURGE,
+      `"cloudflare" when API_HOSTNAMES has a public hostname (${publicName}): "local" purges only this machine's caches`,
     );
   }
 }

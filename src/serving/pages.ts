@@ -32,6 +32,17 @@ export function noAliasedDeployment(label: string): Response {
   return page(404, 'No deployment here', `No kept deployment has the alias of ${escapeHtml(label)}.`, 'no-store');
 }
 
+/**
+ * Every answer of a site an operator suspended, and of its previews (RFC 7725), naming the service
+ * that blocks it (`blockedBy`, its API origin). The reason is for the owner, in `GET .../info`,
+ * not for visitors. Not cached: the suspension may be lifted any moment.
+ */
+export function siteSuspended(blockedBy: string): Response {
+  const response = page(451, 'Unavailable for legal reasons', 'This site has been suspended by the operator of its hosting service.', 'no-store');
+  response.headers.set('link', `<${blockedBy}>; rel="blocked-by"`);
+  return response;
+}
+
 /** A path of a site that matches no file and no fallback. */
 export function fileNotFound(): Response {
   return page(404, 'Not found', 'There is no page at this address.', revalidate);

@@ -1,3 +1,4 @@
+import type { MatchMeter } from './path-scan';
 import type { PathTemplate, TemplateValues } from './path-template';
 import { type RequestPath, formattedPath } from './request-path';
 
@@ -44,23 +45,23 @@ export class PathRules<T> {
     });
   }
 
-  /** The first rule, in the configured order, that applies to the path. */
-  first(path: RequestPath): PathMatch<T> | undefined {
+  /** The first rule, in the configured order, that applies to the path; `meter` counts the templates' work. */
+  first(path: RequestPath, meter?: MatchMeter): PathMatch<T> | undefined {
     const exact = this.#byPath.get(formattedPath(path))?.[0];
     for (const candidate of this.#tried) {
       if (exact && exact.position < candidate.position) break;
-      const values = valuesFor(candidate, path);
+      const values = valuesFor(candidate, path, meter);
       if (values) return { rule: candidate.rule, values };
     }
     return exact && { rule: exact.rule, values: noValues };
   }
 
-  /** Every rule that applies to the path, in the configured order. */
-  all(path: RequestPath): PathMatch<T>[] {
+  /** Every rule that applies to the path, in the configured order; `meter` counts the templates' work. */
+  all(path: RequestPath, meter?: MatchMeter): PathMatch<T>[] {
     const exact = this.#byPath.get(formattedPath(path)) ?? [];
     const matches: (PathMatch<T> & { position: number })[] = exact.map(({ rule, position }) => ({ rule, values: noValues, position }));
     for (const candidate of this.#tried) {
-      const values = valuesFor(candidate, path);
+      const values = valuesFor(candidate, path, meter);
       if (values) matches.push({ rule: candidate.rule, values, position: candidate.position });
     }
     if (exact.length > 0) matches.sort((a, b) => a.position - b.position);
@@ -68,6 +69,6 @@ export class PathRules<T> {
   }
 }
 
-function valuesFor<T>({ template }: PathRule<T>, path: RequestPath): TemplateValues | undefined {
-  return template ? template.match(path) : noValues;
+function valuesFor<T>({ template }: PathRule<T>, path: RequestPath, meter: MatchMeter | undefined): TemplateValues | undefined {
+  return template ? template.match(path, meter) : noValues;
 }

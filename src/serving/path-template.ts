@@ -1,13 +1,18 @@
 import uriTemplate, { type TemplateValues } from 'uri-templates';
-import { isTemplated } from '../configuration/path-templates';
-import { type RequestPath, formattedPath } from './request-path';
+import { fieldValueParts, isTemplated } from '../configuration/path-templates';
+import { type MatchMeter } from './path-scan';
+import { type RequestPath, decodedPath } from './request-path';
+import { TemplateMatcher } from './template-matcher';
 
 export type { TemplateValues };
 
 /** An RFC 6570 URI template matched against request paths (`headers[].uri`, `redirects[].from`). */
 export interface PathTemplate {
-  /** The variables that expand to this path, or undefined when the path does not match. */
-  match(path: RequestPath): TemplateValues | undefined;
+  /**
+   * The variables that expand to this path, or undefined when the path does not match. Costs
+   * time linear in the path whatever the template (`TemplateMatcher`); `meter` counts it.
+   */
+  match(path: RequestPath, meter?: MatchMeter): TemplateValues | undefined;
   expand(values: TemplateValues): string;
   /** For a template without expressions: the one formatted path (`formatPath`) it matches. */
   literal?: string;
@@ -15,60 +20,34 @@ export interface PathTemplate {
   variables: readonly string[];
 }
 
+/** Where work goes uncounted. */
+const unmetered: MatchMeter = { steps: 0 };
+
 /**
- * `uri-templates` reads variables back from a URI, but its `fromUri` lets a simple `{name}`
- * swallow `/` (`/blog/{slug}` would match `/blog/a/b`, which no expansion of it can produce,
- * and redirect to `/posts/a%2Fb`). A match therefore counts only when expanding the template
- * with the values read gives back the same path segments; `{+path}` or `{/path*}` span several.
- * A template without expressions matches exactly the formatted path equal to it, which is
- * what lets rules look it up by key.
+ * A template read by `TemplateMatcher` and expanded by `uri-templates`. Request paths are
+ * compared segment by segment, decoded: a simple `{name}` never takes a `/` (`/blog/{slug}`
+ * does not match `/blog/a/b`), `{+path}` and `{/path*}` take several segments. A template
+ * without expressions matches exactly the formatted path equal to it, which is what lets
+ * rules look it up by key.
  */
 export function pathTemplate(source: string): PathTemplate {
   const template = uriTemplate(source);
+  const matcher = new TemplateMatcher(source);
   return {
-    match(path) {
-      const values = template.fromUri(formattedPath(path));
-      if (!values) return undefined;
-      const expanded = decodedSegments(template.fill(values));
-      const wanted = ['', ...path.segments, ...(path.directory ? [''] : [])];
-      const same = expanded?.length === wanted.length && wanted.every((segment, i) => expanded[i] === segment);
-      return same ? values : undefined;
-    },
+    match: (path, meter = unmetered) => matcher.match(decodedPath(path), meter),
     expand: (values) => template.fill(values),
     literal: isTemplated(source) ? undefined : source,
     variables: template.varNames,
   };
 }
 
-/** An expression of RFC 6570 (`{name}`, `{+path}`, `{/rest*}`, `{a,b:3}`), as host schema templates write it. */
-const expression = /\{[+#./;?&]?[A-Za-z0-9_.%]+(?::[1-9][0-9]{0,3}|\*)?(?:,[A-Za-z0-9_.%]+(?::[1-9][0-9]{0,3}|\*)?)*\}/g;
-
 /**
  * A header field value that may use the variables of its rule's URI template
- * (`"X-Asset": "{file}"`). Only expressions naming those variables are expanded, so values
- * that merely contain braces (a JSON `Report-To`) are sent as written. Expansion
+ * (`"X-Asset": "{file}"`); `fieldValueParts` says which expressions are expanded. Expansion
  * percent-encodes what it inserts: the value stays a valid field value.
  */
 export function fieldValueTemplate(value: string, variables: readonly string[]): (values: TemplateValues) => string {
-  const known = new Set(variables);
-  const parts: (string | ReturnType<typeof uriTemplate>)[] = [];
-  let last = 0;
-  for (const found of value.matchAll(expression)) {
-    const compiled = uriTemplate(found[0]);
-    if (!compiled.varNames.every((name) => known.has(name))) continue;
-    parts.push(value.slice(last, found.index), compiled);
-    last = found.index + found[0].length;
-  }
-  if (last === 0) return () => value;
-  parts.push(value.slice(last));
+  const parts = fieldValueParts(value, new Set(variables)).map((part) => (typeof part === 'string' ? part : uriTemplate(part.source)));
+  if (parts.every((part) => typeof part === 'string')) return () => value;
   return (values) => parts.map((part) => (typeof part === 'string' ? part : part.fill(values))).join('');
-}
-
-/** `/a/b%2Fc/` as `['', 'a', 'b/c', '']`; undefined when not valid percent-encoding. */
-function decodedSegments(path: string): string[] | undefined {
-  try {
-    return path.split('/').map((segment) => decodeURIComponent(segment).normalize('NFC'));
-  } catch {
-    return undefined;
-  }
 }

@@ -12,6 +12,7 @@
  */
 import type { Env } from '../platform/env';
 import { defaultLocation, edgeKeys, liveRecordMaxAgeSeconds } from '../coordinator/edge-cache';
+import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
 import { type DeploymentRecord, getDeploymentById, latestAliased } from '../storage/deployments';
 import type { Deployment } from '../storage/sites';
@@ -34,6 +35,8 @@ export function previewNameOf(hostname: string, previewHostname: string): Previe
 }
 
 interface PreviewRecord {
+  /** Its site's: whose live record says whether an operator suspended it. */
+  domain: string;
   /** Null for a deployment of host options alone. */
   deployment: Deployment | null;
   configuration: Record<string, unknown>;
@@ -42,7 +45,9 @@ interface PreviewRecord {
 export function servePreview(request: Request, url: URL, env: Env, ctx: ExecutionContext, name: PreviewName, location: Cache = defaultLocation()): Promise<Response> {
   const lookUp = async (): Promise<ServedDeployment | undefined> => {
     const record = 'id' in name ? await previewRecord(env, ctx, name.id, location) : await aliasedRecord(env, name.aliasLabel);
-    return record && { deployment: record.deployment, host: hostOptionsOf(record.configuration) };
+    if (!record) return undefined;
+    const site = await liveSite(env, ctx, record.domain, location);
+    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: site?.suspension ?? null };
   };
   const nothingHere = () => ('id' in name ? noDeploymentHosted(name.id) : noAliasedDeployment(name.aliasLabel));
   return answerWith(request, url, env, ctx, location, lookUp, nothingHere)
@@ -75,6 +80,7 @@ async function aliasedRecord(env: Env, label: string): Promise<PreviewRecord | u
 function previewRecordOf(stored: DeploymentRecord): PreviewRecord {
   const { indexKey } = stored;
   return {
+    domain: stored.domain,
     deployment:
       indexKey === null
         ? null

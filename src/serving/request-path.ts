@@ -1,4 +1,7 @@
+import { maxPathLength } from '../http/path-length';
 import { Problem } from '../http/problem';
+
+export { maxPathLength };
 
 /** A request path, decoded once and normalised: what is looked up in the site's own file index. */
 export interface RequestPath {
@@ -9,12 +12,6 @@ export interface RequestPath {
 }
 
 const controlCharacter = /[\u0000-\u001f\u007f]/;
-
-/**
- * Longest request path served, in characters of its percent-encoded form (bytes, as it is
- * ASCII). Real paths stay far below; longer ones would only make every rule match cost more.
- */
-export const maxPathLength = 4096;
 
 /**
  * Decodes the path once and resolves it the way a file system would, clamped at the root:
@@ -70,6 +67,22 @@ export function formattedPath(path: RequestPath): string {
   if (text === undefined) {
     text = formatPath(path.segments, path.directory);
     formatted.set(path, text);
+  }
+  return text;
+}
+
+const decoded = new WeakMap<RequestPath, string>();
+
+/**
+ * The path decoded, `/a b/c` (a directory's with its trailing `/`), computed once however many
+ * templates read it: what templates are matched against. Its `/` are the segment boundaries
+ * only, as no decoded segment holds one.
+ */
+export function decodedPath(path: RequestPath): string {
+  let text = decoded.get(path);
+  if (text === undefined) {
+    text = `/${path.segments.join('/')}${path.directory && path.segments.length > 0 ? '/' : ''}`;
+    decoded.set(path, text);
   }
   return text;
 }

@@ -4,12 +4,12 @@ import { defaultLocation } from '../coordinator/edge-cache';
 import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
 import type { FileEntry } from '../storage/file-index';
-import type { Deployment } from '../storage/sites';
+import type { Deployment, Suspension } from '../storage/sites';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
 import { type HostOptions, hostOptionsOf } from './host-options';
 import { wantsPage } from './page-request';
-import { fileNotFound, noSiteHosted, serverError } from './pages';
+import { fileNotFound, noSiteHosted, serverError, siteSuspended } from './pages';
 import { type RequestPath, parseRequestPath } from './request-path';
 import { resolve } from './resolve';
 import { type FileStores, type SiteFiles, noFiles, siteFilesOf } from './site-files';
@@ -40,6 +40,8 @@ export interface ServedDeployment {
   /** Its files; null when it has none, only host options (a domain that only redirects, say). */
   deployment: Deployment | null;
   host: HostOptions;
+  /** Its site's suspension, if an operator suspended it: every request is answered 451. */
+  suspension: Suspension | null;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function answerWith(
   if (isReserved(path)) return fileNotFound();
   const site = await lookUp();
   if (!site) return nothingHere();
+  if (site.suspension) return siteSuspended(serviceOrigin(url, env));
   const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
   const files = site.deployment ? await siteFilesOf(stores, site.deployment) : noFiles;
   const response = await answer(request, url, path, stores, site.host, files).catch(problemResponse);
@@ -76,7 +79,13 @@ export async function answerWith(
 /** The domain's live deployment and compiled host options, when the domain is a published site: a domain claimed by a preview alone serves nothing. */
 async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<ServedDeployment | undefined> {
   const site = await liveSite(env, ctx, domain, location);
-  return site?.liveDeploymentId ? { deployment: site.deployment, host: hostOptionsOf(site.configuration) } : undefined;
+  // A domain claimed by a preview alone serves nothing (unless suspended: then it says so).
+  return site && (site.liveDeploymentId || site.suspension) ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension: site.suspension } : undefined;
+}
+
+/** The service's own origin, on its first API host, with the scheme and port the request came by. */
+function serviceOrigin(url: URL, env: Env): string {
+  return `${url.protocol}//${settingsOf(env).apiHostnames[0]}${url.port ? `:${url.port}` : ''}/`;
 }
 
 function problemResponse(error: unknown): Response {

@@ -1,6 +1,6 @@
 /**
  * D1 access to a site's kept deployments and to where its stored content hashes lie
- * (schema/migrations/0005_deployments.sql, 0009_deployment_labels.sql). All times are epoch milliseconds.
+ * (schema/migrations/0005_deployments.sql, 0010_deployment_labels.sql). All times are epoch milliseconds.
  */
 import type { DeploymentClient } from '../common/deployment-labels';
 
@@ -79,34 +79,60 @@ function toRecord(row: DeploymentRow): DeploymentRecord {
   };
 }
 
+const columns =
+  'id, domain, created, created_by, source, state, file_count, total_bytes, index_key, packs, configuration, manifest_key, live_until, message, client, alias, alias_label, preview';
+const values = '?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18';
+
+/** `statement` with `deployment` bound to `values`. */
+function boundTo(statement: D1PreparedStatement, deployment: DeploymentRecord, ...more: unknown[]): D1PreparedStatement {
+  return statement.bind(
+    deployment.id,
+    deployment.domain,
+    deployment.created,
+    deployment.createdBy,
+    deployment.source,
+    deployment.state,
+    deployment.fileCount,
+    deployment.totalBytes,
+    deployment.indexKey,
+    JSON.stringify(deployment.packs),
+    JSON.stringify(deployment.configuration),
+    deployment.manifestKey,
+    deployment.liveUntil,
+    deployment.message,
+    deployment.client,
+    deployment.alias,
+    deployment.aliasLabel,
+    deployment.preview ? 1 : 0,
+    ...more,
+  );
+}
+
 /** Inserts `deployment`, or replaces the one with its id (an incremental deploy turning ready). */
 export function putDeployment(db: D1Database, deployment: DeploymentRecord): D1PreparedStatement {
+  return boundTo(db.prepare(`INSERT OR REPLACE INTO deployments (${columns}) VALUES (${values})`), deployment);
+}
+
+/**
+ * Inserts the uploading `deployment` while its site has fewer than `max` others uploading that
+ * began after `since` (one statement: two requests cannot both take the last place); answers
+ * whether it did.
+ */
+export async function insertUploading(db: D1Database, deployment: DeploymentRecord, max: number, since: number): Promise<boolean> {
+  const statement = db.prepare(
+    `INSERT INTO deployments (${columns}) SELECT ${values}
+     WHERE (SELECT COUNT(*) FROM deployments WHERE domain = ?2 AND state = 'uploading' AND created > ?20) < ?19`,
+  );
+  const { meta } = await boundTo(statement, deployment, max, since).run();
+  return meta.changes === 1;
+}
+
+/** When the oldest deployment of `domain` still uploading began, of those that began after `since`. */
+export async function oldestUploading(db: D1Database, domain: string, since: number): Promise<number | null> {
   return db
-    .prepare(
-      `INSERT OR REPLACE INTO deployments (id, domain, created, created_by, source, state, file_count, total_bytes, index_key, packs, configuration, manifest_key, live_until,
-         message, client, alias, alias_label, preview)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)`,
-    )
-    .bind(
-      deployment.id,
-      deployment.domain,
-      deployment.created,
-      deployment.createdBy,
-      deployment.source,
-      deployment.state,
-      deployment.fileCount,
-      deployment.totalBytes,
-      deployment.indexKey,
-      JSON.stringify(deployment.packs),
-      JSON.stringify(deployment.configuration),
-      deployment.manifestKey,
-      deployment.liveUntil,
-      deployment.message,
-      deployment.client,
-      deployment.alias,
-      deployment.aliasLabel,
-      deployment.preview ? 1 : 0,
-    );
+    .prepare(`SELECT MIN(created) AS created FROM deployments WHERE domain = ? AND state = 'uploading' AND created > ?`)
+    .bind(domain, since)
+    .first<number | null>('created');
 }
 
 /** Records that the deployment `id` stopped being live at `at`: another went live. */

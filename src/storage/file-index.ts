@@ -26,9 +26,12 @@ export interface FileIndex {
   files: FileEntry[];
 }
 
-/** Where a site's objects live in R2. Everything of a site is under `sitePrefix`. */
+/** Where a site's objects live in R2. Everything of a site is under `sitePrefix`, and every site under `sites`. */
 export const keys = {
+  sites: 'sites/',
   sitePrefix: (domain: string) => `sites/${domain}/`,
+  /** The domain whose prefix holds `key`, if any. */
+  siteOf: (key: string): string | undefined => /^sites\/([^/]+)\//.exec(key)?.[1],
   pack: (domain: string, id: string) => `sites/${domain}/packs/${id}`,
   index: (domain: string, deploymentId: string) => `sites/${domain}/deployments/${deploymentId}.json`,
   /** An incremental deploy's manifest, until it is finalized. */
@@ -92,10 +95,12 @@ export function decodeFileIndex(text: string): FileIndex {
   };
 }
 
-export async function writeFileIndex(bucket: R2Bucket, key: string, index: FileIndex): Promise<void> {
-  await bucket.put(key, encodeFileIndex(index), {
+/** Stores `index` at `key`; answers its size in bytes. */
+export async function writeFileIndex(bucket: R2Bucket, key: string, index: FileIndex): Promise<number> {
+  const stored = await bucket.put(key, encodeFileIndex(index), {
     httpMetadata: { contentType: 'application/json' },
   });
+  return stored.size;
 }
 
 /** An index's text as stored (either version), for a cache to keep as it is. */

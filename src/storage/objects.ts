@@ -9,15 +9,22 @@ export async function deleteObjects(bucket: R2Bucket, objectKeys: readonly strin
   }
 }
 
-/** Deletes every object of a site, including any an interrupted deploy left behind. */
-export async function deleteSiteObjects(bucket: R2Bucket, domain: string): Promise<void> {
+/** Every object under `prefix`, a page (at most 1,000, R2's most per list call) at a time. */
+export async function* listObjects(bucket: R2Bucket, prefix: string): AsyncGenerator<R2Object[]> {
   let cursor: string | undefined;
   do {
-    const listing = await bucket.list({ prefix: keys.sitePrefix(domain), cursor });
-    await deleteObjects(
-      bucket,
-      listing.objects.map((object) => object.key),
-    );
+    const listing = await bucket.list({ prefix, cursor });
+    yield listing.objects;
     cursor = listing.truncated ? listing.cursor : undefined;
   } while (cursor);
+}
+
+/** Deletes every object of a site, including any an interrupted deploy left behind. */
+export async function deleteSiteObjects(bucket: R2Bucket, domain: string): Promise<void> {
+  for await (const page of listObjects(bucket, keys.sitePrefix(domain))) {
+    await deleteObjects(
+      bucket,
+      page.map((object) => object.key),
+    );
+  }
 }

@@ -36,6 +36,7 @@ export class PackWriter {
   /** A part buffer whose upload has ended, to fill next. */
   #spare: Uint8Array | undefined;
   #written = 0;
+  #stored = 0;
   #upload: R2MultipartUpload | undefined;
   #parts: Promise<R2UploadedPart>[] = [];
   #inFlight: PartInFlight[] = [];
@@ -50,6 +51,11 @@ export class PackWriter {
   /** Bytes appended so far: the offset the next append lands at. */
   get size(): number {
     return this.#written + this.#filled;
+  }
+
+  /** Bytes the finished pack holds: 0 before `finish`, and when it wrote nothing. */
+  get stored(): number {
+    return this.#stored;
   }
 
   /** How many more bytes the part being filled takes: an append of as many or more uploads it. */
@@ -109,6 +115,7 @@ export class PackWriter {
     if (!this.#upload) {
       if (this.#filled === 0) return false;
       await this.bucket.put(this.key, this.#filling!.subarray(0, this.#filled));
+      this.#stored = this.#filled;
       return true;
     }
     if (parts.length === 0) {
@@ -119,7 +126,7 @@ export class PackWriter {
       this.#startPart();
       parts = this.#parts;
     }
-    await this.#upload.complete(await Promise.all(parts));
+    this.#stored = (await this.#upload.complete(await Promise.all(parts))).size;
     return true;
   }
 

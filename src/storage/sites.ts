@@ -10,6 +10,12 @@ export interface Deployment {
   totalBytes: number;
 }
 
+/** An operator's suspension of a site: why, and since when. */
+export interface Suspension {
+  reason: string;
+  since: number;
+}
+
 export interface SiteRecord {
   domain: string;
   userId: string;
@@ -22,6 +28,8 @@ export interface SiteRecord {
   liveDeploymentId: string | null;
   /** The live deployment's files; null while it has none. */
   deployment: Deployment | null;
+  /** Null unless an operator suspended the site. */
+  suspension: Suspension | null;
 }
 
 interface SiteRow {
@@ -38,6 +46,8 @@ interface SiteRow {
   deployment_packs: string;
   file_count: number;
   total_bytes: number;
+  suspension_reason: string | null;
+  suspended_at: number | null;
 }
 
 function toRecord(row: SiteRow): SiteRecord {
@@ -61,12 +71,17 @@ function toRecord(row: SiteRow): SiteRecord {
             fileCount: row.file_count,
             totalBytes: row.total_bytes,
           },
+    suspension: suspensionOf(row),
   };
 }
 
-/** A site `userId` holds at `now` with nothing live yet: no deployment, no host options, no metadata. */
+function suspensionOf(row: Pick<SiteRow, 'suspension_reason' | 'suspended_at'>): Suspension | null {
+  return row.suspended_at === null ? null : { reason: row.suspension_reason ?? '', since: row.suspended_at };
+}
+
+/** A site `userId` holds at `now` with nothing live yet: no deployment, no host options, no metadata, no suspension. */
 export function emptySite(domain: string, userId: string, now: number): SiteRecord {
-  return { domain, userId, created: now, modified: now, configuration: {}, configurationModified: now, metadata: {}, liveDeploymentId: null, deployment: null };
+  return { domain, userId, created: now, modified: now, configuration: {}, configurationModified: now, metadata: {}, liveDeploymentId: null, deployment: null, suspension: null };
 }
 
 export async function getSite(db: D1Database, domain: string): Promise<SiteRecord | null> {
@@ -74,8 +89,18 @@ export async function getSite(db: D1Database, domain: string): Promise<SiteRecor
   return row ? toRecord(row) : null;
 }
 
-export async function getSiteOwner(db: D1Database, domain: string): Promise<string | null> {
-  return db.prepare('SELECT user_id FROM sites WHERE domain = ?').bind(domain).first<string>('user_id');
+/** Who owns a site, and whether it is suspended: what access to it depends on (src/coordinator/access.ts). */
+export interface SiteOwner {
+  userId: string;
+  suspension: Suspension | null;
+}
+
+export async function getSiteOwner(db: D1Database, domain: string): Promise<SiteOwner | null> {
+  const row = await db
+    .prepare('SELECT user_id, suspension_reason, suspended_at FROM sites WHERE domain = ?')
+    .bind(domain)
+    .first<Pick<SiteRow, 'user_id' | 'suspension_reason' | 'suspended_at'>>();
+  return row && { userId: row.user_id, suspension: suspensionOf(row) };
 }
 
 export interface SiteSummary {
@@ -190,6 +215,13 @@ export function upsertSite(db: D1Database, site: SiteRecord): D1PreparedStatemen
       d?.fileCount ?? 0,
       d?.totalBytes ?? 0,
     );
+}
+
+/** Statement that suspends a site (`suspension`) or lifts its suspension (null). */
+export function setSuspension(db: D1Database, domain: string, suspension: Suspension | null): D1PreparedStatement {
+  return db
+    .prepare('UPDATE sites SET suspension_reason = ?2, suspended_at = ?3 WHERE domain = ?1')
+    .bind(domain, suspension?.reason ?? null, suspension?.since ?? null);
 }
 
 export function deleteSite(db: D1Database, domain: string): D1PreparedStatement {

@@ -1,11 +1,14 @@
 import { type OutputUnit, Validator } from '@cfworker/json-schema';
+import { createExecutionContext, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import hostSchema from '../../schema/host.schema.json';
 import document from '../../schema/openapi.json';
 import { runCertificateJob } from '../../src/certificates/jobs';
+import worker from '../../src/index';
 import { ScriptedIssuer, acmeEnv, hostedSite, issuing, jobMessage, testCertificate } from '../certificates/support';
 import { Subscriber } from '../events/subscriber';
-import { authorized, call, deploy, deployForm, type TokenOptions } from '../support/client';
+import { type Method, type Reference, type ResponseObject, methods, openapi, templateOf, templatesMatching } from '../support/openapi-document';
+import { authorized, authorizedWith, call, deploy, deployForm, type TokenOptions } from '../support/client';
 
 /**
  * Checks live responses against `schema/openapi.json`: every status an operation answers must
@@ -13,26 +16,6 @@ import { authorized, call, deploy, deployForm, type TokenOptions } from '../supp
  * the documented schema (OpenAPI 3.1 schemas are JSON Schema 2020-12).
  */
 
-type Method = 'get' | 'put' | 'patch' | 'post' | 'delete';
-const methods: Method[] = ['get', 'put', 'patch', 'post', 'delete'];
-
-interface Reference {
-  $ref?: string;
-}
-interface HeaderObject extends Reference {
-  required?: boolean;
-}
-interface ResponseObject extends Reference {
-  headers?: Record<string, HeaderObject>;
-  content?: Record<string, { schema?: unknown }>;
-}
-interface Operation {
-  security?: Record<string, string[]>[];
-  responses: Record<string, ResponseObject>;
-}
-type PathItem = Partial<Record<Method, Operation>>;
-
-const openapi = document as unknown as { paths: Record<string, PathItem> };
 /** The base URI the document's `$ref`s resolve against while validating. */
 const documentUri = 'https://sitehost.invalid/v2/openapi.json';
 
@@ -61,28 +44,6 @@ function validatorAt(pointer: string[]): Validator {
   const validator = new Validator({ $ref: `${documentUri}${fragmentOf(pointer)}` }, '2020-12', false);
   validator.addSchema(document as object, documentUri);
   return validator;
-}
-
-const literalLength = (template: string) => template.replace(/\{[^}]+\}/g, '').length;
-/** `{file}` and `{directory}` are paths sent with their slashes (see their descriptions); other parameters are one segment. */
-const multiSegment = new Set(['{file}', '{directory}']);
-
-/** The documented path templates a request path matches, the most specific first. */
-function templatesMatching(pathname: string): string[] {
-  return Object.keys(openapi.paths)
-    .filter((template) => {
-      const pattern = template
-        .split(/(\{[^}]+\})/)
-        .map((part) => (multiSegment.has(part) ? '.+' : part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-      return new RegExp(`^${pattern.join('')}$`).test(pathname);
-    })
-    .sort((a, b) => literalLength(b) - literalLength(a));
-}
-
-/** The documented path template a request falls under: the most specific one with the method, else the most specific. */
-function templateOf(method: Method, pathname: string): string | undefined {
-  const matching = templatesMatching(pathname);
-  return matching.find((template) => openapi.paths[template]![method]) ?? matching[0];
 }
 
 function describeErrors(errors: OutputUnit[]): string {
@@ -172,6 +133,10 @@ const endpointsBeyondSpec: Record<string, string> = {
   'PUT /v2/sites/{domain}/deployments/{id}/blobs': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
   'GET /v2/whoami': 'docs/design.md § Authentication',
+  'PUT /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
+  'DELETE /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
+  'GET /v2/domains/{domain}/proof': 'docs/design.md § Domains',
+  'GET /v2/usage': 'docs/design.md § Quotas',
 };
 
 function documentedEndpoints(): string[] {
@@ -189,9 +154,17 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(document)).not.toMatch(/"501"|not implemented|NotImplemented/i);
   });
 
-  it('embeds schema/host.schema.json unchanged as the host options', () => {
-    const embedded = nodeAt(['components', 'schemas', 'HostOptions']);
-    expect(embedded, 'copy schema/host.schema.json into components.schemas.HostOptions').toEqual(hostSchema);
+  it('embeds schema/host.schema.json as the host options, its references pointing into the document', () => {
+    const embedded = nodeAt(['components', 'schemas', 'HostOptions']) as Record<string, unknown>;
+    const prefix = '#/components/schemas/HostOptions/';
+    // Undone: the embedding drops the host schema's `$id` and resolves its `#/…` references in the document.
+    const standalone = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(standalone);
+      if (!node || typeof node !== 'object') return node;
+      return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' ? value.replace(prefix, '#/') : standalone(value)]));
+    };
+    expect(embedded.$id, 'no $id: a tool would resolve the references against it').toBeUndefined();
+    expect({ ...(standalone(embedded) as object), $id: hostSchema.$id }, 'run `node scripts/openapi-host-options.mjs`').toEqual(hostSchema);
   });
 
   it('resolves every $ref', () => {
@@ -206,11 +179,8 @@ describe('the OpenAPI document', () => {
       }
     };
     collect(document);
-    for (const ref of refs) {
-      // `#/$defs/…` are the embedded host schema's own references (it has its own $id).
-      const target = ref.startsWith('#/$defs/') ? ['components', 'schemas', 'HostOptions', ...pointerOf(ref)] : pointerOf(ref);
-      expect(nodeAt(target), ref).toBeDefined();
-    }
+    // Every reference is a JSON Pointer into this document, as OpenAPI tools resolve it (no schema has an $id of its own).
+    for (const ref of refs) expect(nodeAt(pointerOf(ref)), ref).toBeDefined();
   });
 
   it('lists 401 and 403 for every operation that needs a token', () => {
@@ -410,12 +380,15 @@ describe('live responses match the document', () => {
       await request('PUT', `/v2/sites/${domain}/files/a.txt`, { body: 'a' }, owner, 201);
       await request('DELETE', `/v2/sites/${domain}/files/a.txt`, {}, owner, 200);
       await request('PUT', `/v2/sites/${domain}/configuration`, { body: '{"fallback":"/index.html"}', headers: { 'content-type': 'application/json' } }, owner, 200);
+      const reason = { body: '{"reason":"A test of the events"}', headers: { 'content-type': 'application/json' } };
+      await request('PUT', `/v2/sites/${domain}/suspension`, reason, { scope: 'admin' }, 201);
+      await request('DELETE', `/v2/sites/${domain}/suspension`, {}, { scope: 'admin' }, 200);
       await request('DELETE', `/v2/sites/${domain}`, {}, owner, 200);
       await issueCertificate('oa-events-issued.example');
       await failCertificate('oa-events-failed.example');
 
       const domains = [domain, 'oa-events-issued.example', 'oa-events-failed.example'];
-      const types = ['site-deploy', 'files-update', 'configuration-update', 'site-delete', 'certificate-issue', 'certificate-fail'];
+      const types = ['site-deploy', 'files-update', 'configuration-update', 'site-suspend', 'site-resume', 'site-delete', 'certificate-issue', 'certificate-fail'];
       await stream.until(() => types.every((type) => stream.of(domains).some((event) => event.event === type)));
       abort.abort();
       await stream.close();
@@ -477,6 +450,7 @@ describe('live responses match the document', () => {
     const { id } = (await begun.clone().json()) as { id: string };
     await expectConforms('POST', `${site}/deployments`, begun, 201);
     await request('POST', `${site}/deployments`, { ...manifest, body: '{"files": 1}' }, owner, 400);
+    await request('POST', '/v2/sites/oa-first-preview-incremental.example/deployments', { ...manifest, body: JSON.stringify({ files: {}, finalize: 'preview' }) }, owner, 201);
     await request('POST', `${site}/deployments`, { ...manifest, headers: { 'content-type': 'text/plain' } }, owner, 415);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 409);
     const blobs = new FormData();
@@ -501,6 +475,73 @@ describe('live responses match the document', () => {
     await request('GET', '/v2/whoami', {}, owner, 200);
     await request('GET', '/v2/whoami', {}, { scope: '' }, 200);
     await expectConforms('GET', '/v2/whoami', await call('/v2/whoami'), 401);
+  });
+
+  it('suspensions (docs/design.md § Operators): PUT 201, 200, 400, 401, 403, 404, 413, 415; DELETE 200, 403, 404; what the owner sees', async () => {
+    const admin: TokenOptions = { user: 'github|openapi-operator', scope: 'admin' };
+    const site = '/v2/sites/oa-suspended.example';
+    const reason = (text: unknown, type = 'application/json'): RequestInit => ({ body: JSON.stringify({ reason: text }), headers: { 'content-type': type } });
+    await deploy('oa-suspended.example', { 'index.html': 'x' }, undefined, owner);
+    await request('PUT', `${site}/suspension`, reason('Phishing reported'), admin, 201);
+    await request('PUT', `${site}/suspension`, reason('Phishing reported (case 12)'), admin, 200);
+    await request('PUT', `${site}/suspension`, reason(''), admin, 400);
+    await request('PUT', `${site}/suspension`, { body: '{"reason":"x","until":"never"}', headers: { 'content-type': 'application/json' } }, admin, 400);
+    await request('PUT', `${site}/suspension`, reason('x'.repeat(1001)), admin, 413);
+    await request('PUT', `${site}/suspension`, reason('x', 'text/plain'), admin, 415);
+    await request('PUT', `${site}/suspension`, reason('x'), owner, 403);
+    await request('PUT', '/v2/sites/oa-absent.example/suspension', reason('x'), admin, 404);
+    await expectConforms('PUT', `${site}/suspension`, await call(`${site}/suspension`, { method: 'PUT', ...reason('x') }), 401);
+    await request('GET', `${site}/info`, {}, owner, 200);
+    await request('PUT', `${site}/configuration`, { body: '{}', headers: { 'content-type': 'application/json' } }, owner, 403);
+    await request('DELETE', site, {}, owner, 403);
+    await request('DELETE', `${site}/suspension`, {}, owner, 403);
+    await request('DELETE', `${site}/suspension`, {}, admin, 200);
+    await request('DELETE', `${site}/suspension`, {}, admin, 404);
+    await request('DELETE', site, {}, admin, 200);
+  });
+
+  it('429 (docs/design.md § Rate limits): the documented answer, on any operation', async () => {
+    // TEST_RATE_LIMITER allows 3 requests a minute of the clock (vitest.config.ts): 7 reach a refusal, even across a minute's end.
+    const limited = { ...env, ADDRESS_RATE_LIMITER: env.TEST_RATE_LIMITER, ANONYMOUS_REQUESTS_PER_MINUTE: '3' };
+    const headers = { 'cf-connecting-ip': `2001:db8:${crypto.randomUUID().slice(0, 4)}::1` };
+    const send = () => worker.fetch(new Request('http://localhost/v2/openapi.json', { headers }) as Request<unknown, IncomingRequestCfProperties>, limited, createExecutionContext());
+    let response = await send();
+    for (let sent = 1; response.status !== 429 && sent < 7; sent++) {
+      await response.body?.cancel();
+      response = await send();
+    }
+    await expectConforms('GET', '/v2/openapi.json', response, 429);
+  });
+
+  it('GET /v2/domains/<domain>/proof (docs/design.md § Domains): 200, 400, 401, 403, 503; a deploy waiting on the DNS: 503', async () => {
+    await request('GET', '/v2/domains/oa-proof.example/proof', {}, owner, 200);
+    await request('GET', '/v2/domains/co.uk/proof', {}, owner, 400);
+    await request('GET', '/v2/domains/a..b/proof', {}, owner, 400);
+    await request('GET', '/v2/domains/oa-proof.example/proof', {}, { scope: 'global_read' }, 403);
+    await expectConforms('GET', '/v2/domains/oa-proof.example/proof', await call('/v2/domains/oa-proof.example/proof'), 401);
+    // DOMAIN_PROOF=dns with a resolver that does not answer (test/node/domain-proof.test.ts checks the 403 against a DNS server).
+    const dns = { DOMAIN_PROOF: 'dns', DNS_RESOLVER_URL: 'http://127.0.0.1:9/dns-query' };
+    await expectConforms('GET', '/v2/domains/oa-proof.example/proof', await authorizedWith(dns, '/v2/domains/oa-proof.example/proof', {}, owner), 503);
+    const deployed = await authorizedWith(dns, '/v2/sites/oa-proof.example', { method: 'PUT', body: deployForm({ 'index.html': 'x' }) }, owner);
+    await expectConforms('PUT', '/v2/sites/oa-proof.example', deployed, 503);
+    await request('PUT', '/v2/sites/github.io', { body: deployForm({ 'index.html': 'x' }) }, owner, 400);
+  });
+
+  it('quotas (docs/design.md § Quotas): GET /v2/usage 200, 401, 403; a deploy over a quota 403, over a rate 429', async () => {
+    const user: TokenOptions = { user: 'github|openapi-quotas' };
+    await request('GET', '/v2/usage', {}, owner, 200);
+    await request('GET', '/v2/usage', {}, { ...owner, scope: 'global_read' }, 403);
+    await expectConforms('GET', '/v2/usage', await call('/v2/usage'), 401);
+    await deploy('oa-quotas.example', { 'index.html': 'one' }, undefined, user);
+    const put = async (vars: Record<string, string>, domain: string, files: Record<string, string>, status: number) =>
+      expectConforms('PUT', `/v2/sites/${domain}`, await authorizedWith(vars, `/v2/sites/${domain}`, { method: 'PUT', body: deployForm(files) }, user), status);
+    await put({ MAX_SITES_PER_USER: '1' }, 'oa-quotas-second.example', { 'index.html': 'two' }, 403);
+    await put({ MAX_USER_BYTES: '8' }, 'oa-quotas.example', { 'index.html': 'more than eight bytes' }, 403);
+    await put({ DEPLOYS_PER_HOUR: '1' }, 'oa-quotas.example', { 'index.html': 'three' }, 429);
+    const manifest = { method: 'POST', body: JSON.stringify({ files: { 'index.html': 'ab'.repeat(32) } }), headers: { 'content-type': 'application/json' } };
+    const begin = () => authorizedWith({ MAX_UNFINISHED_DEPLOYMENTS: '1' }, '/v2/sites/oa-quotas.example/deployments', manifest, user);
+    await expectConforms('POST', '/v2/sites/oa-quotas.example/deployments', await begin(), 201);
+    await expectConforms('POST', '/v2/sites/oa-quotas.example/deployments', await begin(), 429);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {

@@ -7,6 +7,9 @@ import type {
   DeploymentPage,
   DeployResult,
   DirectoryEntry,
+  DomainProof,
+  DomainProofProblem,
+  DomainProofRecord,
   FileEntry,
   Identity,
   LiveDeployment,
@@ -14,6 +17,7 @@ import type {
   ProblemDetails,
   Site,
   SiteInfo,
+  SiteSuspension,
 } from '../../src/common/api-types';
 
 /**
@@ -72,8 +76,10 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       deployment: 'required',
       certificate: 'required',
       metadata: 'required',
+      suspension: 'required',
     } satisfies Shape<SiteInfo>,
   ],
+  ['SiteSuspension', schemas.SiteSuspension, { reason: 'required', since: 'required' } satisfies Shape<SiteSuspension>],
   [
     'SiteInfo.deployment',
     schemas.SiteInfo?.properties?.deployment?.oneOf?.[0],
@@ -110,6 +116,13 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
   ],
   ['Problem', schemas.Problem, { type: 'required', title: 'required', status: 'required', detail: 'required', errors: 'optional' } satisfies Shape<ProblemDetails>],
   ['Problem.errors', schemas.Problem?.properties?.errors?.items, { pointer: 'required', message: 'required' } satisfies Shape<PointerError>],
+  ['DomainProofRecord', schemas.DomainProofRecord, { name: 'required', type: 'required', value: 'required' } satisfies Shape<DomainProofRecord>],
+  [
+    'DomainProof',
+    schemas.DomainProof,
+    { domain: 'required', name: 'required', type: 'required', value: 'required', required: 'required', verified: 'required' } satisfies Shape<DomainProof>,
+  ],
+  ['DomainProofProblem (beside Problem)', schemas.DomainProofProblem, { record: 'required' } satisfies Shape<Omit<DomainProofProblem, keyof ProblemDetails>>],
 ];
 
 describe('the shared API types and schema/openapi.json', () => {

@@ -31,6 +31,19 @@ describe('authorize', () => {
     ['global_read does not change', reader, 'github|1', 'change', '403 forbidden'],
     ['global_read does not deploy', reader, 'github|1', 'deploy', '403 forbidden'],
   ])('%s', (_, requester, siteOwner, action, expected) => {
-    expect(outcomeOf(() => authorize(requester, 'site.example', siteOwner, action))).toBe(expected);
+    const site = siteOwner === null ? null : { userId: siteOwner, suspension: null };
+    expect(outcomeOf(() => authorize(requester, 'site.example', site, action))).toBe(expected);
+  });
+
+  const suspended = { userId: 'github|1', suspension: { reason: 'Phishing reported', since: Date.UTC(2026, 10, 26) } };
+  it.each<[string, Requester, SiteAction, string]>([
+    ['the owner still reads a suspended site', owner, 'read', 'ok'],
+    ['global_read still reads it', reader, 'read', 'ok'],
+    ['the owner does not change it', owner, 'change', '403 site-suspended'],
+    ['the owner does not deploy to it', owner, 'deploy', '403 site-suspended'],
+    ['the coordinator, for the owner', coordinatorForOwner, 'deploy', '403 site-suspended'],
+    ['another user still gets 403 forbidden', stranger, 'change', '403 forbidden'],
+  ])('%s', (_, requester, action, expected) => {
+    expect(outcomeOf(() => authorize(requester, 'site.example', suspended, action))).toBe(expected);
   });
 });

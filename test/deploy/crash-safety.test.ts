@@ -39,14 +39,15 @@ async function recover(domain: string): Promise<void> {
  * configuration edit made afterwards is the marker (the coordinator sends in order).
  */
 async function eventsAfterSettling(subscriber: Subscriber, domain: string, type: string): Promise<string[]> {
+  const markers = () => subscriber.of([domain]).filter((event) => event.event === 'configuration-update');
+  // Counted before the edit: its event is logged before it answers.
+  const before = markers().length;
   const marker = await authorized(`/v2/sites/${domain}/configuration`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ headers: [{ fields: { 'x-marker': 'yes' } }] }),
   });
   expect(marker.status).toBe(200);
-  const markers = () => subscriber.of([domain]).filter((event) => event.event === 'configuration-update');
-  const before = markers().length;
   await subscriber.until(() => markers().length > before, 10_000);
   return subscriber
     .of([domain])

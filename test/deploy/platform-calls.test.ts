@@ -49,6 +49,8 @@ it(
     expect(await first.json()).toMatchObject({ hasNewFiles: true, isNewDomain: true });
     console.log(`platform calls for 20,000 files: ${counter.total}`, counter.byKind());
     expect(counter.calls).toContain('DO.deploy');
+    // The coordinator writes the deploy's event into the event log itself.
+    expect(counter.calls).toContain('DO.append');
     expect(counter.calls).toContain('D1.batch');
     expect(counter.total).toBeLessThanOrEqual(maxCalls);
 

@@ -1,6 +1,7 @@
 import { type MessageBatchMessage, createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { publish } from '../../src/events/notifications';
 import { consumeQueue } from '../../src/queues';
 import { subscribe } from './subscriber';
 
@@ -33,6 +34,23 @@ describe('the notifications consumer', () => {
       ['site-delete', '{"type":"site-delete","domain":"consumer.example"}'],
     ]);
     expect(Number(subscriber.of(['consumer.example'])[2]!.id)).toBe(Number(last!.id) + 1);
+    await subscriber.close();
+  });
+
+  it('adds nothing for a keyed notification its sender logged already', async () => {
+    const subscriber = await subscribe();
+    const event = { type: 'configuration-update', domain: 'consumer-keyed.example', deploymentId: 'one' };
+    // The sender logs it itself; this queue keeps nothing, so only the batch below delivers it.
+    await publish({ ...env, NOTIFICATIONS: { send: async () => undefined } as unknown as Queue<unknown> }, { key: 'change-1', event });
+    await subscriber.until(() => subscriber.of(['consumer-keyed.example']).length === 1);
+    const batch = createMessageBatch('sitehost-notifications', [
+      { id: 'consumer-keyed-1', timestamp: Date.now(), attempts: 1, body: { key: 'change-1', event } },
+      { id: 'consumer-keyed-2', timestamp: Date.now(), attempts: 1, body: { key: 'change-2', event: { ...event, deploymentId: 'two' } } },
+    ]);
+    await consumeQueue(batch, env);
+    expect(await getQueueResult(batch, createExecutionContext())).toMatchObject({ ackAll: true, retryMessages: [] });
+    await subscriber.until(() => subscriber.of(['consumer-keyed.example']).length >= 2);
+    expect(subscriber.of(['consumer-keyed.example']).map((logged) => JSON.parse(logged.data).deploymentId)).toEqual(['one', 'two']);
     await subscriber.close();
   });
 });

@@ -2,11 +2,12 @@ import { X509Certificate, createPrivateKey, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:https';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as x509 from '../../src/certificates/x509';
 import { type TestProcess, startProcess, waitFor } from './support/processes';
+import { startChallengeServer } from './support/challenge-server';
 import { type Service, freePort, startService, token } from './support/service';
 
 /**
@@ -19,9 +20,8 @@ import { type Service, freePort, startService, token } from './support/service';
  */
 
 const repo = new URL('../..', import.meta.url).pathname;
-/** Debian's binaries, or PEBBLE_PATH's `pebble` with `pebble-challtestsrv` beside it. */
+/** Debian's binary, or PEBBLE_PATH's (with `pebble-challtestsrv` beside it: ./support/challenge-server.ts). */
 const pebbleBinary = process.env.PEBBLE_PATH ?? 'pebble';
-const challengeServerBinary = process.env.PEBBLE_PATH ? join(dirname(process.env.PEBBLE_PATH), 'pebble-challtestsrv') : 'pebble-challtestsrv';
 const issuedDomain = 'issued.sitehost.test';
 const refusedDomain = 'refused.sitehost.test';
 const reissuedDomain = 'reissued.sitehost.test';
@@ -119,7 +119,7 @@ async function certificateRow(domain: string): Promise<{ status: string; reason:
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'sitehost-pebble-'));
-  const [acmePort, dnsPort, challengeManagementPort, tlsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [acmePort, tlsPort] = await Promise.all([freePort(), freePort()]);
   // Pebble's configuration names the service's port, so it is chosen here rather than by startService.
   const workerPort = await freePort();
   managementPort = await freePort();
@@ -148,17 +148,10 @@ beforeAll(async () => {
     }),
   );
 
-  const challengeServer = startProcess('pebble-challtestsrv', challengeServerBinary, [
-    '-dns01', `127.0.0.1:${dnsPort}`, '-http01', '', '-https01', '', '-tlsalpn01', '',
-    '-management', `127.0.0.1:${challengeManagementPort}`, '-defaultIPv4', '127.0.0.1', '-defaultIPv6', '',
-  ]);
+  const challengeServer = await startChallengeServer();
   processes.push(challengeServer);
-  await waitFor(() => fetch(`http://127.0.0.1:${challengeManagementPort}/`).then(() => true, () => false), 'pebble-challtestsrv', 20_000, processes);
-  const pointed = await fetch(`http://127.0.0.1:${challengeManagementPort}/add-a`, {
-    method: 'POST',
-    body: JSON.stringify({ host: refusedDomain, addresses: ['127.0.0.2'] }),
-  });
-  expect(pointed.status).toBe(200);
+  const { dnsPort } = challengeServer;
+  await challengeServer.manage('/add-a', { host: refusedDomain, addresses: ['127.0.0.2'] });
 
   startPebble = async () => {
     // Pebble rejects some valid nonces on purpose (PEBBLE_WFE_NONCEREJECT): the client must retry badNonce.

@@ -608,7 +608,7 @@ describe('flags CI scripts already type, whoami and JSON errors', () => {
   });
 
   it('offers --json on every command', async () => {
-    const commands = ['login', 'logout', 'whoami', 'deploy', 'deployments', 'rollback', 'sites', 'delete', 'config get', 'config set', 'config patch', 'files ls', 'files put', 'files rm', 'info', 'events'];
+    const commands = ['login', 'logout', 'whoami', 'deploy', 'deployments', 'rollback', 'sites', 'usage', 'delete', 'config get', 'config set', 'config patch', 'files ls', 'files put', 'files rm', 'domains proof', 'info', 'events', 'admin suspend', 'admin resume', 'admin delete'];
     for (const command of commands) {
       const help = await runCli([...command.split(' '), '--help']);
       expect(help.stdout, command).toMatch(/^\s+--json\s/m);

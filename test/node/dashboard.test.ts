@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFromSite, type Service, startService, token } from './support/service';
 import { type Browser, launchChromium } from './dashboard/browser';
 import { makeSiteFolder, siteFiles } from './dashboard/site-folder';
+import type { Usage } from '../../src/common/api-types';
+import { formatBytes } from '../../src/common/format-bytes';
 
 const screenshots = new URL('../../test-results/dashboard/', import.meta.url).pathname;
 const domain = 'dash.example';
@@ -199,6 +201,21 @@ describe('the dashboard', () => {
     expect(await page.locator('[data-fact=skipped]').textContent()).toMatch(/^3 \(/);
     expect(await page.locator('#progress-text').textContent()).toBe('Sent 0 B: published.');
     await shot(page, '04b-redeploy-result');
+  });
+
+  it('shows on the sites page what the user uses of each quota, as GET /v2/usage says', async () => {
+    const { sites, bytes, deploysPerHour } = (await (await fetch(`${service.origin}/v2/usage`, { headers: { authorization: `Bearer ${userToken}` } })).json()) as Usage;
+    expect(sites.used).toBe(1);
+    expect(bytes.used).toBeGreaterThan(0);
+    await page.goto(`${service.origin}/#/`);
+    const card = page.getByRole('region', { name: 'Your usage' });
+    await expect.poll(async () => (await card.locator('dd').allTextContents()).map((text) => text.trim())).toEqual([
+      `1 of ${sites.limit}`,
+      `${formatBytes(bytes.used)} of ${formatBytes(bytes.limit)}`,
+      `${deploysPerHour.used} of ${deploysPerHour.limit} in the last hour`,
+    ]);
+    expect(await card.getByRole('meter', { name: 'Storage' }).getAttribute('value')).toBe(String(bytes.used));
+    await shot(page, '04c-usage');
   });
 
   it('refuses a folder holding a file over MAX_FILE_BYTES before sending any of its bytes', async () => {

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, startService, token } from './support/service';
+import { type Service, getBytesFromSite, startService, token } from './support/service';
 
 /**
  * A deploy's input as a client sends it over a socket, black-box through `npm start`: refusals
@@ -73,17 +72,9 @@ function within<T>(ms: number, promise: Promise<T>): Promise<T> {
   return Promise.race([promise, late]);
 }
 
-/** GETs a path of a hosted site as bytes (see support/service.ts's getFromSite). */
+/** GETs a path of a hosted site as bytes. */
 function siteBytes(domain: string, path: string): Promise<{ status: number; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const headers = { host: `${domain}.localhost:${service.port}` };
-    const outgoing = request({ host: '127.0.0.1', port: service.port, path, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
-    });
-    outgoing.on('error', reject).end();
-  });
+  return getBytesFromSite(service, domain, path);
 }
 
 async function deployForm(domain: string, form: FormData, authorization = bearer): Promise<Response> {

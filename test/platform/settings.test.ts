@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSetting, checkCertificateRetries, parseSettings } from '../../src/platform/settings';
+import { InvalidSetting, checkCertificateRetries, checkRateLimits, parseSettings } from '../../src/platform/settings';
 
 const valid = {
-  API_HOSTNAMES: 'localhost, API.example.com',
+  API_HOSTNAMES: 'localhost, API.sitehost.localhost',
   MAX_FILES: '20000',
   MAX_TOTAL_BYTES: '104857600',
   MAX_FILE_BYTES: '26214400',
   CERT_RETRY_BASE_SECONDS: '60',
   CERT_JOB_MAX_RETRIES: '5',
   RETIRED_DEPLOYMENT_GRACE_SECONDS: '0',
+  ORPHAN_SWEEP_GRACE_SECONDS: '3600',
   EVENTS_RETENTION_DAYS: '7',
   DEPLOYMENTS_KEPT: '20',
   DEPLOYMENTS_KEPT_DAYS: '30',
@@ -16,24 +17,47 @@ const valid = {
   EDGE_PURGE: 'local',
   EDGE_CACHE_HOST: 'sitehost.cache',
   EDGE_LOCAL_CACHES: 'a, b',
+  API_REQUESTS_PER_MINUTE: '1200',
+  ANONYMOUS_REQUESTS_PER_MINUTE: '300',
+  DOMAIN_PROOF: 'dns',
+  DNS_RESOLVER_URL: 'https://cloudflare-dns.com/dns-query',
+  SITES_PARENT_DOMAIN: ' Sitehost.App ',
+  DOMAIN_PROOF_SECRET: 'proof-secret',
+  MAX_UNFINISHED_DEPLOYMENTS: '10',
+  MAX_SITES_PER_USER: '100',
+  MAX_USER_BYTES: '10737418240',
+  DEPLOYS_PER_HOUR: '200',
 };
 
 describe('settings', () => {
   it('parses every var once into typed values', () => {
     expect(parseSettings(valid)).toEqual({
-      apiHostnames: ['localhost', 'api.example.com'],
+      apiHostnames: ['localhost', 'api.sitehost.localhost'],
       maxFiles: 20000,
       maxTotalBytes: 104857600,
       maxFileBytes: 26214400,
       certRetryBaseSeconds: 60,
       certJobMaxRetries: 5,
       retiredDeploymentGraceSeconds: 0,
+      orphanSweepGraceSeconds: 3600,
       eventsRetentionDays: 7,
       deploymentsKept: 20,
       deploymentsKeptDays: 30,
       previewHostname: 'preview.localhost',
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'] },
+      apiRequestsPerMinute: 1200,
+      anonymousRequestsPerMinute: 300,
+      domains: { proof: 'dns', resolverUrl: 'https://cloudflare-dns.com/dns-query', parentDomain: 'sitehost.app', proofKey: 'proof-secret' },
+      maxUnfinishedDeployments: 10,
+      quotas: { maxSites: 100, maxBytes: 10737418240, deploysPerHour: 200 },
     });
+  });
+
+  it('keys proof values with DOMAIN_PROOF_SECRET, else AUTH_SECRET; no parent domain when SITES_PARENT_DOMAIN is empty', () => {
+    const { domains } = parseSettings({ ...valid, DOMAIN_PROOF_SECRET: undefined, AUTH_SECRET: 'auth-secret', SITES_PARENT_DOMAIN: '' });
+    expect(domains).toMatchObject({ proofKey: 'auth-secret', parentDomain: null });
+    // With DOMAIN_PROOF=off no proof is checked, and a service without either secret runs.
+    expect(parseSettings({ ...valid, DOMAIN_PROOF: 'off', DOMAIN_PROOF_SECRET: undefined }).domains.proofKey).toBeNull();
   });
 
   it.each([
@@ -45,6 +69,8 @@ describe('settings', () => {
     ['MAX_FILE_BYTES', '2.5'],
     ['CERT_RETRY_BASE_SECONDS', 'sixty'],
     ['EVENTS_RETENTION_DAYS', undefined],
+    ['ORPHAN_SWEEP_GRACE_SECONDS', 'an hour'],
+    ['ORPHAN_SWEEP_GRACE_SECONDS', '-1'],
     ['API_HOSTNAMES', ' , '],
     ['API_HOSTNAMES', 'local host'],
     ['DEPLOYMENTS_KEPT', '0'],
@@ -53,17 +79,69 @@ describe('settings', () => {
     ['DEPLOYMENTS_KEPT_DAYS', 'a month'],
     ['PREVIEW_HOSTNAME', 'preview.localhost:8787'],
     ['PREVIEW_HOSTNAME', 'a.example, b.example'],
+    ['API_REQUESTS_PER_MINUTE', '0'],
+    ['ANONYMOUS_REQUESTS_PER_MINUTE', '5/s'],
+    ['DOMAIN_PROOF', 'on'],
+    ['DOMAIN_PROOF', undefined],
+    ['DNS_RESOLVER_URL', 'cloudflare-dns.com/dns-query'],
+    ['DNS_RESOLVER_URL', 'ftp://resolver.example/dns-query'],
+    ['SITES_PARENT_DOMAIN', 'sitehost.app/x'],
+    ['SITES_PARENT_DOMAIN', 'a.example, b.example'],
+    ['DOMAIN_PROOF_SECRET', ''],
+    ['MAX_UNFINISHED_DEPLOYMENTS', '0'],
+    ['MAX_SITES_PER_USER', 'unlimited'],
+    ['MAX_USER_BYTES', '10 GiB'],
+    ['DEPLOYS_PER_HOUR', '0'],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);
     expect(attempt).toThrow(`The setting ${setting} is`);
   });
 
+  it.each([
+    ['API_HOSTNAMES', '<api-hostname>'],
+    ['API_HOSTNAMES', 'localhost, <api-hostname>'],
+    ['PREVIEW_HOSTNAME', '<preview-hostname>'],
+    ['EDGE_CACHE_HOST', 'cache.<zone-name>'],
+    ['CLOUDFLARE_ZONE_ID', '<zone-id>'],
+  ])("refuses %s = %j: wrangler.toml's placeholder left in", (setting, value) => {
+    const attempt = () => parseSettings({ ...valid, [setting]: value });
+    expect(attempt).toThrow(InvalidSetting);
+    expect(attempt).toThrow(`The setting ${setting} is ${JSON.stringify(value)}; it must be your own value in place of wrangler.toml's placeholder`);
+  });
+
+  it.each(['api.example.com', 'localhost, api.example.com', '127.example.com', '10.0.0.5', '[2001:db8::1]', 'localhost.example'])(
+    'refuses EDGE_PURGE=local with API_HOSTNAMES = %j: a public service must purge every location',
+    (names) => {
+      const attempt = () => parseSettings({ ...valid, API_HOSTNAMES: names, EDGE_PURGE: 'local' });
+      expect(attempt).toThrow(InvalidSetting);
+      expect(attempt).toThrow(/^The setting EDGE_PURGE is "local"; it must be "cloudflare" when API_HOSTNAMES has a public hostname \(/);
+      expect(() => parseSettings({ ...valid, API_HOSTNAMES: names, EDGE_PURGE: 'cloudflare', CLOUDFLARE_ZONE_ID: 'zone-1' })).not.toThrow();
+    },
+  );
+
+  it.each(['localhost', 'LOCALHOST', 'sitehost.localhost', '127.0.0.1', '127.1.2.3', '127.1', '[::1]', 'localhost, 127.0.0.1, [::1]'])(
+    'accepts EDGE_PURGE=local with API_HOSTNAMES = %j: only this machine reaches it',
+    (names) => {
+      expect(parseSettings({ ...valid, API_HOSTNAMES: names, EDGE_PURGE: 'local' }).edge.purge).toBe('local');
+    },
+  );
+
   it("requires CERT_JOB_MAX_RETRIES to equal the certificate queue's max_retries", () => {
     const settings = parseSettings(valid);
     expect(() => checkCertificateRetries(settings, 5)).not.toThrow();
     expect(() => checkCertificateRetries(settings, 3)).toThrow(/CERT_JOB_MAX_RETRIES .* max_retries \(3\)/);
     expect(() => checkCertificateRetries(settings, undefined)).toThrow(/not set/);
+  });
+
+  it("requires each rate limit setting to equal its binding's limit, counted per minute", () => {
+    const settings = parseSettings(valid);
+    const user = { name: 'USER_RATE_LIMITER', simple: { limit: 1200, period: 60 } };
+    const address = { name: 'ADDRESS_RATE_LIMITER', simple: { limit: 300, period: 60 } };
+    expect(() => checkRateLimits(settings, [user, address])).not.toThrow();
+    expect(() => checkRateLimits(settings, [user, { ...address, simple: { limit: 100, period: 60 } }])).toThrow(/ANONYMOUS_REQUESTS_PER_MINUTE .* ADDRESS_RATE_LIMITER.*limit 100/);
+    expect(() => checkRateLimits(settings, [{ ...user, simple: { limit: 1200, period: 10 } }, address])).toThrow(/API_REQUESTS_PER_MINUTE .*period 10/);
+    expect(() => checkRateLimits(settings, [address])).toThrow(/USER_RATE_LIMITER.*missing/);
   });
 });
 
@@ -79,5 +157,21 @@ describe('a bad setting in a running Worker', () => {
     expect(response.status).toBe(500);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
     expect(await response.json()).toMatchObject({ status: 500, setting: 'MAX_TOTAL_BYTES', detail: expect.stringContaining('MAX_TOTAL_BYTES') });
+  });
+
+  it.each([
+    ['EDGE_PURGE', { API_HOSTNAMES: 'api.example.com', EDGE_PURGE: 'local' }, 'api.example.com'],
+    ['PREVIEW_HOSTNAME', { PREVIEW_HOSTNAME: '<preview-hostname>' }, 'localhost'],
+  ])('answers a 500 naming %s for a configuration that cannot go public, on every host', async (setting, vars, host) => {
+    const { env, createExecutionContext } = await import('cloudflare:test');
+    const { default: worker } = await import('../../src/index');
+    const response = await worker.fetch(
+      new Request(`http://${host}/v2/sites`) as Request<unknown, IncomingRequestCfProperties>,
+      { ...env, ...vars },
+      createExecutionContext(),
+    );
+    expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 500, setting, detail: expect.stringContaining(`The setting ${setting} is`) });
   });
 });

@@ -19,6 +19,8 @@ const plainRedirects = (count: number) => Array.from({ length: count }, (_, i) =
 const templatedRedirects = (count: number) => Array.from({ length: count }, (_, i) => ({ from: `/r${i}/{+p}`, to: `/n${i}/{+p}` }));
 const headerRules = (count: number, uri: (i: number) => string) => Array.from({ length: count }, (_, i) => ({ uri: uri(i), fields: { 'X-Rule': `${i}` } }));
 const long = `/${'a'.repeat(configurationLimits.MAX_TEMPLATE_LENGTH)}`;
+const variables = (count: number) => Array.from({ length: count }, (_, i) => `/{v${i}}`).join('');
+const bigValues = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`X-Big-${i}`, 'a'.repeat(100_000)]));
 
 const overLimits: [string, string, unknown, string][] = [
   ['MAX_REDIRECT_RULES', 'redirects', { redirects: plainRedirects(configurationLimits.MAX_REDIRECT_RULES + 1) }, '/redirects'],
@@ -29,6 +31,11 @@ const overLimits: [string, string, unknown, string][] = [
   ['MAX_TEMPLATE_LENGTH', 'a redirect target', { redirects: [{ from: '/a', to: '/b' }, { from: '/x', to: long }] }, '/redirects/1/to'],
   ['MAX_TEMPLATE_LENGTH', 'a header uri', { headers: [{ uri: long, fields: { 'X-A': 'a' } }] }, '/headers/0/uri'],
   ['MAX_TEMPLATE_LENGTH', 'a manifest glob', { manifest: [{ get: '/index.html', push: [`${long}*`] }] }, '/manifest/0/push/0'],
+  ['MAX_TEMPLATE_VARIABLES', 'the issue’s 409 explode expressions', { redirects: [{ from: '{/a*}'.repeat(409), to: '/y' }] }, '/redirects/0/from'],
+  ['MAX_TEMPLATE_VARIABLES', 'a header uri', { headers: [{ uri: variables(configurationLimits.MAX_TEMPLATE_VARIABLES + 1), fields: { 'X-A': 'a' } }] }, '/headers/0/uri'],
+  ['MAX_HEADER_BYTES', 'ten 100,000-byte header values', { headers: [{ fields: bigValues }] }, '/headers'],
+  ['MAX_HEADER_BYTES', 'values that expand the path three times', { headers: [{ uri: '/a/{x}', fields: { 'X-A': '{x}', 'X-B': ['{x}', 'x={x}'] } }] }, '/headers'],
+  ['MAX_HEADER_BYTES', 'a redirect target that expands the path three times', { redirects: [{ from: '/a/{+x}', to: '/{+x}/{+x}/{+x}' }] }, '/redirects/0/to'],
 ];
 
 describe('configuration limits', () => {
@@ -53,17 +60,32 @@ describe('configuration limits', () => {
   it('accepts every limit reached exactly, and serves such a site', async () => {
     const domain = unique('at-limits');
     const plain = configurationLimits.MAX_REDIRECT_RULES - configurationLimits.MAX_TEMPLATED_REDIRECT_RULES;
+    const plainHeaders = configurationLimits.MAX_HEADER_RULES - configurationLimits.MAX_TEMPLATED_HEADER_RULES - 1;
+    // `name: value` and a line end: the templated rules' `X-Rule: 0` to `X-Rule: 199` (all may
+    // apply to one request), one plain path's `X-Rule: 799`, and a rule for every path filling the rest.
+    const templatedBytes = configurationLimits.MAX_TEMPLATED_HEADER_RULES * 10 + 490;
+    const everywhere = 'a'.repeat(configurationLimits.MAX_HEADER_BYTES - templatedBytes - 13 - 'X-Big'.length - 4);
     await deployed(domain, { 'index.html': 'home', 'assets/a.css': 'a{}' }, {
-      redirects: [...plainRedirects(plain), ...templatedRedirects(configurationLimits.MAX_TEMPLATED_REDIRECT_RULES)],
+      redirects: [
+        ...plainRedirects(plain),
+        ...templatedRedirects(configurationLimits.MAX_TEMPLATED_REDIRECT_RULES - 2),
+        { from: variables(configurationLimits.MAX_TEMPLATE_VARIABLES), to: `/all${variables(configurationLimits.MAX_TEMPLATE_VARIABLES)}` },
+        { from: '/bounded/{+x}', to: '/{+x}/{+x}' },
+      ],
       headers: [
-        ...headerRules(configurationLimits.MAX_HEADER_RULES - configurationLimits.MAX_TEMPLATED_HEADER_RULES, (i) => `/h${i}`),
+        ...headerRules(plainHeaders, (i) => `/h${i}`),
         ...headerRules(configurationLimits.MAX_TEMPLATED_HEADER_RULES, (i) => `/h${i}/{x}`),
+        { fields: { 'X-Big': everywhere } },
       ],
       manifest: Array.from({ length: configurationLimits.MAX_MANIFEST_RULES }, (_, i) => ({ get: `/p${i}.html`, push: '/app.js' })),
     });
     expect((await site(domain, `/old/${plain - 1}`)).headers.get('location')).toBe(`/new/${plain - 1}`);
-    const lastTemplated = configurationLimits.MAX_TEMPLATED_REDIRECT_RULES - 1;
+    const lastTemplated = configurationLimits.MAX_TEMPLATED_REDIRECT_RULES - 3;
     expect((await site(domain, `/r${lastTemplated}/a/b`)).headers.get('location')).toBe(`/n${lastTemplated}/a/b`);
+    const sixteen = `/${Array.from({ length: configurationLimits.MAX_TEMPLATE_VARIABLES }, (_, i) => i).join('/')}`;
+    expect((await site(domain, sixteen)).headers.get('location')).toBe(`/all${sixteen}`);
+    expect((await site(domain, '/assets/a.css')).headers.get('x-big')).toBe(everywhere);
+    expect((await site(domain, '/bounded/a/b')).headers.get('location')).toBe('/a/b/a/b');
     // A path at the length limit past every rule: what answers is the site, not the rules.
     expect((await site(domain, `/${'p'.repeat(maxPathLength - 1)}`)).status).toBe(404);
   });

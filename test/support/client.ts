@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
 import { env, exports } from 'cloudflare:workers';
+import { recordAnswer } from './documented-answers';
 
 /** The AUTH_SECRET vitest.config.ts binds for the Worker under test. */
 const testSecret = env.AUTH_SECRET!;
@@ -25,16 +26,32 @@ export async function token(options: TokenOptions = {}): Promise<string> {
     .sign(new TextEncoder().encode(options.secret ?? testSecret));
 }
 
-/** Sends a request to the Worker under test, as the API host unless the URL says otherwise. */
-export function call(pathOrUrl: string, init: RequestInit = {}): Promise<Response> {
+/** Sends a request to the Worker under test, as the API host unless the URL says otherwise; its answer is checked against the document (documented-answers.ts). */
+export async function call(pathOrUrl: string, init: RequestInit = {}): Promise<Response> {
   const url = pathOrUrl.startsWith('http') ? pathOrUrl : `http://localhost${pathOrUrl}`;
-  return (exports as unknown as { default: Fetcher }).default.fetch(new Request(url, init));
+  const request = new Request(url, init);
+  const response = await (exports as unknown as { default: Fetcher }).default.fetch(request);
+  recordAnswer(request, response);
+  return response;
 }
 
 export async function authorized(pathOrUrl: string, init: RequestInit = {}, options: TokenOptions = {}) {
   const headers = new Headers(init.headers);
   headers.set('authorization', `Bearer ${await token(options)}`);
   return call(pathOrUrl, { ...init, headers });
+}
+
+/**
+ * `authorized`, through the Worker's fetch handler with `vars` over the bound env: settings a
+ * test chooses. Durable Objects keep the bound env (test/support/deployments.ts swaps theirs).
+ */
+export async function authorizedWith(vars: Record<string, string>, pathOrUrl: string, init: RequestInit = {}, options: TokenOptions = {}): Promise<Response> {
+  const [{ createExecutionContext }, { default: worker }] = await Promise.all([import('cloudflare:test'), import('../../src/index')]);
+  const headers = new Headers(init.headers);
+  headers.set('authorization', `Bearer ${await token(options)}`);
+  const url = pathOrUrl.startsWith('http') ? pathOrUrl : `http://localhost${pathOrUrl}`;
+  const request = new Request(url, { ...init, headers }) as Request<unknown, IncomingRequestCfProperties>;
+  return worker.fetch(request, { ...env, ...vars }, createExecutionContext());
 }
 
 export type SiteFiles = Record<string, string | Uint8Array>;

@@ -1,6 +1,5 @@
-import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import type { SiteCoordinator } from '../../src/coordinator/coordinator';
+import { coordinatorVars } from './vars';
 
 /** The coordinator (Durable Object) of `domain`. */
 export function coordinatorOf(domain: string) {
@@ -9,9 +8,7 @@ export function coordinatorOf(domain: string) {
 
 /** Sets the kept window of `domain`'s coordinator (tests default to DEPLOYMENTS_KEPT=1, DEPLOYMENTS_KEPT_DAYS=0). */
 export async function keepDeployments(domain: string, kept: number, keptDays = 0): Promise<void> {
-  await runInDurableObject(coordinatorOf(domain), (instance: SiteCoordinator) => {
-    (instance as unknown as { env: typeof env }).env = { ...env, DEPLOYMENTS_KEPT: String(kept), DEPLOYMENTS_KEPT_DAYS: String(keptDays) };
-  });
+  await coordinatorVars(domain, { DEPLOYMENTS_KEPT: String(kept), DEPLOYMENTS_KEPT_DAYS: String(keptDays) });
 }
 
 /** Every stored object of `domain`, with its size. */

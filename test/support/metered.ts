@@ -127,7 +127,7 @@ export function metered<E extends object>(env: E, counter: CallCounter): E {
     if (binding === null || typeof binding !== 'object') continue;
     if (name === 'DB') copy[name] = meterD1(binding as D1Database, counter);
     else if (name === 'FILES') copy[name] = meterR2(binding as R2Bucket, counter);
-    else if (name === 'SITES') copy[name] = meterNamespace(binding as DurableObjectNamespace, counter);
+    else if (name === 'SITES' || name === 'EVENTS') copy[name] = meterNamespace(binding as DurableObjectNamespace, counter);
     else if (name === 'NOTIFICATIONS' || name === 'CERTIFICATES') copy[name] = meterMethods(binding as object, `Queue.${name}`, counter);
   }
   return copy as E;

@@ -7,6 +7,7 @@ import { timeElement } from '../format';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
 import { siteUrl } from '../../../src/common/site-url';
+import { usageCard } from '../usage';
 
 /** Asks, then unpublishes; true when the site is gone. */
 export async function unpublish(domain: string, feedback: HTMLElement): Promise<boolean> {
@@ -32,6 +33,7 @@ export function sitesScreen(_context: ScreenContext): Screen {
   const title = heading('My sites');
   const feedback = h('div', {});
   const body = h('div', { 'aria-busy': 'true' }, h('p', {}, 'Loading your sites…'));
+  const usage = usageCard();
 
   function row(site: Site): HTMLTableRowElement {
     const unpublishButton = h('button', { type: 'button', class: 'danger small' }, 'Unpublish');
@@ -56,6 +58,7 @@ export function sitesScreen(_context: ScreenContext): Screen {
     unpublishButton.addEventListener('click', async () => {
       if (!(await unpublish(site.domain, feedback))) return;
       tableRow.remove();
+      usage.refresh();
       title.focus();
     });
     return tableRow;
@@ -86,6 +89,6 @@ export function sitesScreen(_context: ScreenContext): Screen {
     },
   );
 
-  const element = h('div', {}, h('div', { class: 'title-row' }, title, h('a', { class: 'button', href: link({ screen: 'deploy' }) }, 'Deploy a site')), feedback, body);
+  const element = h('div', {}, h('div', { class: 'title-row' }, title, h('a', { class: 'button', href: link({ screen: 'deploy' }) }, 'Deploy a site')), feedback, body, usage.element);
   return { title: 'My sites', element };
 }

@@ -12,6 +12,8 @@ export interface TestProcess {
   exitStatus(): number | NodeJS.Signals | null;
   /** Ends its whole process group and waits until it has exited. */
   stop(): Promise<void>;
+  /** Kills its whole process group at once (SIGKILL: nothing can finish or clean up) and waits until it has exited. */
+  kill(): Promise<void>;
 }
 
 /** Starts `command` in its own process group, so that stopping it stops its children too (wrangler's workerd). */
@@ -34,6 +36,11 @@ export function startProcess(name: string, command: string, args: readonly strin
       const killer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 10_000);
       await exited;
       clearTimeout(killer);
+    },
+    async kill() {
+      if (child.pid === undefined || exitStatus() !== null) return;
+      process.kill(-child.pid, 'SIGKILL');
+      await exited;
     },
   };
 }

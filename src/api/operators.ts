@@ -1,0 +1,80 @@
+/** What an operator (a token with the `admin` scope) does to any site: suspend it, lift the suspension, unpublish it. */
+import { type Context, Hono } from 'hono';
+import type { AppEnv } from '../platform/app-env';
+import { requireScope } from '../auth/middleware';
+import { siteCoordinator } from '../coordinator/client';
+import type { SiteSuspension } from '../common/api-types';
+import { readJsonBody } from '../http/json-body';
+import { isObject } from '../http/merge-patch';
+import { Problem } from '../http/problem';
+import { resource } from '../http/resource';
+import { timestamp } from '../http/time';
+import { log } from '../platform/log';
+import type { Suspension } from '../storage/sites';
+import { domainParam } from './domain-param';
+
+/** What an operator may write as a suspension's reason: a sentence or a short paragraph for the owner, with a reference. */
+export const maxReasonLength = 1000;
+
+/** The `reason` of `{"reason": "…"}`, trimmed: 400 for any other shape, 413 past `maxReasonLength` characters. */
+function reasonOf(body: unknown): string {
+  if (!isObject(body)) throw new Problem('invalid-request', 'The body must be a JSON object like {"reason": "…"}.');
+  const others = Object.keys(body).filter((name) => name !== 'reason');
+  if (others.length > 0) {
+    throw new Problem('invalid-request', `A suspension has only a reason; ${others.join(', ')} ${others.length > 1 ? 'are' : 'is'} not one of its members.`, {
+      errors: others.map((name) => ({ pointer: `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'is not a member of a suspension' })),
+    });
+  }
+  const reason = typeof body.reason === 'string' ? body.reason.trim() : '';
+  if (reason === '') {
+    throw new Problem('invalid-request', 'Say why the site is suspended: {"reason": "…"}; the owner reads it.', {
+      errors: [{ pointer: '/reason', message: 'must be a string that is not empty' }],
+    });
+  }
+  const length = [...reason].length;
+  if (length > maxReasonLength) {
+    throw new Problem('payload-too-large', `A suspension's reason is at most ${maxReasonLength} characters; this one has ${length}.`, {
+      extensions: { limit: 'MAX_SUSPENSION_REASON_LENGTH', value: maxReasonLength },
+    });
+  }
+  return reason;
+}
+
+export function suspensionView(suspension: Suspension): SiteSuspension {
+  return { reason: suspension.reason, since: timestamp(suspension.since) };
+}
+
+/** An operator's act, logged with who did it: the events say what happened, the log who asked. */
+function logOperator(c: Context<AppEnv>, message: string, fields: Record<string, unknown>): void {
+  log.info(message, { by: c.get('principal').userId, ...fields });
+}
+
+export const operators = new Hono<AppEnv>();
+
+resource(operators, '/v2/sites/:domain/suspension', {
+  PUT: [
+    requireScope('admin'),
+    async (c) => {
+      const domain = domainParam(c);
+      const reason = reasonOf(await readJsonBody(c.req.raw, 'application/json'));
+      const suspended = await siteCoordinator(c.env, domain).suspend(domain, reason);
+      logOperator(c, 'A site was suspended', { domain, reason });
+      return c.json(suspensionView(suspended.suspension), suspended.created ? 201 : 200);
+    },
+  ],
+  DELETE: [
+    requireScope('admin'),
+    async (c) => {
+      const domain = domainParam(c);
+      await siteCoordinator(c.env, domain).resume(domain);
+      logOperator(c, "A site's suspension was lifted", { domain });
+      return c.body(null, 200);
+    },
+  ],
+});
+
+/** Unpublishes any site, for an operator: `DELETE /v2/sites/<domain>` with the admin scope (src/api/sites.ts). */
+export async function unpublishAsOperator(c: Context<AppEnv>, domain: string): Promise<void> {
+  await siteCoordinator(c.env, domain).unpublish(domain, c.get('principal').userId, 'operator');
+  logOperator(c, 'A site was unpublished by an operator', { domain });
+}

@@ -1,0 +1,43 @@
+/**
+ * The sweep of one site's objects. A deploy writes its pack and index before it asks the
+ * coordinator to commit them, so a runtime that stops in between leaves them under the site's
+ * prefix with nothing naming them (a Worker's failed clean-up does too). The sweep deletes every
+ * object there that nothing holds — no deployment in D1 (uploading ones included), no unfinished
+ * upload recorded with the coordinator (./uploads.ts), no incremental deploy about to store its
+ * manifest (./incremental-deadlines.ts), no follow-up that deletes it once reads in flight are
+ * done (./follow-ups.ts) — once it is older than `ORPHAN_SWEEP_GRACE_SECONDS`:
+ * a deploy under way is held by nothing until its commit, and the grace spares it. It runs in the
+ * coordinator, under its lock, so no change commits while it reads what is held; the daily cron
+ * picks the domains (./orphan-sweeps.ts).
+ */
+import type { Env } from '../platform/env';
+import { log } from '../platform/log';
+import { settingsOf } from '../platform/settings';
+import { deploymentsOf } from '../storage/deployments';
+import { keys } from '../storage/file-index';
+import { deleteObjects, listObjects } from '../storage/objects';
+import type { Commits } from './commits';
+import { objectsOf } from './kept-window';
+
+/** Sweeps `domain`'s prefix and answers the keys it deleted; call it under the coordinator's lock, with no change left unsettled. */
+export async function sweepOrphans(env: Env, domain: string, commits: Commits): Promise<string[]> {
+  const cutoff = Date.now() - settingsOf(env).orphanSweepGraceSeconds * 1000;
+  // Listed before what holds them is read: an upload or incremental deploy is recorded before its first object is written.
+  const old: string[] = [];
+  for await (const page of listObjects(env.FILES, keys.sitePrefix(domain))) {
+    for (const object of page) if (object.uploaded.getTime() < cutoff) old.push(object.key);
+  }
+  if (old.length === 0) return [];
+  const held = new Set([
+    ...(await deploymentsOf(env.DB, domain)).flatMap(objectsOf),
+    ...commits.uploads.keys(),
+    ...commits.scheduledDeletions(),
+    ...commits.deadlines.deploymentIds().map((id) => keys.manifest(domain, id)),
+  ]);
+  const orphans = old.filter((key) => !held.has(key));
+  if (orphans.length > 0) {
+    await deleteObjects(env.FILES, orphans);
+    log.info('Deleted objects no deployment or upload held (a deploy cut before its commit)', { domain, objects: orphans });
+  }
+  return orphans;
+}

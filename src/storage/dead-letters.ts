@@ -1,0 +1,42 @@
+import { log } from '../platform/log';
+
+/** How long a dead letter is kept before the daily cron deletes it. */
+export const deadLetterRetentionDays = 30;
+
+/** Each queue's dead-letter queue is named after it, `<queue>-dlq` (wrangler.toml). */
+export function isDeadLetterQueue(queue: string): boolean {
+  return queue.endsWith('-dlq');
+}
+
+/** The message as JSON, or its text when it is no JSON value (a message sent with the `v8` content type). */
+function bodyText(body: unknown): string {
+  try {
+    return JSON.stringify(body) ?? String(body);
+  } catch {
+    return String(body);
+  }
+}
+
+/**
+ * Consumes the dead-letter queues: each message spent its queue's retries. It is kept in D1's
+ * `dead_letters` (a redelivered copy once) and logged as an error, by id only: a webhook
+ * delivery's body holds its receiver's URL, which may carry a secret. When D1 fails, the batch
+ * is retried (the consumer's max_retries) and every attempt is logged.
+ */
+export async function keepDeadLetters(batch: MessageBatch<unknown>, db: D1Database, now = Date.now()): Promise<void> {
+  const insert = db.prepare('INSERT OR IGNORE INTO dead_letters (queue, message_id, sent_at, kept_at, body) VALUES (?, ?, ?, ?, ?)');
+  const messageIds = batch.messages.map((message) => message.id);
+  try {
+    await db.batch(batch.messages.map((message) => insert.bind(batch.queue, message.id, message.timestamp.getTime(), now, bodyText(message.body))));
+  } catch (error) {
+    log.error('Keeping dead letters failed', { queue: batch.queue, messageIds, error });
+    throw error;
+  }
+  log.error('Queue messages spent their retries: kept in dead_letters', { queue: batch.queue, messageIds });
+  batch.ackAll();
+}
+
+/** The daily cron: deletes dead letters kept longer than `deadLetterRetentionDays`. */
+export async function forgetOldDeadLetters(db: D1Database, now: number): Promise<void> {
+  await db.prepare('DELETE FROM dead_letters WHERE kept_at < ?').bind(now - deadLetterRetentionDays * 24 * 60 * 60 * 1000).run();
+}

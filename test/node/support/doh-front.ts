@@ -1,0 +1,77 @@
+import { Resolver } from 'node:dns/promises';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A DNS-over-HTTPS JSON front (the API Cloudflare's and Google's resolvers answer) for a real DNS
+ * server on loopback: what the Worker asks at DNS_RESOLVER_URL, answered by asking that server
+ * with node:dns. TXT only, since that is all the service asks; like Cloudflare's, it writes each
+ * record as quoted character-strings and refuses a request without `accept: application/dns-json`.
+ */
+export interface DohFront {
+  /** Its DNS_RESOLVER_URL. */
+  url: string;
+  /** `garbage` answers 200 with an HTML page, as a captive portal or a misrouted URL would. */
+  mode: 'dns' | 'garbage';
+  /** Stops listening, so the resolver is down: a connection is refused. */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  restart(): Promise<void>;
+}
+
+/** A character-string as a zone file writes it. */
+const quoted = (text: string) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+
+/** DNS response codes a resolver answers with, by what node:dns reports. */
+const noError = 0;
+const serverFailure = 2;
+const noSuchName = 3;
+
+async function answer(resolver: Resolver, name: string): Promise<object> {
+  const question = [{ name: `${name}.`, type: 16 }];
+  try {
+    const records = await resolver.resolveTxt(name);
+    const data = records.map((strings) => ({ name: `${name}.`, type: 16, TTL: 0, data: strings.map(quoted).join(' ') }));
+    return { Status: noError, Question: question, Answer: data };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENODATA') return { Status: noError, Question: question };
+    return { Status: code === 'ENOTFOUND' ? noSuchName : serverFailure, Question: question };
+  }
+}
+
+export async function startDohFront(dnsPort: number): Promise<DohFront> {
+  const resolver = new Resolver({ timeout: 2_000, tries: 1 });
+  resolver.setServers([`127.0.0.1:${dnsPort}`]);
+  let server: Server;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server = createServer((request, response) => {
+        const url = new URL(request.url ?? '/', 'http://resolver');
+        const name = url.searchParams.get('name');
+        if (front.mode === 'garbage') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<html>Sign in to the network</html>');
+        if (request.headers.accept !== 'application/dns-json' || !name || url.searchParams.get('type') !== 'TXT') {
+          return void response.writeHead(400, { 'content-type': 'text/plain' }).end('Ask for ?name=…&type=TXT with accept: application/dns-json.');
+        }
+        answer(resolver, name).then((body) => response.writeHead(200, { 'content-type': 'application/dns-json' }).end(JSON.stringify(body)));
+      });
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        port = (server.address() as AddressInfo).port;
+        resolve();
+      });
+    });
+  await listen();
+  const front: DohFront = {
+    url: `http://127.0.0.1:${port}/dns-query`,
+    mode: 'dns',
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+    restart: listen,
+  };
+  return front;
+}

@@ -1,0 +1,86 @@
+import { env } from 'cloudflare:workers';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type StoredObject, forgetObjects, readUsage, recordObjects, release, reserve } from '../../src/storage/usage';
+import { fuzzParameters, fuzzTimeout } from '../fuzz/settings';
+
+/**
+ * The quota arithmetic on the real D1: coordinators of several domains of one user reserve,
+ * commit, give up, stop without a word (their reservation expires) and collect, interleaved in
+ * any order, as they do when they run at once. Whatever they do, what the user stores never
+ * exceeds MAX_USER_BYTES, nor does it with every live reservation added.
+ */
+
+const limit = 1000;
+const limits = { maxSites: 100, maxBytes: limit, deploysPerHour: 100 };
+const domains = ['a.arithmetic.example', 'b.arithmetic.example', 'c.arithmetic.example'];
+
+type Step =
+  /** The coordinator of `domain` reserves objects of `sizes`, freeing its `frees` oldest recorded objects in the same commit. */
+  | { kind: 'reserve'; domain: number; sizes: number[]; frees: number }
+  /** It commits what it reserved: the objects recorded, those it frees forgotten, the reservation ended, in one batch. */
+  | { kind: 'commit'; domain: number }
+  /** Its change failed: it releases the reservation. */
+  | { kind: 'release'; domain: number }
+  /** It stopped between reserving and committing: the reservation expires, and it never commits. */
+  | { kind: 'stop'; domain: number }
+  /** An unpublish or a collection elsewhere forgets its `count` oldest objects. */
+  | { kind: 'collect'; domain: number; count: number };
+
+const domain = fc.nat({ max: domains.length - 1 });
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant('reserve' as const), domain, sizes: fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 3 }), frees: fc.nat({ max: 3 }) }),
+  fc.record({ kind: fc.constant('commit' as const), domain }),
+  fc.record({ kind: fc.constant('release' as const), domain }),
+  fc.record({ kind: fc.constant('stop' as const), domain }),
+  fc.record({ kind: fc.constant('collect' as const), domain, count: fc.integer({ min: 1, max: 3 }) }),
+);
+
+interface Pending {
+  id: string;
+  objects: StoredObject[];
+  freeing: string[];
+}
+
+const runs = 40;
+let user = 0;
+
+describe('quota arithmetic', () => {
+  it('never lets the bytes a user stores, with or without live reservations, exceed MAX_USER_BYTES', { timeout: fuzzTimeout(runs, 1500) }, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
+        const userId = `github|arithmetic-${user++}`;
+        const recorded: string[][] = domains.map(() => []);
+        const pending: (Pending | undefined)[] = domains.map(() => undefined);
+        let next = 0;
+        for (const at of steps) {
+          const name = domains[at.domain]!;
+          const held = pending[at.domain];
+          if (at.kind === 'reserve' && !held) {
+            const objects = at.sizes.map((bytes) => ({ key: `${userId}/${name}/${next++}`, bytes }));
+            const freeing = recorded[at.domain]!.slice(0, at.frees);
+            const id = crypto.randomUUID();
+            const claim = { userId, sites: 0, bytes: objects.reduce((total, object) => total + object.bytes, 0), freeing };
+            if (await reserve(env.DB, id, claim, limits)) pending[at.domain] = { id, objects, freeing };
+          } else if (at.kind === 'commit' && held) {
+            await env.DB.batch([recordObjects(env.DB, name, userId, held.objects), forgetObjects(env.DB, held.freeing), release(env.DB, held.id, userId)]);
+            recorded[at.domain] = [...recorded[at.domain]!.filter((key) => !held.freeing.includes(key)), ...held.objects.map((object) => object.key)];
+            pending[at.domain] = undefined;
+          } else if (at.kind === 'release' && held) {
+            await release(env.DB, held.id, userId).run();
+            pending[at.domain] = undefined;
+          } else if (at.kind === 'stop' && held) {
+            await env.DB.prepare('UPDATE quota_reservations SET expires = 0 WHERE id = ?').bind(held.id).run();
+            pending[at.domain] = undefined;
+          } else if (at.kind === 'collect') {
+            await forgetObjects(env.DB, recorded[at.domain]!.splice(0, at.count)).run();
+          }
+          const usage = await readUsage(env.DB, userId);
+          expect(usage.bytes).toBeLessThanOrEqual(limit);
+          expect(usage.bytes + usage.reservedBytes).toBeLessThanOrEqual(limit);
+        }
+      }),
+      fuzzParameters(runs),
+    );
+  });
+});

@@ -1,0 +1,193 @@
+import { runDurableObjectAlarm } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import type { Deployment } from '../../src/common/api-types';
+import { authorized, authorizedWith, deploy, problemOf } from '../support/client';
+import { coordinatorOf, sha256Hex, storedObjects } from '../support/deployments';
+import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
+import { liveFiles } from '../support/live-files';
+import { coordinatorVars, servedAs } from '../support/vars';
+import { noise } from './support';
+
+const kib = 1024;
+
+/** The objects `domain` stores now that it did not before, with their sizes. */
+async function addedSince(domain: string, before: Map<string, number>): Promise<Map<string, number>> {
+  return new Map([...(await storedObjects(domain))].filter(([key]) => !before.has(key)));
+}
+
+function bytesOf(objects: Map<string, number>): number {
+  return [...objects.values()].reduce((sum, size) => sum + size, 0);
+}
+
+/** One request: the manifest part, then a blob part for each of `blobs`. */
+async function manifestWithBlobs(domain: string, files: Record<string, string>, blobs: string[], finalize = 'live') {
+  const body = new FormData();
+  body.append('manifest', new Blob([JSON.stringify({ files: await manifestOf(files), finalize })], { type: 'application/json' }));
+  for (const [name, value] of await blobForm(blobs)) body.append(name, value);
+  return authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', body });
+}
+
+/** The bytes D1 records for `domain`'s objects, by key. */
+async function recorded(domain: string): Promise<Map<string, number>> {
+  const { results } = await env.DB.prepare('SELECT key, bytes FROM stored_objects WHERE domain = ?').bind(domain).all<{ key: string; bytes: number }>();
+  return new Map(results.map((row) => [row.key, row.bytes]));
+}
+
+describe('bytes stored are bytes counted', () => {
+  it('stores a blob part sent 30 times in one upload once', async () => {
+    const domain = 'repeated-part.example';
+    await deploy(domain, { 'index.html': 'live' });
+    const blob = noise(64 * kib, 1);
+    const pending = await (await begin(domain, await manifestOf({ 'index.html': 'live', 'big.txt': blob }))).json<Deployment>();
+    const before = await storedObjects(domain);
+
+    const sent = await sendBlobs(domain, pending.id, await blobForm(Array.from({ length: 30 }, () => blob)));
+    expect(sent.status).toBe(200);
+    expect(await sent.json()).toMatchObject({ missing: [] });
+    const added = await addedSince(domain, before);
+    expect(added.size).toBe(1);
+    expect(bytesOf(added)).toBe(blob.length);
+
+    // Sent again in a later request, it is stored already: nothing more is written.
+    expect((await sendBlobs(domain, pending.id, await blobForm([blob, blob]))).status).toBe(200);
+    expect(await addedSince(domain, before)).toEqual(added);
+    expect((await finalize(domain, pending.id)).status).toBe(200);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'live', 'big.txt': blob });
+  });
+
+  it('refuses with 413 naming MAX_TOTAL_BYTES an upload whose repeated parts add up past it, keeping one copy', async () => {
+    const domain = 'repeated-past-limit.example';
+    await deploy(domain, { 'index.html': 'live' });
+    const blob = noise(256 * kib, 2);
+    const pending = await (await begin(domain, await manifestOf({ 'index.html': 'live', 'big.txt': blob }))).json<Deployment>();
+    const before = await storedObjects(domain);
+    const vars = { MAX_TOTAL_BYTES: String(4 * 1024 * kib) };
+
+    const sent = await authorizedWith(vars, `/v2/sites/${domain}/deployments/${pending.id}/blobs`, { method: 'PUT', body: await blobForm(Array.from({ length: 30 }, () => blob)) });
+    expect(sent.status).toBe(413);
+    expect(await problemOf(sent)).toMatchObject({ limit: 'MAX_TOTAL_BYTES', value: 4 * 1024 * kib });
+    // The first part arrived whole and verified: it is kept (asking again resumes), and nothing else.
+    expect(bytesOf(await addedSince(domain, before))).toBe(blob.length);
+    expect(await servedAs(domain, ['/index.html'])).toEqual([expect.stringMatching(/^200 .* live$/)]);
+  });
+
+  it('stores one copy of a part repeated in a one-request deploy, and none of content the site stores', async () => {
+    const domain = 'one-request-repeats.example';
+    const stored = noise(32 * kib, 3);
+    await deploy(domain, { 'index.html': 'live', 'stored.txt': stored });
+    const before = await storedObjects(domain);
+    const fresh = noise(32 * kib, 4);
+    const files = { 'index.html': 'live', 'stored.txt': stored, 'fresh.txt': fresh };
+
+    const response = await manifestWithBlobs(domain, files, [...Array.from({ length: 30 }, () => fresh), stored, stored]);
+    expect(response.status).toBe(200);
+    // The pack holds the fresh content once; the rest is the new index.
+    const added = await addedSince(domain, before);
+    const packs = [...added].filter(([key]) => key.includes('/packs/'));
+    expect(packs.map(([, size]) => size)).toEqual([fresh.length]);
+    expect(await liveFiles(domain)).toEqual(files);
+  });
+
+  it('counts every pack an uploading deployment keeps against MAX_TOTAL_BYTES, when two requests sent the same blob at once', async () => {
+    const domain = 'concurrent-blobs.example';
+    await deploy(domain, { 'index.html': 'live' });
+    const blob = noise(48 * kib, 5);
+    const pending = await (await begin(domain, await manifestOf({ 'index.html': 'live', 'big.txt': blob }))).json<Deployment>();
+    // The deployment's blobs are 48 KiB: one copy fits, two do not.
+    await coordinatorVars(domain, { MAX_TOTAL_BYTES: String(64 * kib) });
+    const before = await storedObjects(domain);
+
+    const form = new Response(await blobForm([blob]));
+    const contentType = form.headers.get('content-type')!;
+    const bodyBytes = new Uint8Array(await form.arrayBuffer());
+    // Bodies that send nothing until released: each request has asked what the site stores before either sends its blob.
+    const bodies = [0, 1].map(() => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let pulled = false;
+      const body = new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            pulled = true;
+            await released;
+            controller.enqueue(bodyBytes.slice());
+            controller.close();
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return { body, release, pulled: () => pulled };
+    });
+    const answers = bodies.map(({ body }) => sendBlobs(domain, pending.id, body, { 'content-type': contentType }));
+    await expect.poll(() => bodies.every((body) => body.pulled())).toBe(true);
+    for (const { release } of bodies) release();
+    const statuses = await Promise.all(answers.map(async (answer) => (await answer).status));
+
+    expect(statuses.sort()).toEqual([200, 413]);
+    const added = await addedSince(domain, before);
+    expect(bytesOf(added)).toBe(blob.length);
+    expect((await finalize(domain, pending.id)).status).toBe(200);
+  });
+
+  it('records in D1 exactly the objects R2 holds for a site, and their sizes, through every kind of change', async () => {
+    const domain = 'ledger.example';
+    await deploy(domain, { 'index.html': 'one', 'a.txt': noise(10 * kib, 6) });
+    await authorized(`/v2/sites/${domain}/files/b.txt`, { method: 'PUT', body: noise(5 * kib, 7) });
+    await authorized(`/v2/sites/${domain}/files/a.txt`, { method: 'DELETE' });
+    await authorized(`/v2/sites/${domain}/configuration`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"root":"/"}' });
+    const pending = await (await begin(domain, await manifestOf({ 'index.html': 'two', 'c.txt': noise(20 * kib, 8) }))).json<Deployment>();
+    await sendBlobs(domain, pending.id, await blobForm(['two', noise(20 * kib, 8)]));
+    await finalize(domain, pending.id, { preview: true });
+    await manifestWithBlobs(domain, { 'index.html': 'three' }, ['three']);
+    await deploy(domain, { 'index.html': 'four' });
+
+    // Collected objects leave R2 after the grace period (1 s in tests); D1 forgot them at the commit.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await runDurableObjectAlarm(coordinatorOf(domain));
+    const inR2 = new Map([...(await storedObjects(domain))].filter(([key]) => !key.endsWith('.manifest.json')));
+    expect(await recorded(domain)).toEqual(inR2);
+
+    expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' })).status).toBe(200);
+    expect(await recorded(domain)).toEqual(new Map());
+  });
+});
+
+describe('MAX_UNFINISHED_DEPLOYMENTS', () => {
+  it('refuses one more incremental deploy still uploading with 429 and Retry-After, storing nothing, until one is finalized', async () => {
+    const domain = 'unfinished.example';
+    await deploy(domain, { 'index.html': 'live' });
+    const vars = { MAX_UNFINISHED_DEPLOYMENTS: '2' };
+    const beginWith = async (content: string) =>
+      authorizedWith(vars, `/v2/sites/${domain}/deployments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ files: { 'index.html': await sha256Hex(content) } }),
+      });
+    const first = await (await beginWith('one')).json<Deployment>();
+    expect((await beginWith('two')).status).toBe(201);
+    const before = await storedObjects(domain);
+
+    const refused = await beginWith('three');
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    // The oldest is collected a day after it began.
+    expect(retryAfter).toBeGreaterThan(86_000);
+    expect(retryAfter).toBeLessThanOrEqual(86_400);
+    expect(await problemOf(refused)).toMatchObject({ type: '/problems/rate-limited', status: 429, limit: 'MAX_UNFINISHED_DEPLOYMENTS', value: 2 });
+    expect(await storedObjects(domain)).toEqual(before);
+    expect(await servedAs(domain, ['/'])).toEqual([expect.stringMatching(/^200 .* live$/)]);
+
+    // A deploy that lacks nothing and is finalized at once leaves nothing uploading: not refused.
+    const atOnce = await authorizedWith(vars, `/v2/sites/${domain}/deployments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ files: { 'index.html': await sha256Hex('live') }, finalize: 'preview' }),
+    });
+    expect(atOnce.status).toBe(201);
+
+    await sendBlobs(domain, first.id, await blobForm(['one']));
+    expect((await finalize(domain, first.id)).status).toBe(200);
+    expect((await beginWith('three')).status).toBe(201);
+  });
+});
