@@ -11,6 +11,19 @@ export interface Credentials {
   token: string;
 }
 
+/** A JSON answer's body, and the preview URL its `Link: <…>; rel="preview"` names (a deploy that went live). */
+export interface Answered<T> {
+  body: T;
+  previewUrl?: string;
+}
+
+/** `answer`'s JSON body and the preview URL it links to, if any. */
+export async function answeredOf<T>(answer: Answer): Promise<Answered<T>> {
+  // The one link the service sends, as it writes it: by hand, not worth an RFC 8288 parser.
+  const preview = /<([^>]*)>\s*;\s*rel="?preview"?/.exec(answer.headers.get('link') ?? '')?.[1];
+  return { body: (await answer.json()) as T, ...(preview ? { previewUrl: preview } : {}) };
+}
+
 /** A request's method, headers and (text) body. */
 export interface RequestOptions {
   method?: string;
@@ -34,6 +47,11 @@ export class ApiClient {
 
   async json<T>(path: string, options: RequestOptions = {}): Promise<T> {
     return (await (await this.request(path, options)).json()) as T;
+  }
+
+  /** `json`, with the preview URL the answer links to. */
+  async answered<T>(path: string, options: RequestOptions = {}): Promise<Answered<T>> {
+    return answeredOf<T>(await this.request(path, options));
   }
 
   /** Sends a body produced chunk by chunk (see upload.ts): deploys and file uploads. */

@@ -69,29 +69,27 @@ const repoCli = [process.execPath, join(repo, 'bin/sitehost.mjs')];
 /**
  * Runs `sitehost deploy <dir> --domain <domain> --json` (`cli`: the command and its first
  * arguments) against `origin` with its hash cache in `cacheDir`; its wall time, process start to
- * exit, and deploy result. Without `json`, as a person runs it: a live deploy's `--json` asks for
- * the deployment's preview URLs too, one request more (docs/cli.md), which the redeploy's figure
- * leaves out as it did before `--json` printed them.
+ * exit, and deploy result.
  */
-function cliDeployTo(origin, token, dir, domain, { cli = repoCli, cacheDir = join(workDir, 'cli-cache'), env = process.env, json = true } = {}) {
+function cliDeployTo(origin, token, dir, domain, { cli = repoCli, cacheDir = join(workDir, 'cli-cache'), env = process.env } = {}) {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     execFile(
       cli[0],
-      [...cli.slice(1), 'deploy', dir, '--domain', domain, ...(json ? ['--json'] : [])],
+      [...cli.slice(1), 'deploy', dir, '--domain', domain, '--json'],
       { env: { ...env, SITEHOST_ORIGIN: origin, SITEHOST_TOKEN: token, XDG_CACHE_HOME: cacheDir } },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`sitehost deploy ${domain}: ${error.message}\n${stderr}`));
-        resolve({ ms: performance.now() - started, result: json ? JSON.parse(stdout) : undefined });
+        resolve({ ms: performance.now() - started, result: JSON.parse(stdout) });
       },
     );
   });
 }
 
 /** `cliDeployTo` through `relay`, with the bytes it sent. */
-async function cliDeploy(relay, token, dir, domain, options = {}) {
+async function cliDeploy(relay, token, dir, domain) {
   const before = relay.bytesFromClients();
-  const run = await cliDeployTo(relay.origin, token, dir, domain, options);
+  const run = await cliDeployTo(relay.origin, token, dir, domain);
   return { ...run, bytes: relay.bytesFromClients() - before };
 }
 
@@ -268,7 +266,7 @@ try {
       const original = await readFile(changed);
       const full = await cliDeploy(relay, token, cliSite, domain);
       await appendFile(changed, `<!-- changed in run ${run + 1} -->\n`);
-      const redeploy = await cliDeploy(relay, token, cliSite, domain, { json: false });
+      const redeploy = await cliDeploy(relay, token, cliSite, domain);
       const rollbackMs = await rollbackTime(service, token, domain, full.result.deploymentId, '/index.html', original);
       cliRuns.push({ full, redeploy, rollbackMs });
       console.log(

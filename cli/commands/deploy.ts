@@ -134,10 +134,12 @@ export async function deploy(positional: string | undefined, options: DeployOpti
     await save();
   }
   const { outcome } = published;
-  // A live deploy's answer (also its event) has no preview URLs: they come with the deployment,
-  // asked for while the record of this deploy is written.
+  // A live deploy's answer (also its event) links to its preview URL; an alias's comes with the
+  // deployment, asked for while the record of this deploy is written (as is the preview URL from a
+  // service that does not link it).
+  const asked = 'type' in outcome && (intent.alias !== undefined || (options.json && !published.previewUrl));
   const [deployment] = await Promise.all([
-    'type' in outcome ? (options.json || intent.alias ? api.json<Deployment>(deploymentPath(domain, outcome.deploymentId)) : undefined) : outcome,
+    'type' in outcome ? (asked ? api.json<Deployment>(deploymentPath(domain, outcome.deploymentId)) : undefined) : outcome,
     cache.deployed(target, 'type' in outcome ? outcome.deploymentId : outcome.id),
   ]);
   report(api, domain, { ...published, deployment, files, totalBytes: folder.totalBytes, json: options.json });
@@ -156,7 +158,8 @@ function report(
   const { outcome, sent, files, deployment } = done;
   const url = siteUrl(new URL(api.origin), domain);
   if (done.json) {
-    const { previewUrl, aliasUrl } = deployment!;
+    const previewUrl = deployment?.previewUrl ?? done.previewUrl;
+    const aliasUrl = deployment?.aliasUrl;
     const urls = { previewUrl, ...(aliasUrl ? { aliasUrl } : {}) };
     return printJson('type' in outcome ? { id: outcome.deploymentId, ...outcome, unchanged: outcome.unchanged === true, url, ...urls } : { ...outcome, ...urls, domain, unchanged: false });
   }

@@ -1,4 +1,4 @@
-import type { ApiClient, RequestOptions } from '../api.ts';
+import { type Answered, type ApiClient, type RequestOptions, answeredOf } from '../api.ts';
 import { CliError } from '../errors.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
 import { ApiError } from '../../src/common/problem.ts';
@@ -50,8 +50,8 @@ function manifest(content: DeploymentFiles, { configuration, finalize, message, 
 }
 
 /** `POST .../deployments` with the manifest: the service answers which hashes it lacks, or, lacking none, finalizes. */
-export function createDeployment(api: ApiClient, domain: string, files: DeploymentFiles, intent: DeploymentIntent): Promise<Begun> {
-  return api.json<Begun>(sitePath(domain, '/deployments'), json(manifest(files, intent)));
+export function createDeployment(api: ApiClient, domain: string, files: DeploymentFiles, intent: DeploymentIntent): Promise<Answered<Begun>> {
+  return api.answered<Begun>(sitePath(domain, '/deployments'), json(manifest(files, intent)));
 }
 
 /** Whether the service refused a patch because its base is not a deployment the site keeps (any more): a whole manifest will do. */
@@ -62,7 +62,7 @@ export function isBaseNotKept(error: unknown): boolean {
 /** A `POST .../deployments` opened before its body is known. */
 export interface OpenedDeployment {
   /** Sends the manifest and the bytes of `blobs` (none: the service answers what it lacks); `onSent` once all is on its way. */
-  send(files: DeploymentFiles, blobs: readonly HashedLocalFile[], options: { intent: DeploymentIntent; progress: UploadProgress; onSent?: () => void }): Promise<Begun>;
+  send(files: DeploymentFiles, blobs: readonly HashedLocalFile[], options: { intent: DeploymentIntent; progress: UploadProgress; onSent?: () => void }): Promise<Answered<Begun>>;
   /** Ends the request unsent: the deploy stopped before it had a body. */
   cancel(): void;
 }
@@ -92,7 +92,7 @@ export function openDeployment(api: ApiClient, domain: string): OpenedDeployment
         // body to its end before it commits, and onSent's work would hold the last chunk back.
         if (onSent) setImmediate(onSent);
       });
-      return (await (await answer).json()) as Begun;
+      return answeredOf<Begun>(await answer);
     },
     cancel: () => stop(new CliError('failure', 'The deploy stopped before its request had a body.')),
   };
@@ -104,8 +104,8 @@ export function isFinalized(begun: Begun): begun is DeployResult | (Deployment &
 }
 
 /** `POST .../deployments/<id>/finalize`: live (the deploy result) or a preview (the deployment). */
-export function finalizeDeployment(api: ApiClient, domain: string, id: string, finalize: Finalize): Promise<DeployResult | Deployment> {
-  return api.json(deploymentPath(domain, id, '/finalize'), json(finalize === 'preview' ? { preview: true } : {}));
+export function finalizeDeployment(api: ApiClient, domain: string, id: string, finalize: Finalize): Promise<Answered<DeployResult | Deployment>> {
+  return api.answered(deploymentPath(domain, id, '/finalize'), json(finalize === 'preview' ? { preview: true } : {}));
 }
 
 export function deploymentPath(domain: string, id: string, rest = ''): string {

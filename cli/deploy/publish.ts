@@ -1,4 +1,4 @@
-import type { ApiClient } from '../api.ts';
+import type { Answered, ApiClient } from '../api.ts';
 import { CliError } from '../errors.ts';
 import { count } from '../format.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
@@ -28,9 +28,10 @@ export const sizeOf = (files: readonly { size: number }[]) => files.reduce((sum,
  */
 const oneRequestLimits = { bytes: 8 * 1024 * 1024, files: 5000 };
 
-/** How a deploy ended: the service's answer, and the files whose bytes were sent. */
+/** How a deploy ended: the service's answer (and the preview URL a live one links to), and the files whose bytes were sent. */
 export interface Published {
   outcome: DeployResult | Deployment;
+  previewUrl?: string;
   sent: HashedLocalFile[];
 }
 
@@ -86,7 +87,7 @@ export async function publish(api: ApiClient, domain: string, files: readonly Ha
   const { intent, deployable, say } = options;
   const mode = options.json ? 'silent' : process.stderr.isTTY ? 'bar' : 'lines';
   let content: DeploymentFiles = files;
-  let begun: Begun | undefined;
+  let begun: Answered<Begun> | undefined;
   let sent: HashedLocalFile[] = [];
   const single = await oneRequest(api, domain, files, options);
   if (single) {
@@ -123,18 +124,20 @@ export async function publish(api: ApiClient, domain: string, files: readonly Ha
       return createDeployment(api, domain, files, intent);
     });
   }
-  if (isFinalized(begun)) return { outcome: begun, sent };
+  if (isFinalized(begun.body)) return { outcome: begun.body, previewUrl: begun.previewUrl, sent };
+  const pending = begun.body;
 
-  const toSend = filesToSend(files, begun.missing ?? []);
+  const toSend = filesToSend(files, pending.missing ?? []);
   if (toSend.length > 0) {
     const progress = createProgress(mode, { files: toSend.length, bytes: sizeOf(toSend) });
     const resumed = (why: string, remaining: number) => say(`The upload was interrupted (${why}); resuming with ${count(remaining, 'file')} still to send…`);
     try {
-      await sendMissing(begun.id, toSend, cliTransport(api, domain, progress, resumed));
+      await sendMissing(pending.id, toSend, cliTransport(api, domain, progress, resumed));
       progress.onComplete();
     } finally {
       progress.stop();
     }
   }
-  return { outcome: await finalizeDeployment(api, domain, begun.id, intent.finalize), sent: [...sent, ...toSend] };
+  const finalized = await finalizeDeployment(api, domain, pending.id, intent.finalize);
+  return { outcome: finalized.body, previewUrl: finalized.previewUrl, sent: [...sent, ...toSend] };
 }

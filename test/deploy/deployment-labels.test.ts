@@ -103,6 +103,8 @@ describe('a live deploy the site serves already', () => {
 
     const again = await deploy(domain, files);
     expect(again.status).toBe(200);
+    // The live deployment's preview URL, which the result (also its event) has no room for.
+    expect(again.headers.get('link')).toBe(`<http://${first.deploymentId}.preview.localhost/>; rel="preview"`);
     const result = await again.json<DeployResult>();
     expect(result).toMatchObject({ unchanged: true, deploymentId: first.deploymentId, isNewDomain: false, hasNewFiles: false, hasNewConfiguration: false });
     expect(result.committedAt >= first.committedAt).toBe(true);

@@ -146,7 +146,11 @@ describe('sitehost deploy', () => {
 
   it('prints only the result with --json: the deploy result, the id and the URLs', async () => {
     // The folder deployed above, unchanged: the live deployment is named, and no new one made.
-    const deploy = await runCli(['deploy', '--domain', domain, '--json'], { env: as(alice), cwd: join(work, 'site') });
+    // Through a relay that lists the requests: the preview URL comes with the answer, not asked after it.
+    const relay = await startCountingRelay(service.port);
+    const deploy = await runCli(['deploy', '--domain', domain, '--json'], { env: { ...as(alice), SITEHOST_ORIGIN: relay.origin }, cwd: join(work, 'site') });
+    await relay.close();
+    expect(relay.requestLines()).toEqual([`GET /v2/sites/${domain}/info HTTP/1.1`, `POST /v2/sites/${domain}/deployments HTTP/1.1`]);
     expect(deploy.code, deploy.stderr).toBe(0);
     expect(deploy.stderr).toBe('');
     const result = JSON.parse(deploy.stdout) as { id: string };
@@ -160,8 +164,8 @@ describe('sitehost deploy', () => {
       unchanged: true,
       deploymentId: result.id,
       committedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/),
-      url: `http://${domain}.localhost:${service.port}/`,
-      previewUrl: `http://${result.id}.preview.localhost:${service.port}/`,
+      url: `http://${domain}.localhost:${new URL(relay.origin).port}/`,
+      previewUrl: `http://${result.id}.preview.localhost:${new URL(relay.origin).port}/`,
     });
     expect(result.id).toMatch(/^[a-z2-7]{20}$/);
   });
