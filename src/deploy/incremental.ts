@@ -144,14 +144,13 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
   const { domain, userId, limits } = begin;
   const id = newDeploymentId();
   const client = requestClient(request);
-  const prepareManifest = (body: unknown) => prepare(limits, body);
   if (!isMultipartFormData(request)) {
     const body = await readJsonBody(request, 'application/json', {
       maxBytes: maxManifestBytes(limits),
       tooLarge: () => manifestTooLarge(limits),
       orAlso: 'multipart/form-data (the manifest part, then blob parts)',
     });
-    const prepared = prepareManifest(body);
+    const prepared = prepare(limits, body);
     return settle(env, { domain, userId, id, limits, client }, await complete(env, begin, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
@@ -165,7 +164,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
       if (begun.receive) return begun.receive(part);
       if (part.name !== 'manifest') throw new Problem('invalid-request', 'The first part of an incremental deploy is its "manifest".');
       return textPart(manifestPart(limits), async (text) => {
-        const prepared = prepareManifest(parseJsonText(text, 'The manifest'));
+        const prepared = prepare(limits, parseJsonText(text, 'The manifest'));
         const files = filesNamed(prepared.content);
         // Declared sizes over a limit by themselves: the site's stored sizes decide, before the blobs.
         if (knownBytes(files, new Map(), prepared.sizes) > Math.min(limits.maxTotalBytes, begin.room.left)) await complete(env, begin, prepared);
