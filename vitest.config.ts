@@ -32,8 +32,9 @@ export default defineConfig(async () => {
                   // swaps in TEST_RATE_LIMITER, the same binding with a small limit, to reach a limit.
                   API_REQUESTS_PER_MINUTE: '1000000', ANONYMOUS_REQUESTS_PER_MINUTE: '1000000',
                   // The fuzz suite deploys, and begins incremental deploys, by the hundred as one user on one site
-                  // (by the thousand under `npm run fuzz`); test/quotas sets these limits low where it tests them.
-                  DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000' },
+                  // (by the thousand under `npm run fuzz`), and test files deploy to over a hundred domains as one
+                  // user; test/quotas sets these limits low where it tests them.
+                  DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000', MAX_SITES_PER_USER: '1000000' },
                 ratelimits: {
                   USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: 1_000_000, period: 60 } },
                   ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: 1_000_000, period: 60 } },

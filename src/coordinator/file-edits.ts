@@ -5,6 +5,7 @@
 import type { DeploymentClient } from '../common/deployment-labels';
 import { unlabelled } from '../content/deployment-labels';
 import { deployLimits } from '../content/limits';
+import { readFromBucket, withEditedRules } from '../content/site-rules';
 import { checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
@@ -40,7 +41,7 @@ export async function putFile(state: SiteState, site: SiteRecord, userId: string
   const newPack = stored ? null : upload.packKey;
   const now = Date.now();
   const entry = stored ? { ...upload.entry, offset: stored.offset } : upload.entry;
-  const next = withFile(index, entry, stored?.pack ?? newPack, newDeploymentId(), now);
+  const next = await withEditedRules(index, withFile(index, entry, stored?.pack ?? newPack, newDeploymentId(), now), path, readFromBucket(state.env.FILES));
   const blobs = newPack ? [{ hash, pack: newPack, offset: upload.entry.offset, size }] : [];
   await switchFiles(state, site, { userId, client, source: 'file-put' }, next, now, blobs, {
     type: 'files-update',
@@ -60,7 +61,7 @@ export async function deleteFile(state: SiteState, site: SiteRecord, userId: str
     throw new Problem('not-found', `There is no file ${JSON.stringify(path)} on ${domain}.`);
   }
   const now = Date.now();
-  const next = withoutFile(index, path, newDeploymentId(), now);
+  const next = await withEditedRules(index, withoutFile(index, path, newDeploymentId(), now), path, readFromBucket(state.env.FILES));
   await switchFiles(state, site, { userId, client, source: 'file-delete' }, next, now, [], {
     type: 'files-update',
     domain,

@@ -5,6 +5,7 @@
  */
 import type { DeployResult } from '../common/api-types';
 import { deployLimits } from '../content/limits';
+import { readWithPending, withSiteRules } from '../content/site-rules';
 import { type Manifest, type ManifestContent, patchedManifest } from '../content/manifest';
 import { checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
@@ -63,7 +64,8 @@ export async function commitManifest(
     });
   }
   const now = Date.now();
-  const index = indexOfManifest(manifest, known, id, now, base);
+  // The rules are read before anything is written: a file that cannot be read stores nothing.
+  const index = await withSiteRules(indexOfManifest(manifest, known, id, now, base), readWithPending(FILES, upload));
   const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
   checkSiteSize(deployLimits(state.env), index.files.length, totalBytes);
   const configuration = manifest.configuration ?? site?.configuration ?? {};

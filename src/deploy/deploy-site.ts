@@ -5,7 +5,8 @@ import { checkClaim } from '../domains/claim';
 import { siteCoordinator, uploadRecord } from '../coordinator/client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
-import { type FileIndex, keys, writeFileIndex } from '../storage/file-index';
+import { keys, writeFileIndex } from '../storage/file-index';
+import { readFromBucket, withSiteRules } from '../content/site-rules';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { type DeploymentRecord, siteBlobs } from '../storage/deployments';
@@ -58,7 +59,8 @@ async function store(env: Env, request: Request, domain: string, userId: string,
       const indexKey = keys.index(domain, deploymentId);
       const { packs, blobs } = received.files;
       written.push(indexKey);
-      const index: FileIndex = { deploymentId, created: now, packs, files: received.files.entries };
+      // A `_redirects` or `_headers` that cannot be read refuses the deploy here, before its index is written.
+      const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES));
       const indexBytes = await writeFileIndex(env.FILES, indexKey, index);
       commit.files = {
         id: deploymentId,

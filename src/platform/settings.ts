@@ -264,10 +264,16 @@ export const placeholder = /<[^<>]*>/;
 /** The settings [env.production] ships as placeholders; `npm run deploy:check` finds the others (route patterns, database ids). */
 const placeholderSettings = ['API_HOSTNAMES', 'PREVIEW_HOSTNAME', 'EDGE_CACHE_HOST', 'CLOUDFLARE_ZONE_ID'] as const satisfies readonly (keyof SettingVars)[];
 
-/** A hostname only this machine reaches: `localhost` and `*.localhost` (RFC 6761), 127.0.0.0/8 and [::1]. */
-function isLoopback(name: string): boolean {
+/**
+ * A hostname no public service answers at: `localhost` and `*.localhost`, 127.0.0.0/8 and [::1],
+ * and names under the special-use top-level domains `test`, `example` and `invalid` (RFC 6761),
+ * which resolve nowhere on the internet: test set-ups of a single machine.
+ */
+function isPrivateName(name: string): boolean {
   const { hostname } = new URL(`http://${name}/`);
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+  if (hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname)) return true;
+  const topLevel = hostname.slice(hostname.lastIndexOf('.') + 1);
+  return ['localhost', 'test', 'example', 'invalid'].includes(topLevel);
 }
 
 /**
@@ -283,7 +289,7 @@ function refuseDeploymentMistakes(vars: SettingVars): void {
     }
   }
   if (vars.EDGE_PURGE !== 'local') return;
-  const publicName = hostnameList(vars, 'API_HOSTNAMES').find((name) => !isLoopback(name));
+  const publicName = hostnameList(vars, 'API_HOSTNAMES').find((name) => !isPrivateName(name));
   if (publicName !== undefined) {
     throw new InvalidSetting(
       'EDGE_PURGE',

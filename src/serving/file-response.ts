@@ -7,7 +7,7 @@ import { type ByteRange, type FileStores, type SiteFiles, readFile } from './sit
 
 /**
  * The response serving a file: validators, caching, conditional requests (304) and byte
- * ranges (206, 416), for HEAD as for GET. At most one read of the bytes (from the isolate, the
+ * ranges (206, 416) for GET; HEAD answers what GET without a Range would. At most one read of the bytes (from the isolate, the
  * location's cache or R2), and none for HEAD, 304, 416 or an empty file. A fallback served with a status other than 200 is sent whole, without
  * conditionals.
  *
@@ -36,7 +36,8 @@ export async function fileResponse(
       if (coding) headers.set('etag', weak(fields.etag));
       return new Response(null, { status: 304, headers });
     }
-    const range = requestedRange(request.headers, fields.etag, entry);
+    // RFC 9110 §14.2: only GET has range handling; HEAD ignores Range and answers what a whole GET would.
+    const range = request.method === 'GET' ? requestedRange(request.headers, fields.etag, entry) : undefined;
     if (range && coding) headers.set('content-encoding', 'identity');
     if (range === 'unsatisfiable') {
       headers.set('content-range', `bytes */${entry.size}`);
@@ -45,8 +46,7 @@ export async function fileResponse(
     if (range) {
       headers.set('content-range', `bytes ${range.start}-${range.end}/${entry.size}`);
       headers.set('content-length', String(range.end - range.start + 1));
-      const body = request.method === 'HEAD' ? null : await readFile(stores, files, entry, range);
-      return new Response(body, { status: 206, headers });
+      return new Response(await readFile(stores, files, entry, range), { status: 206, headers });
     }
   }
 

@@ -44,9 +44,12 @@ export interface HostOptions {
   root: string;
   /** Extensions tried, in order, after the path itself, with their dot (`.html`). */
   extensions: string[];
-  /** Tried in order; the first that exists is served with its status. */
+  /** Tried in order; the first that exists is served with its status. After those configured (by status), the root's 404.html, unless one names a 404 page. */
   fallbacks: FallbackFile[];
-  /** `directories.resolve`: folder paths get trailing-slash redirects (`trailingSlash`). */
+  /**
+   * `directories.resolve`: a path sent with dot segments or `//` is redirected to its normal
+   * form. Off, it is served where it resolves to. Trailing-slash redirects apply either way.
+   */
   normaliseDirectoryPaths: boolean;
   trailingSlash: 'always' | 'never';
   allowOrigin: string;
@@ -68,6 +71,12 @@ export function isScriptUrl(location: string): boolean {
 
 const defaultExtensions = ['', 'html'];
 
+/**
+ * A root `404.html` answers misses with 404 unless a fallback names another 404 page, as on
+ * Netlify, Cloudflare Pages, GitHub Pages and Firebase: a site brought from them needs no option.
+ */
+const defaultNotFoundPage: FallbackFile = { status: 404, path: '404.html' };
+
 function compileHostOptions(configuration: HostConfiguration): HostOptions {
   const host = configuration as HostFields;
   const fallback = typeof host.fallback === 'string' ? { 200: host.fallback } : (host.fallback ?? {});
@@ -75,6 +84,7 @@ function compileHostOptions(configuration: HostConfiguration): HostOptions {
     .filter((entry): entry is [string, string] => /^\d{3}$/.test(entry[0]) && typeof entry[1] === 'string')
     .map(([status, path]) => ({ status: Number(status), path: normaliseSitePath(path) }))
     .sort((a, b) => a.status - b.status);
+  if (!fallbacks.some(({ status }) => status === 404)) fallbacks.push(defaultNotFoundPage);
   const extensions = (typeof host.fallback === 'object' ? host.fallback.extensions : undefined) ?? defaultExtensions;
   return {
     root: normaliseSitePath(host.root ?? ''),

@@ -45,15 +45,29 @@ export class PathRules<T> {
     });
   }
 
-  /** The first rule, in the configured order, that applies to the path; `meter` counts the templates' work. */
-  first(path: RequestPath, meter?: MatchMeter): PathMatch<T> | undefined {
-    const exact = this.#byPath.get(formattedPath(path))?.[0];
+  /**
+   * The first rule, in the configured order, that applies to the path and that `accept` takes
+   * (it may add values, or refuse the rule: the next one is tried); `meter` counts the templates' work.
+   */
+  first(path: RequestPath, meter?: MatchMeter, accept: (match: PathMatch<T>) => PathMatch<T> | undefined = (match) => match): PathMatch<T> | undefined {
+    const exact = this.#byPath.get(formattedPath(path)) ?? [];
+    let next = 0;
+    /** The first plain-path rule placed before `position` that `accept` takes. */
+    const exactBefore = (position: number): PathMatch<T> | undefined => {
+      for (; next < exact.length && exact[next]!.position < position; next++) {
+        const taken = accept({ rule: exact[next]!.rule, values: noValues });
+        if (taken) return taken;
+      }
+      return undefined;
+    };
     for (const candidate of this.#tried) {
-      if (exact && exact.position < candidate.position) break;
+      const earlier = exactBefore(candidate.position);
+      if (earlier) return earlier;
       const values = valuesFor(candidate, path, meter);
-      if (values) return { rule: candidate.rule, values };
+      const taken = values && accept({ rule: candidate.rule, values });
+      if (taken) return taken;
     }
-    return exact && { rule: exact.rule, values: noValues };
+    return exactBefore(Infinity);
   }
 
   /** Every rule that applies to the path, in the configured order; `meter` counts the templates' work. */

@@ -128,7 +128,7 @@ function selects(selector: Selector, path: string): boolean {
   if (selector.globs.some((matches) => matches(path)) || selector.links.includes(path)) return true;
   if (selector.templates.length === 0) return false;
   const segments = path.split('/').filter(Boolean);
-  return selector.templates.some((template) => template.match({ segments, directory: false }) !== undefined);
+  return selector.templates.some((template) => template.match({ segments, directory: false, normal: true }) !== undefined);
 }
 
 /** The request destination (`as`) a preload needs to be used by the element that asks for it. */

@@ -9,6 +9,8 @@ export interface RequestPath {
   segments: string[];
   /** True when the path names a directory: it ends with `/` (the root `/` does). */
   directory: boolean;
+  /** False when the path as sent had dot segments, empty segments (`//`) or backslashes: `formatPath` is its normal form. */
+  normal: boolean;
 }
 
 const controlCharacter = /[\u0000-\u001f\u007f]/;
@@ -17,11 +19,12 @@ const controlCharacter = /[\u0000-\u001f\u007f]/;
  * Decodes the path once and resolves it the way a file system would, clamped at the root:
  * `%2e%2e`, `..`, `//` and backslashes (`%5c`) never climb out of the site, because only the
  * segments that remain are ever looked up, and only in the site's own index. A path that is
- * not valid percent-encoded UTF-8 or holds a control character (NUL...) is a 400.
+ * not valid percent-encoded UTF-8 or holds a control character (NUL...) is a 400; one longer
+ * than `maxPathLength` is 414 URI Too Long (RFC 9110 §15.5.15).
  */
 export function parseRequestPath(pathname: string): RequestPath {
   if (pathname.length > maxPathLength) {
-    throw new Problem('invalid-path', `The request path is longer than ${maxPathLength} bytes.`, {
+    throw new Problem('uri-too-long', `The request path is longer than ${maxPathLength} bytes.`, {
       extensions: { limit: 'MAX_PATH_LENGTH', value: maxPathLength },
     });
   }
@@ -40,12 +43,15 @@ export function parseRequestPath(pathname: string): RequestPath {
 function resolveSegments(decoded: string): RequestPath {
   const parts = decoded.normalize('NFC').replaceAll('\\', '/').split('/');
   const segments: string[] = [];
-  for (const part of parts) {
+  let normal = !decoded.includes('\\');
+  parts.forEach((part, at) => {
     if (part === '..') segments.pop();
     else if (part !== '' && part !== '.') segments.push(part);
-  }
+    // The leading '' of `/a` and the trailing '' of `/a/` are the path's own; any other is `//`.
+    if ((part === '' && at !== 0 && at !== parts.length - 1) || part === '.' || part === '..') normal = false;
+  });
   const last = parts.at(-1);
-  return { segments, directory: segments.length === 0 || last === '' || last === '.' || last === '..' };
+  return { segments, directory: segments.length === 0 || last === '' || last === '.' || last === '..', normal };
 }
 
 /** One path segment as it may appear in a URL: characters a path allows stay as they are. */

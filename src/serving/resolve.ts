@@ -1,8 +1,11 @@
 import { uriReference } from '../http/uri-reference';
 import type { FileEntry } from '../storage/file-index';
 import { type HostOptions, isScriptUrl } from './host-options';
-import { type RequestPath, formatPath, joinSitePath } from './request-path';
+import { type RequestPath, formatPath, joinSitePath, parseRequestPath } from './request-path';
 import type { SiteFiles } from './site-files';
+import { type FileRedirectRule, type RuleRequest, firstRedirect } from './site-rules';
+import type { PathMatch } from './path-rules';
+import type { PathTemplate, TemplateValues } from './path-template';
 
 export type Resolution =
   | { type: 'file'; entry: FileEntry; status: number }
@@ -13,21 +16,24 @@ export type Resolution =
 const layoutRedirectStatus = 308;
 
 /**
- * What answers a GET for `path`: the host's redirects first, in order; then the file, the
- * path with each extension, the directory (its trailing-slash form, its index.html); then
- * the fallbacks. A 2xx fallback stands in for a page only: `wantsPage` (src/serving/page-request.ts)
- * says whether the request asks for one; a 4xx or 5xx fallback answers any miss, its status
- * telling the truth. Lookups only ever touch this site's index, under its root.
+ * What answers a GET for `path`: the rules of the deployment's `_redirects` first (a rule that is
+ * not forced with `!` only where no file answers the path), then the host's redirects, in order;
+ * then the file, the path with each extension, the directory (its trailing-slash form, its
+ * index.html); then the fallbacks. A 2xx fallback stands in for a page only: `wantsPage`
+ * (src/serving/page-request.ts) says whether the request asks for one; a 4xx or 5xx fallback
+ * answers any miss, its status telling the truth. Lookups only ever touch this site's index,
+ * under its root. `request` carries what the file's conditions read (none: rules with
+ * conditions never apply).
  */
-export function resolve(path: RequestPath, search: string, host: HostOptions, files: SiteFiles, wantsPage: boolean): Resolution {
-  const redirect = host.redirects.first(path);
-  if (redirect) {
-    const target = redirect.rule.to.expand(redirect.values);
-    // A variable can carry a script URL in (`/go/{+to}`): that is never sent as a Location.
-    if (isScriptUrl(target)) return { type: 'not-found' };
-    // The query goes along, unless the target sets its own.
-    return { type: 'redirect', location: uriReference(target.includes('?') ? target : target + search), status: redirect.rule.status };
+export function resolve(path: RequestPath, search: string, host: HostOptions, files: SiteFiles, wantsPage: boolean, request?: RuleRequest): Resolution {
+  // `directories.resolve` (default true): a path sent with dot segments or `//` is sent to its normal form first.
+  if (!path.normal && host.normaliseDirectoryPaths) {
+    return { type: 'redirect', location: formatPath(path.segments, path.directory) + search, status: layoutRedirectStatus };
   }
+  const fileRule = firstRedirect(files.rules, path, request, () => fileAt(path, host, files) !== undefined);
+  if (fileRule) return applyFileRule(fileRule, search, host, files, () => fallback(host, files, wantsPage));
+  const redirect = host.redirects.first(path);
+  if (redirect) return redirectFor(redirect.rule.to, redirect.values, search, redirect.rule.status);
 
   const relative = path.segments.join('/');
   const key = joinSitePath(host.root, relative);
@@ -37,8 +43,7 @@ export function resolve(path: RequestPath, search: string, host: HostOptions, fi
     status: layoutRedirectStatus,
   });
   const index = () => files.byPath.get(joinSitePath(key, 'index.html'));
-  // `directories.resolve: false` keeps a folder's path as it was asked for: no trailing-slash redirects.
-  const trailingSlash = host.normaliseDirectoryPaths ? host.trailingSlash : undefined;
+  const { trailingSlash } = host;
 
   if (!path.directory) {
     const file = fileOrExtension(key, host, files);
@@ -56,12 +61,52 @@ export function resolve(path: RequestPath, search: string, host: HostOptions, fi
     return redirectTo(false);
   }
 
+  return fallback(host, files, wantsPage);
+}
+
+function fallback(host: HostOptions, files: SiteFiles, wantsPage: boolean): Resolution {
   for (const fallback of host.fallbacks) {
     if (fallback.status < 300 && !wantsPage) continue;
     const entry = files.byPath.get(joinSitePath(host.root, fallback.path));
     if (entry) return { type: 'file', entry, status: fallback.status };
   }
   return { type: 'not-found' };
+}
+
+function redirectFor(to: PathTemplate, values: TemplateValues, search: string, status: number): Resolution {
+  const target = to.expand(values);
+  // A variable can carry a script URL in (`/go/{+to}`): that is never sent as a Location.
+  if (isScriptUrl(target)) return { type: 'not-found' };
+  // The query goes along, unless the target sets its own.
+  return { type: 'redirect', location: uriReference(target.includes('?') ? target : target + search), status };
+}
+
+/**
+ * A `_redirects` rule: a 3xx redirects (the query goes along unless the rule read it, or the
+ * target sets its own); a 200 serves the file at its target (a rewrite, the address unchanged),
+ * and when that is missing the site's miss; a 404 or 410 serves its target page with its status.
+ */
+function applyFileRule({ rule, values }: PathMatch<FileRedirectRule>, search: string, host: HostOptions, files: SiteFiles, miss: () => Resolution): Resolution {
+  if (rule.status >= 300 && rule.status < 400) return redirectFor(rule.to, values, rule.query ? '' : search, rule.status);
+  let target: RequestPath | undefined;
+  try {
+    target = parseRequestPath(rule.to.expand(values).replace(/[?#].*$/s, ''));
+  } catch {
+    target = undefined;
+  }
+  const entry = target && fileAt(target, host, files);
+  if (entry) return { type: 'file', entry, status: rule.status };
+  return rule.status === 200 ? miss() : { type: 'not-found' };
+}
+
+/** The file a path names without any redirect: itself, with an extension, or its folder's index.html. */
+function fileAt(path: RequestPath, host: HostOptions, files: SiteFiles): FileEntry | undefined {
+  const key = joinSitePath(host.root, path.segments.join('/'));
+  if (!path.directory) {
+    const file = fileOrExtension(key, host, files);
+    if (file) return file;
+  }
+  return files.directories.has(key) ? files.byPath.get(joinSitePath(key, 'index.html')) : undefined;
 }
 
 function fileOrExtension(key: string, host: HostOptions, files: SiteFiles): FileEntry | undefined {

@@ -7,7 +7,9 @@ import type { FileEntry } from '../storage/file-index';
 import type { Deployment, Suspension } from '../storage/sites';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
-import { type HostOptions, hostOptionsOf } from './host-options';
+import { type HeaderRule, type HostOptions, hostOptionsOf } from './host-options';
+import type { TemplateValues } from './path-template';
+import { type RuleRequest, acceptedLanguages } from './site-rules';
 import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError, siteSuspended } from './pages';
 import { type RequestPath, parseRequestPath } from './request-path';
@@ -42,6 +44,8 @@ export interface ServedDeployment {
   host: HostOptions;
   /** Its site's suspension, if an operator suspended it: every request is answered 451. */
   suspension: Suspension | null;
+  /** The domain it is served on as the live site; none for a preview, where `_redirects` rules for a host never apply. */
+  domain?: string;
 }
 
 /**
@@ -72,15 +76,15 @@ export async function answerWith(
   if (site.suspension) return siteSuspended(serviceOrigin(url, env));
   const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
   const files = site.deployment ? await siteFilesOf(stores, site.deployment) : noFiles;
-  const response = await answer(request, url, path, stores, site.host, files).catch(problemResponse);
-  return withSiteHeaders(response, path, site.host);
+  const response = await answer(request, url, path, stores, site, files).catch(problemResponse);
+  return withSiteHeaders(response, path, site.host, files);
 }
 
 /** The domain's live deployment and compiled host options, when the domain is a published site: a domain claimed by a preview alone serves nothing. */
 async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<ServedDeployment | undefined> {
   const site = await liveSite(env, ctx, domain, location);
   // A domain claimed by a preview alone serves nothing (unless suspended: then it says so).
-  return site && (site.liveDeploymentId || site.suspension) ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension: site.suspension } : undefined;
+  return site && (site.liveDeploymentId || site.suspension) ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension: site.suspension, domain } : undefined;
 }
 
 /** The service's own origin, on its first API host, with the scheme and port the request came by. */
@@ -98,14 +102,15 @@ function isReserved(path: RequestPath): boolean {
   return path.segments[0] === '.well-known' && path.segments[1] === 'acme-challenge';
 }
 
-async function answer(request: Request, url: URL, path: RequestPath, stores: FileStores, host: HostOptions, files: SiteFiles): Promise<Response> {
+async function answer(request: Request, url: URL, path: RequestPath, stores: FileStores, site: ServedDeployment, files: SiteFiles): Promise<Response> {
+  const { host } = site;
   if (request.method === 'OPTIONS') return preflight(request);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     throw new Problem('method-not-allowed', `${request.method} is not allowed on a hosted site; use ${allow}.`, {
       headers: { allow },
     });
   }
-  const resolution = resolve(path, url.search, host, files, wantsPage(request, path, host));
+  const resolution = resolve(path, url.search, host, files, wantsPage(request, path, host), ruleRequest(request, url, site.domain));
   if (resolution.type === 'not-found') return fileNotFound();
   if (resolution.type === 'redirect') {
     return new Response(null, {
@@ -119,6 +124,18 @@ async function answer(request: Request, url: URL, path: RequestPath, stores: Fil
     if (link) response.headers.append('link', link);
   }
   return response;
+}
+
+/** What the conditions of `_redirects` rules read from a request. */
+function ruleRequest(request: Request, url: URL, domain: string | undefined): RuleRequest {
+  const { cf } = request as { cf?: { country?: unknown } };
+  return {
+    protocol: url.protocol,
+    host: domain,
+    query: url.searchParams,
+    country: typeof cf?.country === 'string' ? cf.country : undefined,
+    languages: acceptedLanguages(request.headers.get('accept-language')),
+  };
 }
 
 /** CORS preflight, or a plain OPTIONS: which methods a site answers. */
@@ -152,18 +169,25 @@ function withCors(response: Response, host: HostOptions): Response {
 const fileAnswers = new Set([200, 206, 304]);
 
 /**
- * The host's CORS origin, and on answers that serve a file its `headers` that match the path,
- * with their values expanded. Redirects and errors get none: a rule meant for assets (a year
- * of immutable caching) must not make a miss stick in caches.
+ * The host's CORS origin, and on answers that serve a file the host's `headers` that match the
+ * path, then the deployment's `_headers` rules (so a file's value replaces the option's, and its
+ * `! Name` detaches what came before), with their values expanded. Redirects and errors get
+ * none: a rule meant for assets (a year of immutable caching) must not make a miss stick in caches.
  */
-function withSiteHeaders(response: Response, path: RequestPath, host: HostOptions): Response {
+function withSiteHeaders(response: Response, path: RequestPath, host: HostOptions, files: SiteFiles): Response {
   const headers = withCors(response, host).headers;
   if (!fileAnswers.has(response.status)) return response;
-  for (const { rule, values } of host.headers.all(path)) {
-    for (const [name, fieldValues] of rule.fields) {
-      headers.delete(name);
-      for (const value of fieldValues) headers.append(name, value(values));
-    }
+  for (const { rule, values } of host.headers.all(path)) setFields(headers, rule.fields, values);
+  for (const { rule, values } of files.rules.headers.all(path)) {
+    for (const name of rule.detach) headers.delete(name);
+    setFields(headers, rule.fields, values);
   }
   return response;
+}
+
+function setFields(headers: Headers, fields: HeaderRule['fields'], values: TemplateValues): void {
+  for (const [name, fieldValues] of fields) {
+    headers.delete(name);
+    for (const value of fieldValues) headers.append(name, value(values));
+  }
 }

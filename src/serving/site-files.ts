@@ -3,6 +3,8 @@ import type { EdgeSettings } from '../platform/settings';
 import { type FileEntry, type FileIndex, decodeFileIndex, readFileIndexText } from '../storage/file-index';
 import type { Deployment } from '../storage/sites';
 import { WeightedLru } from './lru';
+import { type CompiledSiteRules, compileSiteRules } from './site-rules';
+import { rulesFileNames } from '../content/site-rules';
 
 /**
  * Where a deployment's immutable things come from, nearest first: this isolate's memory, the
@@ -24,10 +26,12 @@ export interface SiteFiles {
   byPath: ReadonlyMap<string, FileEntry>;
   /** Every folder holding a file, as a path without slashes at either end; '' is the top. */
   directories: ReadonlySet<string>;
+  /** The rules of its `_redirects` and `_headers`, which are themselves not served. */
+  rules: CompiledSiteRules;
 }
 
 /** What a deployment without files serves: its host options alone answer (redirects, say). */
-export const noFiles: SiteFiles = { deploymentId: '', packs: [], byPath: new Map(), directories: new Set(['']) };
+export const noFiles: SiteFiles = { deploymentId: '', packs: [], byPath: new Map(), directories: new Set(['']), rules: compileSiteRules(undefined) };
 
 /** File entries kept across all cached deployments: about 300 bytes each, so some 30 MB. */
 const maxCachedEntries = 100_000;
@@ -62,13 +66,17 @@ function arrange(index: FileIndex): SiteFiles {
   const byPath = new Map<string, FileEntry>();
   const directories = new Set<string>(['']);
   for (const entry of index.files) {
+    if (hidden.has(entry.path)) continue;
     byPath.set(entry.path, entry);
     for (let slash = entry.path.indexOf('/'); slash !== -1; slash = entry.path.indexOf('/', slash + 1)) {
       directories.add(entry.path.slice(0, slash));
     }
   }
-  return { deploymentId: index.deploymentId, packs: index.packs, byPath, directories };
+  return { deploymentId: index.deploymentId, packs: index.packs, byPath, directories, rules: compileSiteRules(index.rules) };
 }
+
+/** Read as rules when the deployment was made, never served (as on Netlify and Cloudflare Pages). */
+const hidden: ReadonlySet<string> = new Set(rulesFileNames);
 
 export interface ByteRange {
   start: number;

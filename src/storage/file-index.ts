@@ -1,3 +1,5 @@
+import type { SiteRules } from '../configuration/rules-files';
+
 /**
  * A deployment's file index: every file's place in the packs, its hash and type. Stored as
  * one JSON object in R2 beside the packs, so switching a site to a new deployment is one
@@ -24,6 +26,8 @@ export interface FileIndex {
   packs: string[];
   /** Sorted by path. */
   files: FileEntry[];
+  /** The rules of its `_redirects` and `_headers`, read when it was deployed (src/content/site-rules.ts). */
+  rules?: SiteRules;
 }
 
 /** Where a site's objects live in R2. Everything of a site is under `sitePrefix`, and every site under `sites`. */
@@ -58,6 +62,7 @@ interface StoredIndex {
   times: number[];
   /** Path, pack, offset, size, hash, type (in `types`), modified (in `times`). */
   files: [string, number, number, number, string, number, number][];
+  rules?: SiteRules;
 }
 
 /** An index's stored JSON text. */
@@ -79,6 +84,7 @@ export function encodeFileIndex(index: FileIndex): string {
     positionIn(times, file.modified),
   ]);
   const stored: StoredIndex = { version: 2, deploymentId: index.deploymentId, created: index.created, packs: index.packs, types: [...types.keys()], times: [...times.keys()], files };
+  if (index.rules) stored.rules = index.rules;
   return JSON.stringify(stored);
 }
 
@@ -92,6 +98,7 @@ export function decodeFileIndex(text: string): FileIndex {
     created: stored.created,
     packs: stored.packs,
     files: stored.files.map(([path, pack, offset, size, hash, type, time]) => ({ path, pack, offset, size, hash, contentType: types[type]!, modified: times[time]! })),
+    ...(stored.rules ? { rules: stored.rules } : {}),
   };
 }
 

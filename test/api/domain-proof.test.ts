@@ -126,7 +126,8 @@ describe('domains no one can claim, with DOMAIN_PROOF=off too', () => {
   });
 
   it('refuses the API and preview hosts as no site at all (400)', async () => {
-    const hosts = { API_HOSTNAMES: 'api.sitehost.example', PREVIEW_HOSTNAME: 'preview.sitehost.example' };
+    // A public API hostname needs the Cloudflare purge (a local one would reach no other location).
+    const hosts = { API_HOSTNAMES: 'api.sitehost.example', PREVIEW_HOSTNAME: 'preview.sitehost.example', EDGE_PURGE: 'cloudflare', CLOUDFLARE_ZONE_ID: 'test-zone' };
     for (const domain of ['api.sitehost.example', 'preview.sitehost.example', 'abc.preview.sitehost.example']) {
       const response = await authorizedWith(hosts, `http://api.sitehost.example/v2/sites/${domain}`, put({ 'index.html': 'x' }));
       expect(await problemOf(response)).toMatchObject({ status: 400, type: '/problems/invalid-domain' });

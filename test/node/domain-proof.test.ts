@@ -11,7 +11,7 @@ import { type Browser, launchChromium } from './dashboard/browser';
 import { makeSiteFolder } from './dashboard/site-folder';
 import { type ChallengeServer, startChallengeServer } from './support/challenge-server';
 import { type DohFront, startDohFront } from './support/doh-front';
-import { type Service, getFromSite, startService, token } from './support/service';
+import { type Service, getFromSite, startService, token, wholeForm } from './support/service';
 
 /**
  * Proof of domain control end to end, as a shared service runs it (DOMAIN_PROOF=dns): `npm start`
@@ -35,17 +35,11 @@ async function api(path: string, userToken: string, init: RequestInit = {}): Pro
   return fetch(`${service.origin}${path}`, { ...init, headers });
 }
 
-/**
- * A multipart deploy, its small body sent whole with its headers: a deploy refused before its body
- * is read is answered at once and the connection closed, which a body still streaming in would
- * meet as EPIPE (test/node/deploy-input.test.ts sends such bodies by hand).
- */
+/** A multipart deploy, its small body sent whole with its headers (see wholeForm). */
 async function deploy(domain: string, userToken: string, files: Record<string, string> = { 'index.html': `<h1>${domain}</h1>` }): Promise<Response> {
   const form = new FormData();
   for (const [path, content] of Object.entries(files)) form.append('directory', new File([content], path));
-  const encoded = new Response(form);
-  const headers = { 'content-type': encoded.headers.get('content-type')! };
-  return api(`/v2/sites/${domain}`, userToken, { method: 'PUT', headers, body: await encoded.arrayBuffer() });
+  return api(`/v2/sites/${domain}`, userToken, { method: 'PUT', ...(await wholeForm(form)) });
 }
 
 async function proofOf(domain: string, userToken: string): Promise<DomainProof> {

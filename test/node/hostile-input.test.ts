@@ -1,7 +1,6 @@
-import { type IncomingHttpHeaders, request } from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, startService, token } from './support/service';
+import { type Service, type SiteResponse, siteAnswer, startService, token } from './support/service';
 
 /**
  * The reproductions of the hostile-input defects, run as a careful attacker ran them: against
@@ -26,22 +25,9 @@ const configuration = {
 let service: Service;
 let owner: string;
 
-interface SiteResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 /** A request to the hosted site, the path sent exactly as written (fetch would normalise it). */
 function fromSite(path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(`${service.origin}/`, { path, headers: { host: `${domain}.localhost:${service.port}`, ...headers } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }));
-    });
-    outgoing.on('error', reject).end();
-  });
+  return siteAnswer(service, domain, path, headers);
 }
 
 function api(path: string, init: RequestInit & { as?: string } = {}): Promise<Response> {
@@ -128,10 +114,11 @@ describe('hostile writes end in a 4xx problem and leave the site as it was', () 
 });
 
 describe('serving as a user of the host format expects', () => {
-  it('directories.resolve false still serves a folder by its index.html', async () => {
+  it('directories.resolve false turns off only the normalising redirect: /docs still redirects to /docs/, "//" is served in place', async () => {
     expect(await fromSite('/')).toMatchObject({ status: 200, body: files['index.html'] });
-    expect(await fromSite('/docs')).toMatchObject({ status: 200, body: files['docs/index.html'] });
+    expect(await fromSite('/docs')).toMatchObject({ status: 308, headers: { location: '/docs/' } });
     expect(await fromSite('/docs/')).toMatchObject({ status: 200, body: files['docs/index.html'] });
+    expect(await fromSite('//docs//')).toMatchObject({ status: 200, body: files['docs/index.html'] });
   });
 
   it("expands a header rule's variables, and applies no header rule to a miss", async () => {

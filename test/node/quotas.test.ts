@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Usage } from '../../src/common/api-types';
 import { runCli } from './cli/run';
-import { type Service, getBytesFromSite, startService, token } from './support/service';
+import { type Service, getBytesFromSite, startService, token, wholeForm } from './support/service';
 
 /**
  * The per-user quotas and the bounds on stored bytes, black-box through `npm start` with small
@@ -25,10 +25,11 @@ async function user(name: string) {
   return {
     token: bearer.slice('Bearer '.length),
     send,
-    deploy(domain: string, files: Record<string, Buffer | string>) {
+    /** Sent whole with its headers (see wholeForm): a refusal before the body meets no EPIPE. */
+    async deploy(domain: string, files: Record<string, Buffer | string>) {
       const form = new FormData();
       for (const [path, content] of Object.entries(files)) form.append('directory', new File([typeof content === 'string' ? content : new Uint8Array(content)], path));
-      return send(`/v2/sites/${domain}`, { method: 'PUT', body: form });
+      return send(`/v2/sites/${domain}`, { method: 'PUT', ...(await wholeForm(form)) });
     },
     async usage(): Promise<Usage> {
       return (await send('/v2/usage')).json() as Promise<Usage>;

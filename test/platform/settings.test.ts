@@ -110,7 +110,7 @@ describe('settings', () => {
     expect(attempt).toThrow(`The setting ${setting} is ${JSON.stringify(value)}; it must be your own value in place of wrangler.toml's placeholder`);
   });
 
-  it.each(['api.example.com', 'localhost, api.example.com', '127.example.com', '10.0.0.5', '[2001:db8::1]', 'localhost.example'])(
+  it.each(['api.example.com', 'localhost, api.example.com', '127.example.com', '10.0.0.5', '[2001:db8::1]', 'localhost.example.com', 'test.example.com'])(
     'refuses EDGE_PURGE=local with API_HOSTNAMES = %j: a public service must purge every location',
     (names) => {
       const attempt = () => parseSettings({ ...valid, API_HOSTNAMES: names, EDGE_PURGE: 'local' });
@@ -120,8 +120,8 @@ describe('settings', () => {
     },
   );
 
-  it.each(['localhost', 'LOCALHOST', 'sitehost.localhost', '127.0.0.1', '127.1.2.3', '127.1', '[::1]', 'localhost, 127.0.0.1, [::1]'])(
-    'accepts EDGE_PURGE=local with API_HOSTNAMES = %j: only this machine reaches it',
+  it.each(['localhost', 'LOCALHOST', 'sitehost.localhost', '127.0.0.1', '127.1.2.3', '127.1', '[::1]', 'localhost, 127.0.0.1, [::1]', 'api.sitehost.test', 'api.example', 'api.invalid'])(
+    'accepts EDGE_PURGE=local with API_HOSTNAMES = %j: no public service answers there (RFC 6761)',
     (names) => {
       expect(parseSettings({ ...valid, API_HOSTNAMES: names, EDGE_PURGE: 'local' }).edge.purge).toBe('local');
     },

@@ -185,7 +185,7 @@ describe('GET /v2/usage', () => {
     expect(empty.status).toBe(200);
     expect(await empty.json()).toEqual({
       userId: 'github|usage',
-      sites: { used: 0, limit: 100, setting: 'MAX_SITES_PER_USER' },
+      sites: { used: 0, limit: Number(env.MAX_SITES_PER_USER), setting: 'MAX_SITES_PER_USER' },
       bytes: { used: 0, limit: 10 * 1024 * 1024 * 1024, setting: 'MAX_USER_BYTES' },
       deploysPerHour: { used: 0, limit: Number(env.DEPLOYS_PER_HOUR), setting: 'DEPLOYS_PER_HOUR' },
     });

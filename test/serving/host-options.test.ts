@@ -43,19 +43,14 @@ describe('host options', () => {
       expect(await (await site('dirs-never.example', '/')).text()).toBe('home');
     });
 
-    it.each(['always', 'never'])(
-      'serves a directory at the path asked for, without redirects, when resolve is false (trailingSlash "%s")',
-      async (trailingSlash) => {
-        const domain = `dirs-unresolved-${trailingSlash}.example`;
-        await deployed(domain, files, { directories: { resolve: false, trailingSlash } });
-        for (const [path, body] of [['/', 'home'], ['/docs/', 'docs home'], ['/docs', 'docs home'], ['/docs/guide', 'guide']]) {
-          const response = await site(domain, path!);
-          expect(response.status, path).toBe(200);
-          expect(await response.text()).toBe(body);
-        }
-        expect((await site(domain, '/docs/guide/')).status).toBe(404);
-      },
-    );
+    it('redirects GET /pub to /pub/ with resolve false: it turns off only the normalising redirect of dot segments and "//"', async () => {
+      await deployed('dirs-unresolved.example', files, { directories: { resolve: false } });
+      const redirect = await site('dirs-unresolved.example', '/docs');
+      expect(redirect.status).toBe(308);
+      expect(redirect.headers.get('location')).toBe('/docs/');
+      expect(await (await site('dirs-unresolved.example', '/docs/')).text()).toBe('docs home');
+      expect(await (await site('dirs-unresolved.example', '/docs//guide')).text()).toBe('guide');
+    });
 
     it('never lists a directory', async () => {
       await deployed('no-listing.example', files);
@@ -95,8 +90,28 @@ describe('host options', () => {
       expect(await response.text()).toBe('custom not found');
     });
 
-    it('answers a plain 404 when the fallback file does not exist', async () => {
-      await deployed('fallback-missing.example', files, { fallback: '/nowhere.html' });
+    it('serves the root 404.html with 404 on a miss without any fallback configured, as Netlify, Pages, GitHub Pages and Firebase do', async () => {
+      await deployed('default-404.example', files);
+      for (const path of ['/missing', '/missing.js']) {
+        const response = await site('default-404.example', path);
+        expect(response.status, path).toBe(404);
+        expect(await response.text()).toBe('custom not found');
+      }
+      expect(await (await site('default-404.example', '/real.txt')).text()).toBe('real');
+    });
+
+    it('lets an explicit 404 fallback win over the root 404.html, and a SPA fallback answer pages before it', async () => {
+      await deployed('explicit-404.example', { ...files, 'missing.html': 'explicit 404' }, { fallback: { 404: '/missing.html' } });
+      expect(await (await site('explicit-404.example', '/nothing')).text()).toBe('explicit 404');
+      await deployed('spa-404.example', files, { fallback: '/index.html' });
+      const page = await site('spa-404.example', '/app/route', { headers: { accept: 'text/html' } });
+      expect([page.status, await page.text()]).toEqual([200, 'app shell']);
+      const asset = await site('spa-404.example', '/missing.js', { headers: { accept: '*/*', 'sec-fetch-dest': 'script' } });
+      expect([asset.status, await asset.text()]).toEqual([404, 'custom not found']);
+    });
+
+    it('answers a plain 404 when the fallback file does not exist, and the site has no 404.html', async () => {
+      await deployed('fallback-missing.example', { 'index.html': 'app shell' }, { fallback: '/nowhere.html' });
       const response = await site('fallback-missing.example', '/missing');
       expect(response.status).toBe(404);
       expect(await response.text()).toContain('Not found');
@@ -256,11 +271,13 @@ describe('host options', () => {
         { root: 'public', fallback: { 404: '/404.html' } },
       );
       expect(await (await site('root.example', '/')).text()).toBe('public home');
-      for (const path of ['/private/secret.txt', '/..%2fprivate%2fsecret.txt', '/public/index.html']) {
+      for (const path of ['/private/secret.txt', '/public/index.html']) {
         const response = await site('root.example', path);
         expect(response.status).toBe(404);
         expect(await response.text()).toBe('public 404');
       }
+      // A dot segment is sent to its normal form first, which is still inside the root.
+      expect((await site('root.example', '/..%2fprivate%2fsecret.txt')).headers.get('location')).toBe('/private/secret.txt');
     });
   });
 });

@@ -21,13 +21,24 @@ describe('request paths', async () => {
     '/sites/other.example/secret.html',
   ])('never escapes the site for %s', async (path) => {
     const response = await site('victim.example', path);
-    expect([400, 404]).toContain(response.status);
+    expect([308, 400, 404]).toContain(response.status);
+    // A normalising redirect stays on the site: a path-absolute Location, never `//host`.
+    if (response.status === 308) expect(response.headers.get('location')).toMatch(/^\/(?!\/)/);
     expect(await response.text()).not.toContain('OTHER');
   });
 
-  it('resolves dot segments and doubled slashes inside the site', async () => {
-    expect(await (await site('victim.example', '/docs/..%2fdocs//page.html')).text()).toBe('victim page');
-    expect(await (await site('victim.example', '/docs%5cpage.html')).text()).toBe('victim page');
+  it('redirects dot segments, doubled slashes and backslashes to the normal path inside the site (directories.resolve)', async () => {
+    for (const path of ['/docs/..%2fdocs//page.html', '/docs%5cpage.html']) {
+      const response = await site('victim.example', path);
+      expect(response.status, path).toBe(308);
+      expect(response.headers.get('location')).toBe('/docs/page.html');
+    }
+  });
+
+  it('serves dot segments and doubled slashes where they resolve with directories.resolve false', async () => {
+    await deployed('unresolved.example', { 'index.html': 'home', 'docs/page.html': 'unresolved page' }, { directories: { resolve: false } });
+    expect(await (await site('unresolved.example', '/docs/..%2fdocs//page.html')).text()).toBe('unresolved page');
+    expect(await (await site('unresolved.example', '/docs%5cpage.html')).text()).toBe('unresolved page');
   });
 
   it.each([

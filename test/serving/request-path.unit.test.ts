@@ -4,26 +4,26 @@ import { outcomeOf } from '../support/outcome';
 
 /** The rules alone; test/serving/paths.test.ts shows the same paths through HTTP, against a deployed site. */
 describe('parseRequestPath', () => {
-  it.each<[string, string, string[], boolean]>([
-    ['the root', '/', [], true],
-    ['a file', '/a/b.html', ['a', 'b.html'], false],
-    ['a folder (trailing slash)', '/a/b/', ['a', 'b'], true],
-    ['doubled slashes', '//a//b', ['a', 'b'], false],
-    ['a "." segment', '/a/./b', ['a', 'b'], false],
-    ['a ".." segment', '/a/../b', ['b'], false],
-    ['".." above the root, clamped', '/../../etc/passwd', ['etc', 'passwd'], false],
-    ['encoded ".." (%2e%2e), clamped', '/%2e%2e/%2E%2E/x', ['x'], false],
-    ['an encoded slash (%2f) is a separator', '/a%2fb', ['a', 'b'], false],
-    ['an encoded backslash (%5c) is a separator', '/a%5cb', ['a', 'b'], false],
-    ['a final ".." names a folder', '/a/b/..', ['a'], true],
-    ['a final "." names a folder', '/a/.', ['a'], true],
-    ['decoded once: %252e stays %2e', '/%252e%252e/x', ['%2e%2e', 'x'], false],
-    ['an encoded space', '/a%20b', ['a b'], false],
-    ['NFC, whatever the request sends', '/cafe%CC%81.html', ['caf\u00e9.html'], false],
-    ['NFC already', '/caf%C3%A9.html', ['caf\u00e9.html'], false],
-    [`exactly ${maxPathLength} characters`, `/${'a'.repeat(maxPathLength - 1)}`, ['a'.repeat(maxPathLength - 1)], false],
-  ])('%s: %s', (_, pathname, segments, directory) => {
-    expect(parseRequestPath(pathname)).toEqual({ segments, directory });
+  it.each<[string, string, string[], boolean, boolean]>([
+    ['the root', '/', [], true, true],
+    ['a file', '/a/b.html', ['a', 'b.html'], false, true],
+    ['a folder (trailing slash)', '/a/b/', ['a', 'b'], true, true],
+    ['doubled slashes', '//a//b', ['a', 'b'], false, false],
+    ['a "." segment', '/a/./b', ['a', 'b'], false, false],
+    ['a ".." segment', '/a/../b', ['b'], false, false],
+    ['".." above the root, clamped', '/../../etc/passwd', ['etc', 'passwd'], false, false],
+    ['encoded ".." (%2e%2e), clamped', '/%2e%2e/%2E%2E/x', ['x'], false, false],
+    ['an encoded slash (%2f) is a separator', '/a%2fb', ['a', 'b'], false, true],
+    ['an encoded backslash (%5c) is a separator', '/a%5cb', ['a', 'b'], false, false],
+    ['a final ".." names a folder', '/a/b/..', ['a'], true, false],
+    ['a final "." names a folder', '/a/.', ['a'], true, false],
+    ['decoded once: %252e stays %2e', '/%252e%252e/x', ['%2e%2e', 'x'], false, true],
+    ['an encoded space', '/a%20b', ['a b'], false, true],
+    ['NFC, whatever the request sends', '/cafe%CC%81.html', ['caf\u00e9.html'], false, true],
+    ['NFC already', '/caf%C3%A9.html', ['caf\u00e9.html'], false, true],
+    [`exactly ${maxPathLength} characters`, `/${'a'.repeat(maxPathLength - 1)}`, ['a'.repeat(maxPathLength - 1)], false, true],
+  ])('%s: %s', (_, pathname, segments, directory, normal) => {
+    expect(parseRequestPath(pathname)).toEqual({ segments, directory, normal });
   });
 
   it.each<[string, string, string]>([
@@ -33,7 +33,7 @@ describe('parseRequestPath', () => {
     ['malformed percent-encoding', '/%zz', '400 invalid-path'],
     ['a lone percent sign', '/100%', '400 invalid-path'],
     ['invalid UTF-8', '/%c3%28', '400 invalid-path'],
-    [`over ${maxPathLength} characters`, `/${'a'.repeat(maxPathLength)}`, `400 invalid-path MAX_PATH_LENGTH=${maxPathLength}`],
+    [`over ${maxPathLength} characters: 414 URI Too Long (RFC 9110 §15.5.15)`, `/${'a'.repeat(maxPathLength)}`, `414 uri-too-long MAX_PATH_LENGTH=${maxPathLength}`],
   ])('refuses %s', (_, pathname, outcome) => {
     expect(outcomeOf(() => parseRequestPath(pathname))).toBe(outcome);
   });

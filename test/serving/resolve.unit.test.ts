@@ -4,6 +4,7 @@ import { hostOptionsOf } from '../../src/serving/host-options';
 import { parseRequestPath } from '../../src/serving/request-path';
 import { resolve } from '../../src/serving/resolve';
 import type { SiteFiles } from '../../src/serving/site-files';
+import { compileSiteRules } from '../../src/serving/site-rules';
 import type { FileEntry } from '../../src/storage/file-index';
 
 /** A deployment of `paths`, arranged as src/serving/site-files.ts arranges a file index. */
@@ -14,7 +15,7 @@ function siteFiles(paths: string[]): SiteFiles {
     byPath.set(path, { path, pack: 0, offset: 0, size: 1, hash: path, contentType: 'text/html', modified: 0 });
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) directories.add(path.slice(0, slash));
   }
-  return { deploymentId: 'd', packs: ['p'], byPath, directories };
+  return { deploymentId: 'd', packs: ['p'], byPath, directories, rules: compileSiteRules(undefined) };
 }
 
 /** The resolution as one line: `200 index.html`, `308 → /about/`, `not-found`. */
@@ -36,7 +37,7 @@ describe('resolve', () => {
     ['a page without its .html', '/about', {}, site, '200 about.html'],
     ['the file itself before an extension', '/a', {}, ['a', 'a.html'], '200 a'],
     ['extensions in their order', '/a', { fallback: { extensions: ['htm', 'html'] } }, ['a.html', 'a.htm'], '200 a.htm'],
-    ['no extension tried without "html" in the list', '/about', { fallback: { extensions: [''] } }, site, 'not-found'],
+    ['no extension tried without "html" in the list', '/about', { fallback: { extensions: [''] } }, site, '404 404.html'],
     ['a dotted extension is the same extension', '/about', { fallback: { extensions: ['.html'] } }, site, '200 about.html'],
     ['a missing file', '/nothing.css', {}, ['index.html'], 'not-found'],
     // folders and trailing slashes
@@ -47,9 +48,12 @@ describe('resolve', () => {
     ['trailingSlash never: the folder without slash', '/docs', { directories: { trailingSlash: 'never' } }, site, '200 docs/index.html'],
     ['trailingSlash never: a file asked as a folder', '/page.html/', { directories: { trailingSlash: 'never' } }, site, '308 → /page.html'],
     ['trailingSlash never: the root keeps its slash', '/', { directories: { trailingSlash: 'never' } }, site, '200 index.html'],
-    ['resolve false: no redirect, the index anyway', '/docs', { directories: { resolve: false } }, site, '200 docs/index.html'],
-    ['resolve false: no redirect with never either', '/docs/', { directories: { resolve: false, trailingSlash: 'never' } }, site, '200 docs/index.html'],
-    ['a file asked as a folder is missing', '/page.html/', {}, site, 'not-found'],
+    ['resolve false still redirects a folder to its trailing slash: it turns off only the normalising redirect', '/pub', { directories: { resolve: false } }, ['pub/index.html'], '308 → /pub/'],
+    ['resolve false still takes the slash away with never', '/docs/', { directories: { resolve: false, trailingSlash: 'never' } }, site, '308 → /docs'],
+    ['resolve (default): dot segments redirect to the normal form, query kept', '/docs/..%2fabout?x=1', {}, site, '308 → /about?x=1'],
+    ['resolve (default): "//" redirects to the normal form', '/docs//intro', {}, site, '308 → /docs/intro'],
+    ['resolve false: dot segments and "//" are served where they resolve', '/docs/..%2f/about', { directories: { resolve: false } }, site, '200 about.html'],
+    ['a file asked as a folder is missing', '/page.html/', {}, site, '404 404.html'],
     // root
     ['root: the root folder is the top', '/', { root: 'public' }, ['public/index.html', 'index.html'], '200 public/index.html'],
     ['root: files outside it are not served', '/secret.html', { root: '/public/' }, ['public/index.html', 'secret.html'], 'not-found'],
@@ -61,7 +65,12 @@ describe('resolve', () => {
     ['the 2xx fallback before the 4xx', '/nothing', { fallback: { 404: '/404.html', 200: '/index.html' } }, site, '200 index.html'],
     ['a missing fallback file gives way to the next', '/nothing', { fallback: { 200: '/shell.html', 404: '/404.html' } }, site, '404 404.html'],
     ['fallback paths are under the root', '/nothing', { root: 'public', fallback: '404.html' }, ['public/404.html', '404.html'], '200 public/404.html'],
-    ['no fallback: not found', '/nothing', {}, site, 'not-found'],
+    ['no fallback: the root 404.html with 404, as Netlify, Pages, GitHub Pages and Firebase', '/nothing', {}, site, '404 404.html'],
+    ['no fallback and no 404.html: not found', '/nothing', {}, ['index.html'], 'not-found'],
+    ['the default 404.html is under the root', '/nothing', { root: 'public' }, ['public/404.html', '404.html'], '404 public/404.html'],
+    ['an explicit 404 fallback wins over 404.html', '/nothing', { fallback: { 404: '/missing.html' } }, [...site, 'missing.html'], '404 missing.html'],
+    ['an explicit 404 fallback that is missing does not fall to 404.html', '/nothing', { fallback: { 404: '/gone.html' } }, site, 'not-found'],
+    ['a 200 fallback (SPA) wins for pages over the default 404.html', '/app/route', { fallback: '/index.html' }, site, '200 index.html'],
     ['an existing file before any fallback', '/about', { fallback: '/index.html' }, site, '200 about.html'],
     // redirects
     ['a redirect, with the default 308 and the query', '/old/a?q=1', { redirects: [{ from: '/old/{x}', to: '/new/{x}' }] }, site, '308 → /new/a?q=1'],
@@ -74,7 +83,7 @@ describe('resolve', () => {
   });
 
   it.each<[string, HostConfiguration, string]>([
-    ['a 2xx fallback answers pages only', { fallback: '/index.html' }, 'not-found'],
+    ['a 2xx fallback answers pages only: the default 404.html answers the rest', { fallback: '/index.html' }, '404 404.html'],
     ['a 4xx fallback answers any miss', { fallback: { 404: '/404.html' } }, '404 404.html'],
     ['the 4xx when the 2xx does not apply', { fallback: { 200: '/index.html', 404: '/404.html' } }, '404 404.html'],
   ])('for a request that wants no page (a missing asset), %s', (_, configuration, expected) => {

@@ -234,12 +234,12 @@ describe('redirects to script URLs', () => {
 });
 
 describe('request path length', () => {
-  it(`answers a path longer than ${maxPathLength} bytes with 400 naming the limit`, async () => {
+  it(`answers a path longer than ${maxPathLength} bytes with 414 URI Too Long (RFC 9110 §15.5.15) naming the limit`, async () => {
     const domain = unique('long-path');
     await deployed(domain, { 'index.html': 'x' });
     const response = await site(domain, `/${'a'.repeat(maxPathLength)}`);
-    expect(response.status).toBe(400);
-    expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-path', limit: 'MAX_PATH_LENGTH', value: maxPathLength });
+    expect(response.status).toBe(414);
+    expect(await problemOf(response)).toMatchObject({ type: '/problems/uri-too-long', status: 414, limit: 'MAX_PATH_LENGTH', value: maxPathLength });
     expect((await site(domain, `/${'a'.repeat(maxPathLength - 1)}`)).status).toBe(404);
   });
 });

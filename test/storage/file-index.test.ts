@@ -45,6 +45,18 @@ describe('the stored file index', () => {
     );
   });
 
+  it('keeps the rules read from _redirects and _headers with the files', () => {
+    const written: FileIndex = {
+      ...siteIndex(2),
+      rules: {
+        redirects: [{ from: '/store', query: [{ name: 'id', variable: 'id' }], to: '/items/{+id}', status: 301, force: true, countries: ['US'] }],
+        headers: [{ uri: '/{+splat}', fields: { 'X-Frame-Options': ['DENY'] }, detach: ['X-Robots-Tag'] }],
+      },
+    };
+    expect(decodeFileIndex(encodeFileIndex(written))).toEqual(written);
+    expect(decodeFileIndex(encodeFileIndex(siteIndex(2)))).not.toHaveProperty('rules');
+  });
+
   it('takes half the bytes of the index as objects with named members', () => {
     const written = siteIndex(2000);
     expect(encodeFileIndex(written).length).toBeLessThan(JSON.stringify(written).length / 2 + 1000);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
+import { type IncomingHttpHeaders, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,18 +125,26 @@ export function token(service: Service, user: string, scope = 'deploy', secret =
     .sign(new TextEncoder().encode(secret));
 }
 
+/** What a hosted site answered: status, fields and body. */
+export interface SiteResponse<Body = string> {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Body;
+}
+
 /**
  * GETs a path of a hosted site the way a browser does at `http://<domain>.localhost:<port>/`:
- * through node:http with that Host header, since fetch does not let a caller set Host.
+ * through node:http with that Host header, since fetch does not let a caller set Host (nor
+ * send a path with `//` or dot segments as written).
  */
-export function getBytesFromSite(service: Service, domain: string, path: string): Promise<{ status: number; body: Buffer }> {
+export function getBytesFromSite(service: Service, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse<Buffer>> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { host: '127.0.0.1', port: service.port, path, headers: { host: `${domain}.localhost:${service.port}` } },
+      { host: '127.0.0.1', port: service.port, path, headers: { host: `${domain}.localhost:${service.port}`, ...headers } },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
         // A connection cut mid-body (a service that was killed, say).
         response.on('error', reject);
       },
@@ -147,7 +155,23 @@ export function getBytesFromSite(service: Service, domain: string, path: string)
 }
 
 /** `getBytesFromSite`, the body as UTF-8 text. */
+export async function siteAnswer(service: Service, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
+  const response = await getBytesFromSite(service, domain, path, headers);
+  return { ...response, body: response.body.toString('utf8') };
+}
+
+/** What a visitor sees of a page: its status and text, to compare whole. */
 export async function getFromSite(service: Service, domain: string, path: string): Promise<{ status: number; body: string }> {
-  const { status, body } = await getBytesFromSite(service, domain, path);
-  return { status, body: body.toString('utf8') };
+  const { status, body } = await siteAnswer(service, domain, path);
+  return { status, body };
+}
+
+/**
+ * A form encoded whole, to send with its headers in one write: a deploy refused before its
+ * body is read is answered at once and its connection closed, which a body still streaming in
+ * would meet as EPIPE (test/node/deploy-input.test.ts sends such bodies by hand).
+ */
+export async function wholeForm(form: FormData): Promise<{ headers: Record<string, string>; body: ArrayBuffer }> {
+  const encoded = new Response(form);
+  return { headers: { 'content-type': encoded.headers.get('content-type')! }, body: await encoded.arrayBuffer() };
 }
