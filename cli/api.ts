@@ -1,3 +1,4 @@
+import { clientHeader } from '../src/common/deployment-labels.ts';
 import type { DomainProofRecord } from '../src/common/api-types.ts';
 import { type ApiError, apiErrorOf } from '../src/common/problem.ts';
 import { CliError, type ErrorKind } from './errors.ts';
@@ -8,6 +9,19 @@ export interface Credentials {
   /** The API's origin, e.g. `https://api.example.net`, without a trailing slash. */
   origin: string;
   token: string;
+}
+
+/** A JSON answer's body, and the preview URL its `Link: <…>; rel="preview"` names (a deploy that went live). */
+export interface Answered<T> {
+  body: T;
+  previewUrl?: string;
+}
+
+/** `answer`'s JSON body and the preview URL it links to, if any. */
+export async function answeredOf<T>(answer: Answer): Promise<Answered<T>> {
+  // The one link the service sends, as it writes it: by hand, not worth an RFC 8288 parser.
+  const preview = /<([^>]*)>\s*;\s*rel="?preview"?/.exec(answer.headers.get('link') ?? '')?.[1];
+  return { body: (await answer.json()) as T, ...(preview ? { previewUrl: preview } : {}) };
 }
 
 /** A request's method, headers and (text) body. */
@@ -35,6 +49,11 @@ export class ApiClient {
     return (await (await this.request(path, options)).json()) as T;
   }
 
+  /** `json`, with the preview URL the answer links to. */
+  async answered<T>(path: string, options: RequestOptions = {}): Promise<Answered<T>> {
+    return answeredOf<T>(await this.request(path, options));
+  }
+
   /** Sends a body produced chunk by chunk (see upload.ts): deploys and file uploads. */
   async upload(path: string, method: string, headers: Record<string, string>, body: BodyWriter): Promise<Answer> {
     return this.#answer(() => streamRequest(new URL(`${this.origin}${path}`), method, this.#headers(headers), body));
@@ -54,12 +73,14 @@ export class ApiClient {
    * Asks, without a body, what the service would refuse a deploy to `sitePath` for before reading
    * it: the token, its scope, the domain, the site's owner. Such a refusal in the middle of an
    * upload may not reach the client whole: the service closes the connection on the rest of the
-   * body, and the reset can discard the answer. A site not hosted yet (404) is fine to deploy.
+   * body, and the reset can discard the answer. A site not hosted yet (404) is fine to deploy;
+   * answers whether the site exists.
    */
-  async checkDeployable(sitePath: string): Promise<void> {
+  async checkDeployable(sitePath: string): Promise<{ siteExists: boolean }> {
     const answer = await this.#send(`${sitePath}/info`, {});
     if (answer.status >= 300 && answer.status !== 404) throw cliErrorOf(await apiErrorOf(answer));
     await answer.body.cancel();
+    return { siteExists: answer.status !== 404 };
   }
 
   /** The answer whatever its status; only an unreachable server is thrown, as a `CliError`. */
@@ -77,6 +98,8 @@ export class ApiClient {
       ...headers,
       authorization: `Bearer ${this.#token}`,
       'user-agent': `sitehost-cli/${version}`,
+      // The deployments this CLI makes are recorded as the CLI's (docs/design.md, "Deployments").
+      [clientHeader]: `cli/${version}`,
     };
   }
 

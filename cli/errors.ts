@@ -19,6 +19,16 @@ export const exitCodes = {
 
 export type ErrorKind = keyof typeof exitCodes;
 
+/** Each kind's title, for the JSON problem `--json` prints of an error the CLI itself found. */
+export const kindTitles: Record<ErrorKind, string> = {
+  failure: 'Failed',
+  usage: 'Invalid usage',
+  auth: 'Not authenticated',
+  'not-found': 'Not found',
+  conflict: 'Conflict',
+  server: 'Service failing or unreachable',
+};
+
 export interface CliErrorOptions extends ErrorOptions {
   /** The HTTP status, when the error is the server's answer. */
   status?: number;

@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import pc from 'picocolors';
 
 /** The API's zone-less UTC timestamps (docs/api.md, Timestamps), shown as `2026-11-20 10:11:12 UTC`. */
@@ -11,10 +12,12 @@ export function formatTimestamp(value: unknown): string {
  * lines, where table libraries bring borders and wrapping this output does not want.
  */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  // Measured as shown: a coloured cell's escape codes take no room.
+  const width = (cell: string) => stripVTControlCharacters(cell).length;
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => width(row[column] ?? ''))));
   const line = (cells: readonly string[]) =>
     cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell + ' '.repeat(Math.max(0, (widths[column] ?? 0) - width(cell)))))
       .join('  ')
       .trimEnd();
   return [pc.bold(line(header)), ...rows.map(line)].join('\n');

@@ -9,16 +9,17 @@ import { version } from './version.ts';
 /**
  * The `sitehost` command line: every command's arguments and help. A command's code is
  * imported only when it runs, which keeps a deploy's memory to what deploying needs.
- * Commander errors are thrown, not exited on, so main.ts can map them to exit code 2.
+ * Commander errors are thrown, not exited on, so main.ts can map them to exit code 2; with `json`
+ * (`--json` given), commander prints none of them: main.ts prints the problem as JSON.
  */
-export function createProgram(): Command {
+export function createProgram(json = false): Command {
   const program = new Command('sitehost')
     .description('Publish static sites to a Sitehost service.')
     .version(version)
     .option('--debug', 'show stack traces of errors')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(pc.red(text)) })
+    .configureOutput(json ? { writeErr: () => {}, outputError: () => {} } : { outputError: (text, write) => write(pc.red(text)) })
     .addHelpText('after', `\nLogin: \`sitehost login\`, or SITEHOST_ORIGIN and SITEHOST_TOKEN in the environment (CI).\n\n${exitCodeHelp}`);
 
   program
@@ -26,26 +27,38 @@ export function createProgram(): Command {
     .description('check a token against the API, then store it with the API origin')
     .option('--origin <url>', 'the API origin', 'http://localhost:8787')
     .option('--token <token>', 'the bearer token (else asked for, or read from standard input)')
+    .option('--json', 'print who logged in, and where the login is stored, as JSON')
     .addHelpText('after', `\nStored in ${configFilePath()} (mode 0600).\nSITEHOST_ORIGIN and SITEHOST_TOKEN override it.`)
     .action(async (options) => (await import('./commands/login.ts')).login(options));
 
   program
     .command('logout')
     .description('forget the stored login')
-    .action(async () => (await import('./commands/login.ts')).logout());
+    .option('--json', 'print whether a login was forgotten as JSON')
+    .action(async (options) => (await import('./commands/login.ts')).logout(options));
+
+  program
+    .command('whoami')
+    .description('show who the token is, as the service reads it: user id, scopes, expiry')
+    .option('--json', 'print the identity as JSON')
+    .action(async (options) => (await import('./commands/login.ts')).whoami(options));
 
   program
     .command('deploy')
     .description('publish a folder as the site of a domain, replacing all of its files')
-    .argument('[dir]', 'the folder whose content becomes the site root', '.')
+    .argument('[dir]', 'the folder whose content becomes the site root (default: ".")')
+    .option('--dir <dir>', 'the same as [dir]')
     .option('-d, --domain <domain>', 'the domain to publish to (default: "domain" in the --config file)')
     .option('-c, --config <file>', 'host configuration (JSON) to deploy with the files')
+    .option('--prod', 'put the deployment live: the default, also with --alias')
     .option('--preview', 'make a deployment without putting it live, and print its preview URL')
-    .option('--json', 'print only the deploy result (with --preview, the deployment) as JSON')
+    .option('--alias <name>', 'a stable preview host for the newest deployment with this alias (a branch name does); makes a preview unless --prod')
+    .option('-m, --message <text>', "the deployment's message, e.g. a commit SHA or title (at most 1,000 characters)")
+    .option('--json', 'print only the result as JSON: id, url, previewUrl, aliasUrl and the deploy result or deployment')
     .option('--no-cache', 'read and hash every file, and ask the service what it lacks, without the record of earlier deploys from [dir]')
     .addHelpText(
       'after',
-      `\nEvery file below [dir] is deployed except .git folders, ${ignoreFileName} and what it lists\n(gitignore syntax, in [dir]). Only files whose content the service does not have yet are\nuploaded, streamed from disk. Content hashes are remembered in ${cacheFolder()} and a file\nis read again only when its size, times or inode changed.`,
+      `\nThe deployment goes live unless --preview or --alias (without --prod) is given. A folder the\nsite serves already makes no new deployment. Every file below [dir] is deployed except .git\nfolders, ${ignoreFileName} and what it lists (gitignore syntax, in [dir]). Only files whose content\nthe service does not have yet are uploaded, streamed from disk. Content hashes are remembered in\n${cacheFolder()} and a file is read again only when its size, times or inode changed.`,
     )
     .action(async (dir, options) => (await import('./commands/deploy.ts')).deploy(dir, options));
 
@@ -82,6 +95,7 @@ export function createProgram(): Command {
     .description('unpublish a site: remove its files and configuration')
     .argument('<domain>')
     .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
+    .option('--json', 'print what was deleted as JSON')
     .action(async (domain, options) => (await import('./commands/sites.ts')).deleteSite(domain, options));
 
   const source = ['[source]', 'a JSON file, inline JSON text, or - for standard input (the default)'] as const;
@@ -129,7 +143,8 @@ export function createProgram(): Command {
     .description('remove one file')
     .argument('<domain>')
     .argument('<path>', 'the path on the site')
-    .action(async (domain, path) => (await import('./commands/files.ts')).removeFile(domain, path));
+    .option('--json', 'print what was removed as JSON')
+    .action(async (domain, path, options) => (await import('./commands/files.ts')).removeFile(domain, path, options));
 
   program
     .command('domains')
@@ -166,12 +181,14 @@ export function createProgram(): Command {
     .command('resume')
     .description("lift a site's suspension: it is served again")
     .argument('<domain>')
-    .action(async (domain) => (await import('./commands/admin.ts')).resumeSite(domain));
+    .option('--json', 'print what was resumed as JSON')
+    .action(async (domain, options) => (await import('./commands/admin.ts')).resumeSite(domain, options));
   admin
     .command('delete')
     .description('unpublish any site, whoever owns it: its files and configuration go, and the domain is free')
     .argument('<domain>')
     .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
+    .option('--json', 'print what was deleted as JSON')
     .action(async (domain, options) => (await import('./commands/sites.ts')).deleteSite(domain, options));
 
   return program;

@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { HeaderLookup } from '../src/common/problem.ts';
 import { CliError } from './errors.ts';
@@ -6,10 +7,12 @@ import { CliError } from './errors.ts';
 /**
  * node:http (and node:https, loaded only for https: TLS takes 3 ms to load) are not imported
  * statically: an ESM import of node:http evaluates all its exports, among them undici's, and
- * loading undici takes Node about 20 ms, a fifth of a one-file redeploy. For the same reason
- * answers are not web Responses (undici's class).
+ * loading undici takes Node about 20 ms, a fifth of a one-file redeploy. `require` (as
+ * `process.getBuiltinModule` would, from Node 20.16 on) leaves them unevaluated. For the same
+ * reason answers are not web Responses (undici's class).
  */
-const client = (url: URL) => process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
+const builtin = createRequire(import.meta.url);
+const client = (url: URL): typeof import('node:http') => builtin(url.protocol === 'https:' ? 'node:https' : 'node:http');
 
 /** Hands one chunk to the network; resolves once the chunk has been written and may be reused. */
 export type ChunkWriter = (chunk: Uint8Array) => Promise<void>;

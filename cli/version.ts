@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import cliPackage from './package.json' with { type: 'json' };
 
-/** The package's version, for `--version` and the User-Agent. */
-export const version: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+/** The CLI package's version, for `--version`, the User-Agent and the Sitehost-Client header. */
+export const version: string = cliPackage.version;

@@ -7,7 +7,7 @@ import { log } from './platform/log';
 import { consumeQueue } from './queues';
 import { sweepOrphanedObjects } from './coordinator/orphan-sweeps';
 import { InvalidSetting, type Settings, settingsOf } from './platform/settings';
-import { previewIdOf, servePreview } from './serving/preview';
+import { previewNameOf, servePreview } from './serving/preview';
 import { serveSite } from './serving/serve';
 import { siteDomainOf } from './common/site-url';
 import { forgetOldDeadLetters } from './storage/dead-letters';
@@ -29,7 +29,7 @@ export default {
     // A fully qualified name's trailing dot (`example.com.`) names the same host; URL lower-cases it already.
     const hostname = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
     if (settings.apiHostnames.includes(hostname)) return api.fetch(request, env, ctx);
-    const preview = previewIdOf(hostname, settings.previewHostname);
+    const preview = previewNameOf(hostname, settings.previewHostname);
     if (preview !== undefined) return servePreview(request, url, env, ctx, preview);
     const domain = siteDomainOf(hostname);
     return answerAcmeChallenge(request, url, env, domain) ?? serveSite(request, url, env, ctx, domain);

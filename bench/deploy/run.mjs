@@ -18,6 +18,11 @@
 //    the bench's own folder), then redeployed with 1 file changed: bytes sent (counted by a relay in front of the service) and wall time
 //    of the redeploy ÷ the full deploy (targets ≤ 1 % and ≤ 10 %); then a rollback to the full
 //    deploy: time from the activate call until the old content is served (target < 1 s).
+// 6. A 2,000-file folder of ~1 KB files, as a CLI's first deploy to a new domain (from a fresh
+//    hash cache, process start to exit) and as one multipart PUT (request to answer), alternately:
+//    the ratio CLI ÷ multipart (target ≤ 1.5), and the 42 MB site's (the CLI's full deploy above ÷
+//    its multipart deploy). The CLI runs from the checkout (Node 24, TypeScript) as in 5, and, where
+//    /usr/bin/node is Node 20, packed and installed (`npm run pack:cli`) on that Node too.
 // BENCH_RUNS (default 5) sets how often the 40 MiB site is sent to each, alternately (both
 // servers run at once); the machine is shared, so the report gives the median and the best run.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
@@ -26,9 +31,9 @@ import { openAsBlob } from 'node:fs';
 import { appendFile, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { cpuMsOf, freePort, isProxy, measureMemory, startServer, workerdPids } from './processes.mjs';
-import { generateRealisticSite, generateUniformSite, smallPages } from './site.mjs';
+import { generateRealisticSite, generateSmallFileSite, generateUniformSite, smallPages } from './site.mjs';
 import { startCountingRelay } from '../../test/node/cli/counting-relay.ts';
 
 const repo = new URL('../..', import.meta.url).pathname;
@@ -58,21 +63,53 @@ async function upload(url, form, token) {
   return { ms, body: JSON.parse(text) };
 }
 
-/** Runs `sitehost deploy <dir> --domain <domain> --json` through `relay`; its wall time, bytes sent and deploy result. */
-function cliDeploy(relay, token, dir, domain) {
-  const before = relay.bytesFromClients();
+/** The CLI from the checkout: TypeScript on this Node (24), its compile cache filled by a first run. */
+const repoCli = [process.execPath, join(repo, 'bin/sitehost.mjs')];
+
+/**
+ * Runs `sitehost deploy <dir> --domain <domain> --json` (`cli`: the command and its first
+ * arguments) against `origin` with its hash cache in `cacheDir`; its wall time, process start to
+ * exit, and deploy result.
+ */
+function cliDeployTo(origin, token, dir, domain, { cli = repoCli, cacheDir = join(workDir, 'cli-cache'), env = process.env } = {}) {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     execFile(
-      process.execPath,
-      [join(repo, 'bin/sitehost.mjs'), 'deploy', dir, '--domain', domain, '--json'],
-      { env: { ...process.env, SITEHOST_ORIGIN: relay.origin, SITEHOST_TOKEN: token, XDG_CACHE_HOME: join(workDir, 'cli-cache') } },
+      cli[0],
+      [...cli.slice(1), 'deploy', dir, '--domain', domain, '--json'],
+      { env: { ...env, SITEHOST_ORIGIN: origin, SITEHOST_TOKEN: token, XDG_CACHE_HOME: cacheDir } },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`sitehost deploy ${domain}: ${error.message}\n${stderr}`));
-        resolve({ ms: performance.now() - started, bytes: relay.bytesFromClients() - before, result: JSON.parse(stdout) });
+        resolve({ ms: performance.now() - started, result: JSON.parse(stdout) });
       },
     );
   });
+}
+
+/** `cliDeployTo` through `relay`, with the bytes it sent. */
+async function cliDeploy(relay, token, dir, domain) {
+  const before = relay.bytesFromClients();
+  const run = await cliDeployTo(relay.origin, token, dir, domain);
+  return { ...run, bytes: relay.bytesFromClients() - before };
+}
+
+/**
+ * The CLI packed by `npm run pack:cli` and installed from its tarball into a prefix of the bench's
+ * own, to run on the machine's Node 20 (/usr/bin/node), as a distribution's user runs it; undefined
+ * when that Node is not 20 or the install fails (the figure is then left out, saying why).
+ */
+function installPackedCli() {
+  const node20 = '/usr/bin/node';
+  try {
+    if (!/^v20\./.test(execFileSync(node20, ['--version'], { encoding: 'utf8' }))) return { why: `${node20} is not Node 20` };
+    const tarball = execFileSync(process.execPath, ['scripts/pack-cli.mjs'], { cwd: repo, encoding: 'utf8' }).trim().split('\n').at(-1);
+    const prefix = join(workDir, 'cli-prefix');
+    const path = `${dirname(node20)}:${process.env.PATH}`;
+    execFileSync('npm', ['install', '--global', '--prefix', prefix, tarball, '--no-audit', '--no-fund', '--prefer-offline'], { env: { ...process.env, PATH: path }, stdio: 'pipe' });
+    return { cli: [join(prefix, 'bin', 'sitehost')], env: { ...process.env, PATH: path } };
+  } catch (error) {
+    return { why: `the packed CLI could not be installed: ${error.message.split('\n')[0]}` };
+  }
 }
 
 /** GETs `path` of a hosted site as a browser does at `<domain>.localhost`; resolves to the body. */
@@ -152,6 +189,8 @@ try {
   const siteForm = await formOf(siteRoot, site);
   const siteBody = await bodyBytes(siteForm);
   const bigForm = await formOf(siteRoot, big);
+  const smallSite = await generateSmallFileSite(siteRoot, 2000, 1024);
+  const smallForm1k = await formOf(siteRoot, smallSite);
   const smallForm = new FormData();
   for (const page of smallPages(20_000)) smallForm.append('directory', page.blob, page.path);
   const warmUp = new FormData();
@@ -238,6 +277,21 @@ try {
     await relay.close();
   }
 
+  console.log(`deploying ${smallSite.length} files of ~1 KB, as the CLI's first deploy and as one multipart request, alternately…`);
+  const packed = installPackedCli();
+  const smallRuns = [];
+  for (let run = 0; run < runs; run++) {
+    // A first deploy: a new domain, and a hash cache of its own, as a CI job's.
+    const cli = await cliDeployTo(service.url, token, join(siteRoot, 'small'), `small-cli-${run}.example`, { cacheDir: join(workDir, `small-cache-${run}`) });
+    const multipart = await deployTo(`small-multipart-${run}.example`, smallForm1k);
+    const packedRun = packed.cli
+      ? await cliDeployTo(service.url, token, join(siteRoot, 'small'), `small-packed-${run}.example`, { cli: packed.cli, env: packed.env, cacheDir: join(workDir, `small-packed-cache-${run}`) })
+      : undefined;
+    if (cli.result.deploymentId === undefined || cli.result.unchanged) throw new Error(`the CLI's first deploy made no deployment: ${JSON.stringify(cli.result)}`);
+    smallRuns.push({ cli: cli.ms, multipart: multipart.ms, packed: packedRun?.ms });
+    console.log(`  run ${run + 1}: CLI ${seconds(cli.ms)}, multipart ${seconds(multipart.ms)}${packedRun ? `, packed CLI on Node 20 ${seconds(packedRun.ms)}` : ''}`);
+  }
+
   const serviceLog = service.output();
   for (const running of servers.splice(0)) await running.stop();
   const logged = serviceLog.slice(serviceLog.indexOf('Ready on'));
@@ -270,6 +324,12 @@ try {
   const bytesRatio = median(cliRuns.map((run) => run.redeploy.bytes / run.full.bytes));
   const timeRatio = cliRedeployMs / cliFullMs;
   const rollbackMs = median(cliRuns.map((run) => run.rollbackMs));
+  const smallCliMs = median(smallRuns.map((run) => run.cli));
+  const smallMultipartMs = median(smallRuns.map((run) => run.multipart));
+  // The median of the runs' own ratios: each run's two deploys met the same load.
+  const smallRatio = median(smallRuns.map((run) => run.cli / run.multipart));
+  const bigSiteRatio = cliFullMs / deployMedian;
+  const smallBytes = smallSite.reduce((sum, file) => sum + file.size, 0);
   const percent = (ratio) => `${(ratio * 100).toFixed(2)} %`;
   const rows = [
     ['site', `${site.length} files, ${mb(siteBytes)} (multipart body ${mb(siteBody)})`],
@@ -294,6 +354,14 @@ try {
     ['redeploy ÷ full deploy: bytes', `${percent(bytesRatio)} (target ≤ 1 %: ${verdict(bytesRatio <= 0.01)})`],
     ['redeploy ÷ full deploy: time', `${percent(timeRatio)} (target ≤ 10 %: ${verdict(timeRatio <= 0.1)})`],
     ['rollback: call to old content served', `median ${(rollbackMs / 1000).toFixed(3)} s (target < 1 s: ${verdict(rollbackMs < 1000)})`],
+    [`${smallSite.length} files of ~1 KB (${mb(smallBytes)}): one multipart PUT`, `median ${seconds(smallMultipartMs)}, best ${seconds(Math.min(...smallRuns.map((run) => run.multipart)))}`],
+    [`${smallSite.length} files of ~1 KB: CLI first deploy`, `median ${seconds(smallCliMs)}, best ${seconds(Math.min(...smallRuns.map((run) => run.cli)))} (process start to exit)`],
+    [`${smallSite.length} files of ~1 KB: CLI first deploy ÷ one multipart request`, `median ${smallRatio.toFixed(2)} (target ≤ 1.5: ${verdict(smallRatio <= 1.5)})`],
+    [
+      `${smallSite.length} files of ~1 KB: packed CLI on Node 20`,
+      packed.cli ? `median ${seconds(median(smallRuns.map((run) => run.packed)))}, ÷ multipart ${median(smallRuns.map((run) => run.packed / run.multipart)).toFixed(2)}` : `not measured: ${packed.why}`,
+    ],
+    ['42 MB site: CLI full deploy ÷ multipart deploy', `${bigSiteRatio.toFixed(2)} (${seconds(cliFullMs)} ÷ ${seconds(deployMedian)}; through the counting relay)`],
     ['20,000 small files: platform calls', platformCalls === undefined ? 'unknown' : `${platformCalls} (target ≤ 1000: ${verdict(platformCalls <= 1000)})`],
   ];
   console.log();

@@ -77,6 +77,20 @@ export async function generateRealisticSite(root, totalBytes) {
   return files.map(({ path, size }) => ({ path, size }));
 }
 
+/**
+ * `count` small pages of text averaging `averageBytes` (from half to one and a half of it), under
+ * `small/` in `root`: a site of many small files, whose deploy costs requests and files rather than bytes.
+ */
+export async function generateSmallFileSite(root, count, averageBytes) {
+  const random = prng(1024);
+  const files = Array.from({ length: count }, (_, i) => {
+    const size = Math.round(averageBytes * (0.5 + random()));
+    return { path: `small/section-${i % 40}/page-${i}.html`, size, content: textOfSize(size, random) };
+  });
+  await writeFiles(root, files);
+  return files.map(({ path, size }) => ({ path, size }));
+}
+
 /** `count` files of `size` incompressible bytes each. */
 export async function generateUniformSite(root, count, size) {
   const files = Array.from({ length: count }, (_, i) => ({ path: `big/part-${i}.bin`, size, content: randomBytesOfSize(size) }));

@@ -18,9 +18,10 @@ export async function suspendSite(domain: string, options: { reason: string; jso
 }
 
 /** `sitehost admin resume`: lifts the suspension. */
-export async function resumeSite(domain: string): Promise<void> {
+export async function resumeSite(domain: string, options: { json?: boolean }): Promise<void> {
   const api = await connect();
   const response = await api.request(sitePath(domain, '/suspension'), { method: 'DELETE' });
   await response.body?.cancel();
+  if (options.json) return printJson({ domain, resumed: true });
   console.log(`${pc.green('✔')} Resumed ${pc.bold(domain)}: it is served again, and its owner may change it.`);
 }

@@ -4,34 +4,29 @@ import { connect } from '../credentials.ts';
 import type { ApiClient } from '../api.ts';
 import { type CollectedFolder, collectFolder } from '../deploy/collect.ts';
 import { type HashedLocalFile, hashFolder } from '../deploy/hash.ts';
-import { type DeployedRecord, HashCache, patchBetween } from '../deploy/hash-cache.ts';
-import {
-  type Begun,
-  type DeploymentFiles,
-  type Finalize,
-  cliTransport,
-  createDeployment,
-  finalizeDeployment,
-  isBaseNotKept,
-  isFinalized,
-  type OpenedDeployment,
-  openDeployment,
-} from '../deploy/incremental.ts';
-import { createProgress } from '../deploy/progress.ts';
+import { HashCache } from '../deploy/hash-cache.ts';
+import { type DeploymentIntent, deploymentPath, openDeployment } from '../deploy/incremental.ts';
+import { type Published, publish, sizeOf } from '../deploy/publish.ts';
 import { checkedDomain } from '../domain.ts';
 import { CliError } from '../errors.ts';
 import { count, printJson } from '../format.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
+import { aliasFrom, messageProblem } from '../../src/common/deployment-labels.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
-import { filesToSend, sendMissing, sizesOf } from '../../src/common/incremental-deploy.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 import { siteUrl } from '../../src/common/site-url.ts';
 import { readJsonArgument } from '../input.ts';
 
 export interface DeployOptions {
+  /** The same as the [dir] argument, as `netlify deploy --dir` takes it. */
+  dir?: string;
   domain?: string;
   config?: string;
+  /** Live: the default, and with --alias the way to keep it live. */
+  prod?: boolean;
   preview?: boolean;
+  alias?: string;
+  message?: string;
   json?: boolean;
   /** False with --no-cache: every file is read and hashed, and the service asked what it lacks. */
   cache?: boolean;
@@ -48,6 +43,34 @@ async function readHostOptions(path: string | undefined): Promise<{ options?: ob
   return { options, domain: typeof domain === 'string' ? domain : undefined };
 }
 
+/** The folder to deploy: `[dir]` or `--dir` (both only when they agree), else the current folder. */
+function folderOf(positional: string | undefined, options: DeployOptions): string {
+  if (positional !== undefined && options.dir !== undefined && resolve(positional) !== resolve(options.dir)) {
+    throw new CliError('usage', `Two folders given: ${positional} and --dir ${options.dir}; give one.`);
+  }
+  return options.dir ?? positional ?? '.';
+}
+
+/**
+ * What the deployment is, from the flags, checked before any file is read: live (the default, and
+ * `--prod`) or a preview (`--preview`, or `--alias` without `--prod`), its message and its alias,
+ * made of any name as Cloudflare Pages makes a branch alias.
+ */
+function intentOf(options: DeployOptions, configuration: unknown, say: (line: string) => void): DeploymentIntent {
+  if (options.prod && options.preview) throw new CliError('usage', '--prod makes the deployment live and --preview does not; give one.');
+  const message = options.message || undefined;
+  const refusal = message && messageProblem(message);
+  if (refusal) throw new CliError('usage', `The --message is refused: ${refusal}.`);
+  let alias: string | undefined;
+  if (options.alias !== undefined) {
+    alias = aliasFrom(options.alias);
+    if (!alias) throw new CliError('usage', `The --alias ${JSON.stringify(options.alias)} has no letter or digit to make an alias of.`);
+    if (alias !== options.alias) say(`Alias ${JSON.stringify(options.alias)} is sent as ${pc.bold(alias)}.`);
+  }
+  const finalize = options.preview || (alias !== undefined && !options.prod) ? 'preview' : 'live';
+  return { configuration, finalize, message, alias };
+}
+
 function describe(result: DeployResult): string {
   return [
     result.isNewDomain ? 'new site' : 'existing site',
@@ -62,112 +85,17 @@ function once<T>(start: () => Promise<T>): () => Promise<T> {
   return () => (started ??= start());
 }
 
-const sizeOf = (files: readonly { size: number }[]) => files.reduce((sum, file) => sum + file.size, 0);
-
-/**
- * The most a redeploy sends with its manifest in one request: that request cannot be resumed (a
- * failure stores nothing), so a larger change goes the resumable way, manifest first.
- */
-const oneRequestLimits = { bytes: 8 * 1024 * 1024, files: 1000 };
-
-/** How a deploy ended: the service's answer, and the files whose bytes were sent. */
-interface Published {
-  outcome: DeployResult | Deployment;
-  sent: HashedLocalFile[];
-}
-
-/**
- * Sends the manifest and the bytes the service lacks, and finalizes. When this folder was
- * deployed to the same target before (`deployed`), the manifest is a patch of the deployment made
- * then, and the service lacks what changed since: those bytes go with the manifest, and an
- * unchanged folder or a small change takes one small request. Otherwise, or when the service no
- * longer keeps that deployment, the whole manifest goes first and the service answers what it
- * lacks.
- */
-async function publish(
-  api: ApiClient,
-  domain: string,
-  files: readonly HashedLocalFile[],
-  options: {
-    configuration: unknown;
-    finalize: Finalize;
-    /** The last deployment from this folder to the target, and the request opened for its patch. */
-    deployed?: DeployedRecord & { request: OpenedDeployment };
-    /** What the service would refuse the deploy for, asked before any upload it could refuse mid-way. */
-    deployable: () => Promise<void>;
-    /** Work to do while the service handles the deploy: called once its first request is sent, or about to be. */
-    whileWaiting: () => void;
-    json?: boolean;
-    say: (line: string) => void;
-  },
-): Promise<Published> {
-  const { configuration, finalize, deployed, deployable, say } = options;
-  const mode = options.json ? 'silent' : process.stderr.isTTY ? 'bar' : 'lines';
-  let content: DeploymentFiles = files;
-  let begun: Begun | undefined;
-  let sent: HashedLocalFile[] = [];
-  if (deployed) {
-    const patch = patchBetween(deployed.files, new Map(files.map((file) => [file.path, file.hash])));
-    const added = new Set(Object.values(patch));
-    content = { base: deployed.deploymentId, files: patch, sizes: sizesOf(files.filter((file) => added.has(file.hash))) };
-    const held = new Set(deployed.files.values());
-    const changed = filesToSend(files, new Set(files.filter((file) => file.size > 0 && !held.has(file.hash)).map((file) => file.hash)));
-    // A larger change sends the manifest alone: the service answers what it lacks.
-    const blobs = changed.length <= oneRequestLimits.files && sizeOf(changed) <= oneRequestLimits.bytes ? changed : [];
-    const progress = createProgress(blobs.length > 0 ? mode : 'silent', { files: blobs.length, bytes: sizeOf(blobs) });
-    try {
-      const onSent = () => {
-        progress.onComplete();
-        options.whileWaiting();
-      };
-      begun = await deployed.request.send(content, blobs, { configuration, finalize, progress, onSent });
-      sent = blobs;
-    } catch (error) {
-      if (isBaseNotKept(error)) {
-        // The service read the patch and stored nothing: the whole manifest, manifest first.
-        content = files;
-      } else {
-        // A 429 is an answer (a rate reached), not a lost connection: asking again now is refused again.
-        if (!(error instanceof CliError && error.kind === 'server') || error.status === 429) throw error;
-        // A refusal may have been lost with the connection; if none, nothing was stored and the resumable way starts over.
-        await deployable();
-        say(`The upload was interrupted (${error.message}); sending the manifest first…`);
-      }
-    } finally {
-      progress.stop();
-    }
-  }
-  if (!begun) {
-    await deployable();
-    options.whileWaiting();
-    // Manifest first; the whole one should the service not keep the base.
-    begun = await createDeployment(api, domain, content, configuration, finalize).catch((error: unknown) => {
-      if (content === files || !isBaseNotKept(error)) throw error;
-      return createDeployment(api, domain, files, configuration, finalize);
-    });
-  }
-  if (isFinalized(begun)) return { outcome: begun, sent };
-
-  const toSend = filesToSend(files, begun.missing ?? []);
-  if (toSend.length > 0) {
-    const progress = createProgress(mode, { files: toSend.length, bytes: sizeOf(toSend) });
-    const resumed = (why: string, remaining: number) => say(`The upload was interrupted (${why}); resuming with ${count(remaining, 'file')} still to send…`);
-    try {
-      await sendMissing(begun.id, toSend, cliTransport(api, domain, progress, resumed));
-      progress.onComplete();
-    } finally {
-      progress.stop();
-    }
-  }
-  return { outcome: await finalizeDeployment(api, domain, begun.id, finalize), sent: [...sent, ...toSend] };
-}
-
 /**
  * Deploys incrementally: hashes the folder (reading only files changed since the last deploy
  * from it), sends the manifest and only the content the service lacks, then finalizes.
  */
-export async function deploy(dir: string, options: DeployOptions): Promise<void> {
+export async function deploy(positional: string | undefined, options: DeployOptions): Promise<void> {
+  const say = (line: string) => {
+    if (!options.json) process.stderr.write(`${line}\n`);
+  };
+  const dir = folderOf(positional, options);
   const hostOptions = await readHostOptions(options.config);
+  const intent = intentOf(options, hostOptions.options, say);
   const named = options.domain ?? hostOptions.domain;
   if (!named) throw new CliError('usage', 'Which domain? Pass --domain example.com (or set "domain" in the --config file).');
   const domain = checkedDomain(named);
@@ -184,15 +112,12 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   const deployed = last && { ...last, request: openDeployment(api, domain) };
   if (!deployed) deployable().catch(() => {});
   const listedAtNs = BigInt(Date.now()) * 1_000_000n;
-  const say = (line: string) => {
-    if (!options.json) process.stderr.write(`${line}\n`);
-  };
   let folder: CollectedFolder;
   let files: HashedLocalFile[];
   try {
     folder = await collectFolder(root);
     if (folder.files.length === 0) throw new CliError('usage', `There are no files to deploy in ${dir}.`);
-    say(`Deploying ${relative(process.cwd(), root) || '.'} to ${pc.bold(domain)}`);
+    say(`Deploying ${relative(process.cwd(), root) || '.'} to ${pc.bold(domain)}${intent.finalize === 'preview' ? ' as a preview' : ''}`);
     files = await hashFolder(folder.files, cache);
   } catch (error) {
     deployed?.request.cancel();
@@ -203,28 +128,53 @@ export async function deploy(dir: string, options: DeployOptions): Promise<void>
   const save = once(() => cache.save(files, listedAtNs, target));
   let published: Published;
   try {
-    const finalize = options.preview ? 'preview' : 'live';
     const whileWaiting = () => void save();
-    published = await publish(api, domain, files, { configuration: hostOptions.options, finalize, deployed, deployable, whileWaiting, json: options.json, say });
+    published = await publish(api, domain, files, { intent, deployed, deployable, whileWaiting, json: options.json, say });
   } finally {
     await save();
   }
+  const { outcome } = published;
+  // A live deploy's answer (also its event) links to its preview URL; an alias's comes with the
+  // deployment, asked for while the record of this deploy is written (as is the preview URL from a
+  // service that does not link it).
+  const asked = 'type' in outcome && (intent.alias !== undefined || (options.json && !published.previewUrl));
+  const [deployment] = await Promise.all([
+    'type' in outcome ? (asked ? api.json<Deployment>(deploymentPath(domain, outcome.deploymentId)) : undefined) : outcome,
+    cache.deployed(target, 'type' in outcome ? outcome.deploymentId : outcome.id),
+  ]);
+  report(api, domain, { ...published, deployment, files, totalBytes: folder.totalBytes, json: options.json });
+}
 
-  const { outcome, sent } = published;
-  await cache.deployed(target, 'type' in outcome ? outcome.deploymentId : outcome.id);
-  if (options.json) return printJson(outcome);
+/**
+ * What a deploy made, for people or, with --json, for scripts: the service's answer (the deploy
+ * result, or the preview's deployment) with the deployment's `id`, the site's `url` when it is
+ * live, its `previewUrl`, and its `aliasUrl` when it has an alias.
+ */
+function report(
+  api: ApiClient,
+  domain: string,
+  done: Published & { deployment: Deployment | undefined; files: readonly HashedLocalFile[]; totalBytes: number; json?: boolean },
+): void {
+  const { outcome, sent, files, deployment } = done;
+  const url = siteUrl(new URL(api.origin), domain);
+  if (done.json) {
+    const previewUrl = deployment?.previewUrl ?? done.previewUrl;
+    const aliasUrl = deployment?.aliasUrl;
+    const urls = { previewUrl, ...(aliasUrl ? { aliasUrl } : {}) };
+    return printJson('type' in outcome ? { id: outcome.deploymentId, ...outcome, unchanged: outcome.unchanged === true, url, ...urls } : { ...outcome, ...urls, domain, unchanged: false });
+  }
   // Not counted as stored: empty files, and files whose content another file brought.
   const sentHashes = new Set(sent.map((file) => file.hash));
   const stored = files.filter((file) => file.size > 0 && !sentHashes.has(file.hash));
   const transfer = `Uploaded ${count(sent.length, 'file')} (${formatBytes(sizeOf(sent))}); skipped ${count(stored.length, 'file')} (${formatBytes(sizeOf(stored))}) already stored.`;
-  const whole = `${count(files.length, 'file')} (${formatBytes(folder.totalBytes)})`;
-  if (!('type' in outcome)) {
-    console.log(`${pc.green('✔')} Preview of ${whole} for ${pc.bold(domain)}. The live site is unchanged.`);
-    console.log(`  ${transfer} Deployment ${outcome.id}.`);
-    console.log(`  ${pc.cyan(outcome.previewUrl)}`);
-    return;
-  }
-  console.log(`${pc.green('✔')} Deployed ${whole} to ${pc.bold(outcome.domain)}: ${describe(outcome)}`);
-  console.log(`  ${transfer} Deployment ${outcome.deploymentId}.`);
-  console.log(`  ${pc.cyan(siteUrl(new URL(api.origin), outcome.domain))}`);
+  const whole = `${count(files.length, 'file')} (${formatBytes(done.totalBytes)})`;
+  const alias = deployment?.aliasUrl ? [`  Alias ${pc.bold(deployment.alias!)}: ${pc.cyan(deployment.aliasUrl)}`] : [];
+  const lines =
+    'type' in outcome
+      ? outcome.unchanged
+        ? [`${pc.green('✔')} ${pc.bold(domain)} already serves this folder, ${whole}: no new deployment; ${outcome.deploymentId} stays live.`]
+        : [`${pc.green('✔')} Deployed ${whole} to ${pc.bold(domain)}: ${describe(outcome)}`, `  ${transfer} Deployment ${outcome.deploymentId}.`]
+      : [`${pc.green('✔')} Preview of ${whole} for ${pc.bold(domain)}. The live site is unchanged.`, `  ${transfer} Deployment ${outcome.id}.`, `  ${pc.cyan(outcome.previewUrl)}`];
+  const live = 'type' in outcome ? [`  ${pc.cyan(url)}`] : [];
+  console.log([...lines, ...alias, ...live].join('\n'));
 }

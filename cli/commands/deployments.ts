@@ -6,6 +6,7 @@ import { CliError } from '../errors.ts';
 import { count, formatTimestamp, printJson, table } from '../format.ts';
 import { confirm } from '../input.ts';
 import type { DeployResult, Deployment, DeploymentPage } from '../../src/common/api-types.ts';
+import { messageSummary } from '../../src/common/deployment-labels.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 
@@ -22,22 +23,41 @@ async function readDeployments(api: ApiClient, domain: string, enough: (read: De
   return all;
 }
 
+/** Live, a preview never made live, or neither (a deployment that was live). */
+function statusOf(deployment: Deployment): string {
+  if (deployment.live) return pc.green('live');
+  return deployment.preview && deployment.liveUntil === null ? pc.yellow('preview') : '';
+}
+
+/**
+ * The kept deployments, newest first: status (live, preview), id, time to the second, who made
+ * it, through what and how (`cli deploy`), files, size, alias, message (its first line) and
+ * preview URL; then each alias's URL, which serves the newest deployment with it.
+ */
 export async function listDeployments(domain: string, options: { json?: boolean }): Promise<void> {
   const api = await connect();
   const deployments = await readDeployments(api, domain);
   if (options.json) return printJson(deployments);
   if (deployments.length === 0) return console.log(`No deployments of ${domain}.`);
   const rows = deployments.map((deployment) => [
-    deployment.live ? pc.green('live') : '',
+    statusOf(deployment),
     deployment.id,
     formatTimestamp(deployment.createdAt),
     deployment.createdBy,
+    [deployment.client, deployment.source].filter(Boolean).join(' '),
     String(deployment.fileCount),
     formatBytes(deployment.totalBytes),
-    deployment.source,
+    deployment.alias ?? '',
+    messageSummary(deployment.message, 40),
     deployment.previewUrl,
   ]);
-  console.log(table(['LIVE', 'ID', 'CREATED', 'BY', 'FILES', 'SIZE', 'SOURCE', 'PREVIEW'], rows));
+  console.log(table(['STATUS', 'ID', 'CREATED', 'BY', 'SOURCE', 'FILES', 'SIZE', 'ALIAS', 'MESSAGE', 'PREVIEW'], rows));
+  // Newest first: the first deployment with an alias is the one its host serves.
+  const aliases = new Map<string, Deployment>();
+  for (const deployment of deployments) if (deployment.alias && !aliases.has(deployment.alias)) aliases.set(deployment.alias, deployment);
+  if (aliases.size === 0) return;
+  console.log(`\n${pc.bold('Aliases')} (each serves the newest deployment with it):`);
+  for (const [alias, deployment] of aliases) console.log(`  ${alias}  ${pc.cyan(deployment.aliasUrl ?? '')}  ${pc.dim(deployment.id)}`);
 }
 
 /**

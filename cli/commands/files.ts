@@ -51,9 +51,10 @@ export async function putFile(domain: string, path: string, file: string | undef
   console.log(`${pc.green('✔')} ${verb} ${entry.path} (${formatBytes(entry.size)}) on ${pc.bold(domain)}.`);
 }
 
-export async function removeFile(domain: string, path: string): Promise<void> {
+export async function removeFile(domain: string, path: string, options: { json?: boolean }): Promise<void> {
   const api = await connect();
   const response = await api.request(filesPath(domain, path), { method: 'DELETE' });
   await response.body?.cancel();
+  if (options.json) return printJson({ domain, path, removed: true });
   console.log(`${pc.green('✔')} Removed ${path} from ${pc.bold(domain)}.`);
 }

@@ -2,13 +2,16 @@ import { decodeJwt } from 'jose';
 import { text } from 'node:stream/consumers';
 import pc from 'picocolors';
 import { ApiClient } from '../api.ts';
-import { configFilePath, forgetCredentials, normaliseOrigin, saveCredentials } from '../credentials.ts';
+import { configFilePath, connect, forgetCredentials, normaliseOrigin, saveCredentials } from '../credentials.ts';
 import { CliError } from '../errors.ts';
+import { count, formatTimestamp, printJson } from '../format.ts';
+import type { Identity } from '../../src/common/api-types.ts';
 import { promptSecret } from '../input.ts';
 
 export interface LoginOptions {
   origin: string;
   token?: string;
+  json?: boolean;
 }
 
 /** The token's subject, shown after login; the server has already accepted the token. */
@@ -40,11 +43,37 @@ export async function login(options: LoginOptions): Promise<void> {
   );
   const path = await saveCredentials({ origin, token });
   const subject = subjectOf(token);
+  if (options.json) return printJson({ origin, userId: subject ?? null, configFile: path, ...(scopeWarning ? { warning: scopeWarning } : {}) });
   console.log(`${pc.green('✔')} Logged in to ${origin}${subject ? ` as ${subject}` : ''}; saved in ${path}.`);
   if (scopeWarning) console.error(pc.yellow(`Note: ${scopeWarning}`));
 }
 
-export async function logout(): Promise<void> {
+export async function logout(options: { json?: boolean }): Promise<void> {
   const removed = await forgetCredentials();
+  if (options.json) return printJson({ loggedOut: removed, configFile: configFilePath() });
   console.log(removed ? `Logged out; removed ${configFilePath()}.` : 'Not logged in.');
+}
+
+/** "in 59 minutes", "2 days ago": how far `at` is from now, roughly. */
+function fromNow(at: number): string {
+  const minutes = Math.round((at - Date.now()) / 60_000);
+  const [amount, unit] = Math.abs(minutes) >= 2880 ? [Math.round(minutes / 1440), 'day'] : Math.abs(minutes) >= 120 ? [Math.round(minutes / 60), 'hour'] : [minutes, 'minute'];
+  const span = count(Math.abs(amount), unit);
+  return amount >= 0 ? `in ${span}` : `${span} ago`;
+}
+
+/** Who the token is, as the service verified it (`GET /v2/whoami`): a token it refuses is an auth error. */
+export async function whoami(options: { json?: boolean }): Promise<void> {
+  const api = await connect();
+  const identity = await api.json<Identity>('/v2/whoami');
+  if (options.json) return printJson({ ...identity, origin: api.origin });
+  const expires = new Date(`${identity.expiresAt}Z`).getTime();
+  const lines: [string, string][] = [
+    ['user', pc.bold(identity.userId)],
+    ['scopes', identity.scopes.join(', ') || pc.yellow('none')],
+    ['expires', `${formatTimestamp(identity.expiresAt)} (${fromNow(expires)})`],
+    ['issuer', identity.issuer],
+    ['service', api.origin],
+  ];
+  for (const [name, value] of lines) console.log(`${pc.dim(name.padEnd(9))}${value}`);
 }

@@ -16,7 +16,7 @@ export async function listSites(options: { json?: boolean }): Promise<void> {
   console.log(table(['DOMAIN', 'MODIFIED', 'URL'], rows));
 }
 
-export async function deleteSite(domain: string, options: { yes?: boolean }): Promise<void> {
+export async function deleteSite(domain: string, options: { yes?: boolean; json?: boolean }): Promise<void> {
   if (!options.yes) {
     if (!process.stdin.isTTY) throw new CliError('usage', `Refusing to delete ${domain} without --yes when not on a terminal.`);
     if (!(await confirm(`Delete ${domain} and all of its files?`))) throw new CliError('usage', 'Cancelled; nothing was deleted.');
@@ -24,5 +24,6 @@ export async function deleteSite(domain: string, options: { yes?: boolean }): Pr
   const api = await connect();
   const response = await api.request(sitePath(domain), { method: 'DELETE' });
   await response.body?.cancel();
+  if (options.json) return printJson({ domain, deleted: true });
   console.log(`${pc.green('✔')} Deleted ${pc.bold(domain)}.`);
 }

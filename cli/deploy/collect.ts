@@ -2,6 +2,7 @@ import { type Dirent, type BigIntStats, readdirSync, readFileSync, realpathSync,
 import { join, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { CliError } from '../errors.ts';
+import { slicer } from './slices.ts';
 
 /** The ignore file in the deployed folder's root, in .gitignore syntax. It is never uploaded itself. */
 export const ignoreFileName = '.sitehostignore';
@@ -23,9 +24,6 @@ export interface LocalFile {
   identity: FileIdentity;
 }
 
-/** How long the listing keeps the event loop before letting it turn. */
-const sliceMs = 2;
-
 export interface CollectedFolder {
   files: LocalFile[];
   totalBytes: number;
@@ -36,7 +34,7 @@ export interface CollectedFolder {
  * depth), the ignore file, and what the ignore file matches. Only names and stats are read
  * here; contents are read one file at a time while hashing and uploading. Symbolic links are
  * followed. Folders are read and files stated synchronously (2,000 stats take 10 ms this way
- * against 50 ms through promises), in slices of `sliceMs` between which the event loop turns:
+ * against 50 ms through promises), in slices between which the event loop turns (./slices.ts):
  * a deploy's request, opened before the listing, connects and sends its headers meanwhile.
  */
 export async function collectFolder(root: string): Promise<CollectedFolder> {
@@ -48,7 +46,7 @@ export async function collectFolder(root: string): Promise<CollectedFolder> {
   const rules = readIgnoreRules(root);
   const ignored = (path: string) => rules?.ignores(path) ?? false;
   const files: LocalFile[] = [];
-  let sliceStart = performance.now();
+  const turn = slicer();
 
   /**
    * `real` is the folder's real path, `ancestors` those of the folders above, to stop at a
@@ -61,10 +59,7 @@ export async function collectFolder(root: string): Promise<CollectedFolder> {
     const entries = readdirSync(directory, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
-      if (performance.now() - sliceStart > sliceMs) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
+      await turn();
       const path = prefix + entry.name;
       if (entry.name === '.git' || path === ignoreFileName || ignored(path)) continue;
       // Not path.join: names from readdir hold no separator, and normalising 2,000 paths took 2 ms.

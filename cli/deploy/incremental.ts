@@ -1,4 +1,4 @@
-import type { ApiClient, RequestOptions } from '../api.ts';
+import { type Answered, type ApiClient, type RequestOptions, answeredOf } from '../api.ts';
 import { CliError } from '../errors.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
 import { ApiError } from '../../src/common/problem.ts';
@@ -21,6 +21,14 @@ const json = (body: unknown): RequestOptions => ({ method: 'POST', headers: { 'c
 /** What becomes of the deployment once the service lacks none of its bytes. */
 export type Finalize = 'live' | 'preview';
 
+/** What the deployment is besides its files: its host options (undefined: the live ones), what becomes of it, its message and alias. */
+export interface DeploymentIntent {
+  configuration: unknown;
+  finalize: Finalize;
+  message?: string;
+  alias?: string;
+}
+
 /** The service's answer to a manifest: finalized at once (the deploy result, or the ready preview), or still uploading. */
 export type Begun = DeployResult | Deployment;
 
@@ -34,16 +42,16 @@ export type DeploymentFiles = readonly HashedLocalFile[] | { base: string; files
 
 /**
  * The manifest: every path under the upload folder, or a patch of `base` in the site's own paths
- * (nothing is dropped from a patch's paths); the host options if any, and `finalize`.
+ * (nothing is dropped from a patch's paths); the host options, message and alias if any, and `finalize`.
  */
-function manifest(content: DeploymentFiles, configuration: unknown, finalize: Finalize): object {
+function manifest(content: DeploymentFiles, { configuration, finalize, message, alias }: DeploymentIntent): object {
   const files = 'base' in content ? content : manifestOf(content.map((file) => ({ ...file, path: `${uploadFolder}/${file.path}` })));
-  return { ...files, ...(configuration === undefined ? {} : { configuration }), finalize };
+  return { ...files, ...(configuration === undefined ? {} : { configuration }), finalize, ...(message ? { message } : {}), ...(alias ? { alias } : {}) };
 }
 
 /** `POST .../deployments` with the manifest: the service answers which hashes it lacks, or, lacking none, finalizes. */
-export function createDeployment(api: ApiClient, domain: string, files: DeploymentFiles, configuration: unknown, finalize: Finalize): Promise<Begun> {
-  return api.json<Begun>(sitePath(domain, '/deployments'), json(manifest(files, configuration, finalize)));
+export function createDeployment(api: ApiClient, domain: string, files: DeploymentFiles, intent: DeploymentIntent): Promise<Answered<Begun>> {
+  return api.answered<Begun>(sitePath(domain, '/deployments'), json(manifest(files, intent)));
 }
 
 /** Whether the service refused a patch because its base is not a deployment the site keeps (any more): a whole manifest will do. */
@@ -54,7 +62,7 @@ export function isBaseNotKept(error: unknown): boolean {
 /** A `POST .../deployments` opened before its body is known. */
 export interface OpenedDeployment {
   /** Sends the manifest and the bytes of `blobs` (none: the service answers what it lacks); `onSent` once all is on its way. */
-  send(files: DeploymentFiles, blobs: readonly HashedLocalFile[], options: { configuration: unknown; finalize: Finalize; progress: UploadProgress; onSent?: () => void }): Promise<Begun>;
+  send(files: DeploymentFiles, blobs: readonly HashedLocalFile[], options: { intent: DeploymentIntent; progress: UploadProgress; onSent?: () => void }): Promise<Answered<Begun>>;
   /** Ends the request unsent: the deploy stopped before it had a body. */
   cancel(): void;
 }
@@ -76,15 +84,15 @@ export function openDeployment(api: ApiClient, domain: string): OpenedDeployment
   // Awaited by `send`; a cancelled deploy has no use for it.
   answer.catch(() => {});
   return {
-    async send(files, blobs, { configuration, finalize, progress, onSent }) {
-      const multipart = blobsBody(blobs, progress, JSON.stringify(manifest(files, configuration, finalize)), boundary);
+    async send(files, blobs, { intent, progress, onSent }) {
+      const multipart = blobsBody(blobs, progress, JSON.stringify(manifest(files, intent)), boundary);
       give(async (write) => {
         await multipart.write(write);
         // Once the request has ended too (it ends as this writer returns): the service reads the
         // body to its end before it commits, and onSent's work would hold the last chunk back.
         if (onSent) setImmediate(onSent);
       });
-      return (await (await answer).json()) as Begun;
+      return answeredOf<Begun>(await answer);
     },
     cancel: () => stop(new CliError('failure', 'The deploy stopped before its request had a body.')),
   };
@@ -96,8 +104,8 @@ export function isFinalized(begun: Begun): begun is DeployResult | (Deployment &
 }
 
 /** `POST .../deployments/<id>/finalize`: live (the deploy result) or a preview (the deployment). */
-export function finalizeDeployment(api: ApiClient, domain: string, id: string, finalize: Finalize): Promise<DeployResult | Deployment> {
-  return api.json(deploymentPath(domain, id, '/finalize'), json(finalize === 'preview' ? { preview: true } : {}));
+export function finalizeDeployment(api: ApiClient, domain: string, id: string, finalize: Finalize): Promise<Answered<DeployResult | Deployment>> {
+  return api.answered(deploymentPath(domain, id, '/finalize'), json(finalize === 'preview' ? { preview: true } : {}));
 }
 
 export function deploymentPath(domain: string, id: string, rest = ''): string {

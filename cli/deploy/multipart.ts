@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type BodyWriter, writeFileContent } from '../upload.ts';
-import type { HashedLocalFile } from './hash.ts';
+import { ChunkGatherer } from './chunks.ts';
+import { type HashedLocalFile, readSmallFile, smallFileBytes } from './hash.ts';
 
 export interface UploadProgress {
   /** Called as file bytes have been written to the network. */
@@ -22,10 +23,11 @@ const crlf = encoder.encode('\r\n');
 
 /**
  * The body of `PUT .../deployments/<id>/blobs`: one part per file, named `blob`, its file name
- * the content's SHA-256, written as it is sent, each file read from disk a chunk at a time. With
- * `manifest`, a first part named `manifest` carries it: the body of `POST .../deployments` in one.
- * Hand-written rather than a FormData body so that memory holds two chunks, never the folder,
- * the length is known before sending, and progress follows the bytes onto the wire.
+ * the content's SHA-256, written as it is sent. With `manifest`, a first part named `manifest`
+ * carries it: the body of `POST .../deployments` in one. Small files are read whole and gathered
+ * with the parts' headers into large writes (./chunks.ts); a larger one is streamed from disk a
+ * chunk at a time. Hand-written rather than a FormData body so that memory holds a few chunks,
+ * never the folder, the length is known before sending, and progress follows the bytes onto the wire.
  */
 export function blobsBody(files: readonly HashedLocalFile[], progress: UploadProgress, manifest?: string, boundary = newBoundary()): MultipartBody {
   const opening = encoder.encode(
@@ -44,14 +46,26 @@ export function blobsBody(files: readonly HashedLocalFile[], progress: UploadPro
     opening.byteLength + parts.reduce((sum, { file, header }) => sum + header.byteLength + file.size + crlf.byteLength, 0) + closing.byteLength;
 
   const write: BodyWriter = async (send) => {
-    if (opening.byteLength > 0) await send(opening);
+    const body = new ChunkGatherer(send);
+    await body.add(opening);
     for (const { file, header } of parts) {
-      await send(header);
-      await writeFileContent(file.absolutePath, file.size, send, progress.onBytes);
-      await send(crlf);
-      progress.onFileDone();
+      await body.add(header);
+      if (file.size <= smallFileBytes) {
+        await body.fill(file.size + 1, (buffer, offset) => readSmallFile(file, buffer, offset).byteLength);
+        body.afterSent(() => {
+          progress.onBytes(file.size);
+          progress.onFileDone();
+        });
+      } else {
+        // What is gathered goes first; the file follows it onto the wire.
+        await body.flush();
+        await writeFileContent(file.absolutePath, file.size, send, progress.onBytes);
+        progress.onFileDone();
+      }
+      await body.add(crlf);
     }
-    await send(closing);
+    await body.add(closing);
+    await body.end();
   };
 
   return { contentType: multipartType(boundary), contentLength, write };

@@ -1,3 +1,4 @@
+import { clientHeader } from '../../src/common/deployment-labels';
 import { type ApiError, apiErrorOf } from '../../src/common/problem';
 import { currentToken } from './session';
 
@@ -7,9 +8,13 @@ export function onUnauthorized(listener: (error: ApiError) => void): void {
   unauthorizedListeners.add(listener);
 }
 
+/**
+ * The signed-in user's token, and the dashboard's name in `Sitehost-Client`: the deployments it
+ * makes are listed as the dashboard's.
+ */
 export function authorizationHeader(): Record<string, string> {
   const token = currentToken();
-  return token ? { authorization: `Bearer ${token}` } : {};
+  return { [clientHeader]: 'dashboard', ...(token ? { authorization: `Bearer ${token}` } : {}) };
 }
 
 /** Calls the API as the signed-in user; JSON in and out, problems thrown as ApiError. */

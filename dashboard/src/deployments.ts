@@ -10,8 +10,9 @@ import { errorMessage } from './screen';
 const deploymentsPath = (domain: string, rest = '') => sitePath(domain, `/deployments${rest}`);
 
 /**
- * A site's kept deployments, newest first (one page, then "Show older"): the live one marked,
- * each with its preview link and a "Make live" button that asks first.
+ * A site's kept deployments, newest first (one page, then "Show older"): the live one and the
+ * previews never made live marked, each with when to the second, by whom, through what and how,
+ * its message, alias, preview link and a "Make live" button that asks first.
  */
 export function deploymentsList(domain: string, feedback: HTMLElement): { element: HTMLElement; reload(): void } {
   const element = h('div', { id: 'deployments', 'aria-busy': 'true' }, h('p', {}, 'Loading…'));
@@ -36,19 +37,23 @@ export function deploymentsList(domain: string, feedback: HTMLElement): { elemen
   }
 
   function row(deployment: Deployment): HTMLTableRowElement {
-    const action = deployment.live
-      ? h('span', { class: 'badge issued' }, 'Live')
-      : h('button', { type: 'button', class: 'small', 'aria-label': `Make deployment ${deployment.id} live`, onclick: () => void makeLive(deployment) }, 'Make live');
+    // A preview never made live is marked as one; a deployment that was live is not.
+    const preview = !deployment.live && deployment.preview && deployment.liveUntil === null;
+    const makeLiveButton = h('button', { type: 'button', class: 'small', 'aria-label': `Make deployment ${deployment.id} live`, onclick: () => void makeLive(deployment) }, 'Make live');
+    const status = deployment.live ? h('span', { class: 'badge issued' }, 'Live') : [preview && h('span', { class: 'badge preview' }, 'Preview'), ' ', makeLiveButton];
+    const newTab = (label: string) => h('span', { class: 'visually-hidden' }, ` ${label} (new tab)`);
     return h(
       'tr',
-      { 'data-deployment': deployment.id, 'data-live': deployment.live ? 'true' : null },
+      { 'data-deployment': deployment.id, 'data-live': deployment.live ? 'true' : null, 'data-preview': preview ? 'true' : null },
       h('th', { scope: 'row', 'data-label': 'Deployment' }, h('code', {}, deployment.id)),
-      h('td', { 'data-label': 'Created' }, timeElement(deployment.createdAt)),
+      h('td', { 'data-label': 'Created' }, timeElement(deployment.createdAt, { seconds: true })),
       h('td', { 'data-label': 'By' }, deployment.createdBy),
-      h('td', { 'data-label': 'Source' }, deployment.source),
+      h('td', { 'data-label': 'Source' }, [deployment.client, deployment.source].filter(Boolean).join(' ')),
+      h('td', { 'data-label': 'Message', class: 'message' }, deployment.message ?? ''),
+      h('td', { 'data-label': 'Alias' }, deployment.alias && deployment.aliasUrl ? h('a', { href: deployment.aliasUrl, target: '_blank', rel: 'noopener' }, deployment.alias, newTab(`alias of ${deployment.id}`)) : ''),
       h('td', { 'data-label': 'Files' }, `${deployment.fileCount} (${formatBytes(deployment.totalBytes)})`),
-      h('td', { 'data-label': 'Preview' }, h('a', { href: deployment.previewUrl, target: '_blank', rel: 'noopener' }, 'Preview', h('span', { class: 'visually-hidden' }, ` ${deployment.id} (new tab)`))),
-      h('td', { 'data-label': 'Live' }, action),
+      h('td', { 'data-label': 'Preview' }, h('a', { href: deployment.previewUrl, target: '_blank', rel: 'noopener' }, 'Preview', newTab(deployment.id))),
+      h('td', { 'data-label': 'Live' }, status),
     );
   }
 
@@ -79,7 +84,7 @@ export function deploymentsList(domain: string, feedback: HTMLElement): { elemen
         if (mine !== generation) return;
         element.removeAttribute('aria-busy');
         if (page.deployments.length === 0) return fill(element, h('p', {}, 'No deployments yet.'));
-        const columns = ['Deployment', 'Created', 'By', 'Source', 'Files', 'Preview', 'Live'];
+        const columns = ['Deployment', 'Created', 'By', 'Source', 'Message', 'Alias', 'Files', 'Preview', 'Live'];
         fill(
           element,
           h(

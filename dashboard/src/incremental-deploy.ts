@@ -1,4 +1,4 @@
-import type { DeployResult } from '../../src/common/api-types';
+import type { DeployResult, Deployment } from '../../src/common/api-types';
 import {
   type HashedFile,
   type PendingDeployment,
@@ -11,6 +11,7 @@ import {
 import { ApiError } from '../../src/common/problem';
 import { sitePath } from '../../src/common/site-paths';
 import { request } from './api';
+import type { DeploymentChoice } from './deployment-fields';
 import type { SelectedFile } from './folder';
 import { ConnectionLostError, sendWithProgress } from './upload';
 
@@ -34,29 +35,35 @@ export interface UploadPlan {
 
 const deploymentPath = (domain: string, id: string, rest = '') => sitePath(domain, `/deployments/${encodeURIComponent(id)}${rest}`);
 
+/** What a deploy made: the deploy result of a live one, or the preview's deployment. */
+export type DeployOutcome = DeployResult | Deployment;
+
 /**
- * Deploys a chosen folder incrementally: hashes every file with WebCrypto, sends the manifest,
- * uploads only what the service lacks (XMLHttpRequest, for progress; in bounded batches,
- * resuming after a lost connection), then finalizes.
+ * Deploys a chosen folder incrementally: hashes every file with WebCrypto, sends the manifest
+ * (with the deployment's alias and message), uploads only what the service lacks
+ * (XMLHttpRequest, for progress; in bounded batches, resuming after a lost connection), then
+ * finalizes it, live or as a preview.
  */
 export async function deployFolder(
   domain: string,
   selected: readonly SelectedFile[],
   configuration: unknown,
+  choice: DeploymentChoice,
   progress: DeployProgress,
   signal: AbortSignal,
-): Promise<{ result: DeployResult; plan: UploadPlan }> {
+): Promise<{ result: DeployOutcome; plan: UploadPlan }> {
   // Paths as the browser names them (`my-site/css/a.css`): the service drops the common top folder.
   const files = selected.map(({ file, path }) => ({ file, path, size: file.size }));
   progress.onHashing(files.length);
   // Two at a time: each file is read whole into memory to be hashed.
   const hashed: HashedSelection[] = await hashFiles(files, async ({ file }) => sha256Hex(await file.arrayBuffer()), 2);
   signal.throwIfAborted();
-  // With "finalize", a folder the service holds entirely goes live in this one request.
-  const body = { ...manifestOf(hashed), ...(configuration === undefined ? {} : { configuration }), finalize: 'live' };
-  const begun = await request<PendingDeployment | DeployResult>('POST', sitePath(domain, '/deployments'), { json: body });
+  // With "finalize", a folder the service holds entirely is finalized in this one request.
+  const { preview, ...labels } = choice;
+  const body = { ...manifestOf(hashed), ...(configuration === undefined ? {} : { configuration }), ...labels, finalize: preview ? 'preview' : 'live' };
+  const begun = await request<DeployOutcome>('POST', sitePath(domain, '/deployments'), { json: body });
   const totalBytes = hashed.reduce((sum, file) => sum + file.size, 0);
-  if ('type' in begun) {
+  if ('type' in begun || begun.state === 'ready') {
     const plan = { sendFiles: 0, sendBytes: 0, skippedFiles: hashed.length, skippedBytes: totalBytes };
     progress.onPlan(plan);
     return { result: begun, plan };
@@ -91,6 +98,6 @@ export async function deployFolder(
     isTransient: (error) => error instanceof ConnectionLostError || (error instanceof ApiError && error.status >= 500),
   });
   progress.onBytes(sendBytes);
-  const result = await request<DeployResult>('POST', deploymentPath(domain, pending.id, '/finalize'), { json: {} });
+  const result = await request<DeployOutcome>('POST', deploymentPath(domain, pending.id, '/finalize'), { json: preview ? { preview } : {} });
   return { result, plan };
 }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
+import { requestClient } from '../content/deployment-labels';
 import { siteCoordinator } from '../coordinator/client';
 import { ifNoneMatchMatches, settledLastModified, wholeSecond } from '../http/conditional';
 import { readJsonBody } from '../http/json-body';
@@ -67,7 +68,7 @@ resource(configurations, '/v2/sites/:domain/configuration', {
     async (c) => {
       const domain = domainParam(c);
       const configuration = await readJsonBody(c.req.raw, 'application/json');
-      const site = await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { replace: configuration });
+      const site = await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { replace: configuration }, requestClient(c.req.raw));
       return c.json(configurationRecord(site));
     },
   ],
@@ -76,7 +77,7 @@ resource(configurations, '/v2/sites/:domain/configuration', {
     async (c) => {
       const domain = domainParam(c);
       const patch = await readJsonBody(c.req.raw, 'application/merge-patch+json');
-      const site = await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { patch });
+      const site = await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { patch }, requestClient(c.req.raw));
       return c.json(configurationRecord(site));
     },
   ],

@@ -7,7 +7,7 @@ import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { settingsOf } from '../platform/settings';
-import type { Deployment, DeploymentPage } from '../common/api-types';
+import type { DeployResult, Deployment, DeploymentPage } from '../common/api-types';
 import { authorize, deploymentNotFound } from '../coordinator/access';
 import { siteCoordinator } from '../coordinator/client';
 import { isDeploymentId } from '../coordinator/deployment-id';
@@ -19,10 +19,24 @@ export const deployments = new Hono<AppEnv>();
 
 const pageSize = 20;
 
-/** `record` as the API shows it; `missing` while it uploads. Its preview host keeps the request's scheme and port. */
-export function deploymentView(c: Context<AppEnv>, record: DeploymentRecord, liveId: string | null, missing?: string[]): Deployment {
+/** The host under the preview host whose first label is `label` (a deployment's id, an alias's label), with the request's scheme and port. */
+function previewHost(c: Context<AppEnv>, label: string): string {
   const url = new URL(c.req.url);
-  const host = `${record.id}.${settingsOf(c.env).previewHostname}${url.port ? `:${url.port}` : ''}`;
+  return `${url.protocol}//${label}.${settingsOf(c.env).previewHostname}${url.port ? `:${url.port}` : ''}/`;
+}
+
+/**
+ * The answer of a change that went live: the deploy result, byte for byte its `site-deploy`
+ * event, and the live deployment's preview URL in `Link: <…>; rel="preview"` (RFC 6903), which
+ * the result cannot hold: an event has no request whose scheme and port a URL would take.
+ */
+export function deployAnswer(c: Context<AppEnv>, result: DeployResult, headers: Record<string, string> = {}): Response {
+  return c.json(result, 200, { ...headers, link: `<${previewHost(c, result.deploymentId)}>; rel="preview"` });
+}
+
+/** `record` as the API shows it; `missing` while it uploads. Its preview and alias hosts keep the request's scheme and port. */
+export function deploymentView(c: Context<AppEnv>, record: DeploymentRecord, liveId: string | null, missing?: string[]): Deployment {
+  const previewUrl = (label: string) => previewHost(c, label);
   return {
     id: record.id,
     live: record.id === liveId,
@@ -31,8 +45,13 @@ export function deploymentView(c: Context<AppEnv>, record: DeploymentRecord, liv
     fileCount: record.fileCount,
     totalBytes: record.totalBytes,
     source: record.source,
-    previewUrl: `${url.protocol}//${host}/`,
+    previewUrl: previewUrl(record.id),
     liveUntil: record.id === liveId || record.liveUntil === null ? null : timestamp(record.liveUntil),
+    preview: record.preview,
+    message: record.message,
+    client: record.client,
+    alias: record.alias,
+    aliasUrl: record.aliasLabel === null ? null : previewUrl(record.aliasLabel),
     state: record.state,
     ...(record.state === 'uploading' ? { missing: missing ?? [] } : {}),
   };
@@ -80,7 +99,7 @@ resource(deployments, '/v2/sites/:domain/deployments', {
       const domain = domainParam(c);
       const begun = await beginIncremental(c.env, c.req.raw, domain, c.get('principal').userId);
       const location = (id: string) => ({ location: `${new URL(c.req.url).pathname}/${id}` });
-      if (begun.state === 'live') return c.json(begun.result, 200, location(begun.result.deploymentId));
+      if (begun.state === 'live') return deployAnswer(c, begun.result, location(begun.result.deploymentId));
       const missing = begun.state === 'uploading' ? begun.missing : undefined;
       return c.json(deploymentView(c, begun.record, null, missing), 201, location(begun.record.id));
     },
@@ -112,7 +131,7 @@ resource(deployments, '/v2/sites/:domain/deployments/:id/activate', {
     async (c) => {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);
-      return c.json(await siteCoordinator(c.env, domain).activate(domain, c.get('principal').userId, id));
+      return deployAnswer(c, await siteCoordinator(c.env, domain).activate(domain, c.get('principal').userId, id));
     },
   ],
 });
@@ -148,7 +167,7 @@ resource(deployments, '/v2/sites/:domain/deployments/:id/finalize', {
       const id = deploymentIdParam(c, domain);
       const preview = await previewAsked(c.req.raw);
       const done = await siteCoordinator(c.env, domain).finalize(domain, c.get('principal').userId, id, preview);
-      return c.json('type' in done ? done : deploymentView(c, done, null));
+      return 'type' in done ? deployAnswer(c, done) : c.json(deploymentView(c, done, null));
     },
   ],
 });

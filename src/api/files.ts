@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
+import { requestClient } from '../content/deployment-labels';
 import { checkFilePath } from '../content/paths';
 import { siteCoordinator } from '../coordinator/client';
 import { uploadFile } from '../deploy/upload-file';
@@ -106,7 +107,7 @@ for (const path of ['/v2/sites/:domain/files', '/v2/sites/:domain/files/*']) {
       requireScope('deploy'),
       async (c) => {
         const { domain, filePath } = changedFile(c);
-        await siteCoordinator(c.env, domain).deleteFile(domain, c.get('principal').userId, filePath);
+        await siteCoordinator(c.env, domain).deleteFile(domain, c.get('principal').userId, filePath, requestClient(c.req.raw));
         return c.body(null, 200);
       },
     ],

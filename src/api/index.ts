@@ -16,6 +16,7 @@ import { rateLimit } from './rate-limit';
 import { sites } from './sites';
 import { usage } from './usage';
 import { v1 } from './v1';
+import { whoami } from './whoami';
 
 /** The API face of the Worker: every route, problems for every error. */
 export const api = new Hono<AppEnv>();
@@ -32,6 +33,7 @@ api.route('/', certificate);
 api.route('/', domains);
 api.route('/', usage);
 api.route('/', openapi);
+api.route('/', whoami);
 api.route('/', v1);
 api.route('/', dashboard);
 

@@ -10,7 +10,7 @@ import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { listSitesOf } from '../storage/sites';
-import { deploymentView } from './deployments';
+import { deployAnswer, deploymentView } from './deployments';
 import { domainParam } from './domain-param';
 import { unpublishAsOperator } from './operators';
 
@@ -46,7 +46,7 @@ resource(sites, '/v2/sites/:domain', {
       checkDeployLength(c.req.raw, deployLimits(c.env));
       const preview = previewQuery(c.req.query('preview'));
       const deployed = await deploySite(c.env, c.req.raw, domain, c.get('principal').userId, preview);
-      return c.json('type' in deployed ? deployed : deploymentView(c, deployed, null));
+      return 'type' in deployed ? deployAnswer(c, deployed) : c.json(deploymentView(c, deployed, null));
     },
   ],
   DELETE: [

@@ -46,14 +46,14 @@ async function principalOf(header: string, env: AppEnv['Bindings']): Promise<Pri
 }
 
 /**
- * Requires a valid bearer token carrying at least one of `scopes` (RFC 6750 answers:
- * 401 `invalid_token`, 403 `insufficient_scope`). Sets `principal` for the handler.
+ * Requires a valid bearer token carrying at least one of `scopes`, if any are named (RFC 6750
+ * answers: 401 `invalid_token`, 403 `insufficient_scope`). Sets `principal` for the handler.
  */
 export function requireScope(...scopes: Scope[]) {
   return createMiddleware<AppEnv>(async (c, next) => {
     c.set('principal', await authenticate(c));
     const { scopes: granted } = c.get('principal');
-    if (!scopes.some((scope) => granted.has(scope))) {
+    if (scopes.length > 0 && !scopes.some((scope) => granted.has(scope))) {
       const needed = scopes.join(' ');
       throw new Problem('insufficient-scope', `This needs the scope ${scopes.map((s) => `"${s}"`).join(' or ')}.`, {
         headers: { 'www-authenticate': `Bearer ${realm}, error="insufficient_scope", scope="${needed}"` },

@@ -14,6 +14,10 @@ export interface Principal {
   /** The token's `sub`, e.g. `github|12345`. */
   userId: string;
   scopes: ReadonlySet<string>;
+  /** The token's `iss`: this service's TOKEN_ISSUER, or the identity provider. */
+  issuer: string;
+  /** When the token expires (its `exp`), epoch milliseconds. */
+  expiresAt: number;
 }
 
 /** Why a bearer token was refused; the message is safe to show the caller. */
@@ -106,7 +110,8 @@ export async function verifyToken(token: string, env: Env): Promise<Principal> {
   if (typeof payload.sub !== 'string' || payload.sub === '') {
     throw new InvalidToken('The token has no subject.');
   }
-  return { userId: payload.sub, scopes: scopesOf(payload) };
+  // Both verified: `iss` against the signer's issuer, `exp` required.
+  return { userId: payload.sub, scopes: scopesOf(payload), issuer: payload.iss!, expiresAt: payload.exp! * 1000 };
 }
 
 /** Scopes from `scope` (space-separated, OAuth 2) or a `permissions`/`scp` array (Auth0, Azure). */

@@ -2,6 +2,8 @@
 // dashboard that read them. Each is a component schema of schema/openapi.json under the same
 // name; test/common/api-types.test.ts checks that the two agree.
 
+import type { DeploymentClient } from './deployment-labels.ts';
+
 /** UTC, `YYYY-MM-DDTHH:mm:ss.SSS`, no zone designator. */
 export type Timestamp = string;
 
@@ -30,6 +32,12 @@ export interface DeployResult {
   deploymentId: string;
   /** When it went live: of concurrent deploys, the latest commit is the one left live. */
   committedAt: Timestamp;
+  /**
+   * Only in a deploy's answer, never in an event: the site served these files and host options
+   * already, so no deployment was made; `deploymentId` is the live one, `committedAt` when the
+   * service found so.
+   */
+  unchanged?: true;
 }
 
 export type DeploymentSource = 'deploy' | 'incremental' | 'file-put' | 'file-delete' | 'configuration';
@@ -47,6 +55,16 @@ export interface Deployment {
   previewUrl: string;
   /** When it last stopped being live; null while live, or never live (a preview not made live). */
   liveUntil: Timestamp | null;
+  /** Made without going live (`?preview=true`, finalize `{"preview": true}`), even if made live later. */
+  preview: boolean;
+  /** What its maker said of it (`sitehost deploy --message`), or null. */
+  message: string | null;
+  /** Through what it was made (the `Sitehost-Client` header); null when made before this was recorded. */
+  client: DeploymentClient | null;
+  /** Its alias, or null: the alias host serves the newest ready deployment with it. */
+  alias: string | null;
+  /** The alias host, `<alias>--<site part>.<PREVIEW_HOSTNAME>`, or null without an alias. */
+  aliasUrl: string | null;
   /** `uploading` while an incremental deploy still lacks bytes; listed deployments are `ready`. */
   state: 'uploading' | 'ready';
   /** While uploading: the SHA-256 (hex) of the bytes still to send. */
@@ -119,6 +137,15 @@ export interface SiteSuspension {
   /** Why, in the operator's words, for the owner. */
   reason: string;
   since: Timestamp;
+}
+
+/** `GET /v2/whoami`: the token's subject, scopes, issuer and expiry, as the service verified them. */
+export interface Identity {
+  userId: string;
+  /** Sorted. */
+  scopes: string[];
+  issuer: string;
+  expiresAt: Timestamp;
 }
 
 /** A JSON Pointer into the request body and what is wrong there. */

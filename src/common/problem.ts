@@ -1,8 +1,12 @@
 import type { DomainProofRecord, PointerError, ProblemDetails } from './api-types.ts';
 
-/** What an error answer said: its problem's members (and the DNS record a domain's claim waits for), or what HTTP alone tells. */
+/**
+ * What an error answer said: its problem's members (and the DNS record a domain's claim waits for),
+ * or what HTTP alone tells; `extensions` holds the problem's other members (a 413's `limit` and
+ * `value`, a 409's `missing`, the claim's `record` as sent).
+ */
 export type ReceivedProblem = Pick<ProblemDetails, 'title' | 'status'> &
-  Partial<Pick<ProblemDetails, 'type' | 'detail' | 'errors'>> & { record?: DomainProofRecord };
+  Partial<Pick<ProblemDetails, 'type' | 'detail' | 'errors'>> & { record?: DomainProofRecord; extensions?: Record<string, unknown> };
 
 /** An answer's headers, looked up by name: a `Headers`, or the CLI's own over node:http. */
 export interface HeaderLookup {
@@ -70,14 +74,15 @@ export async function apiErrorOf(response: ErrorAnswer): Promise<ApiError> {
   const title = response.statusText || `HTTP ${status}`;
   const contentType = headers.get('content-type') ?? '';
   if (/json/i.test(contentType)) {
-    const body = jsonObject(await response.text()) ?? {};
+    const { title: bodyTitle, status: _status, type, detail, errors, ...extensions } = jsonObject(await response.text()) ?? {};
     const problem = {
-      title: text(body.title) ?? title,
+      title: text(bodyTitle) ?? title,
       status,
-      type: text(body.type),
-      detail: text(body.detail),
-      errors: pointerErrors(body.errors),
-      record: proofRecord(body.record),
+      type: text(type),
+      detail: text(detail),
+      errors: pointerErrors(errors),
+      record: proofRecord(extensions.record),
+      extensions,
     };
     return new ApiError(problem, headers);
   }

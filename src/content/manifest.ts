@@ -9,6 +9,7 @@ import { base64url } from 'jose';
 import { type HostConfiguration, checkHostConfiguration } from '../configuration/parse';
 import { maxJsonBytes } from '../http/json-body';
 import { Problem } from '../http/problem';
+import { type RequestedLabels, checkedAlias, checkedMessage } from './deployment-labels';
 import { checkFilesAndFolders, checkSiteSize } from './file-rules';
 import { type FileIndex, byPath } from '../storage/file-index';
 import { type DeployLimits, limitExceeded } from './limits';
@@ -93,10 +94,10 @@ export type ManifestContent = { manifest: Manifest } | { patch: ManifestPatch };
 
 /**
  * A manifest (or a patch); whether to finalize its deployment in the same request when the
- * service lacks no bytes; and the sizes the client declares of the content it will upload
+ * service lacks no bytes; the deployment's message and alias, checked; and the sizes the client declares of the content it will upload
  * (SHA-256 base64url → bytes), so that a deploy over the limits is refused before its upload.
  */
-export type ManifestRequest = ManifestContent & { finalize?: Finalize; sizes: ReadonlyMap<string, number> };
+export type ManifestRequest = ManifestContent & { finalize?: Finalize; sizes: ReadonlyMap<string, number>; labels: RequestedLabels };
 
 /** The files of `content` whose bytes a deploy must have: all of a manifest's, or those a patch adds. */
 export function filesNamed(content: ManifestContent): ManifestFile[] {
@@ -112,11 +113,12 @@ export function filesNamed(content: ManifestContent): ManifestFile[] {
  */
 export function checkManifest(body: unknown, limits: DeployLimits): ManifestRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The manifest must be a JSON object with "files".');
-  const { files, configuration, finalize, base, sizes, ...rest } = body as Record<string, unknown>;
+  const { files, configuration, finalize, base, sizes, message, alias, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);
   if (unknown.length > 0) {
-    throw invalid(`Unknown member ${JSON.stringify(unknown[0])}: a manifest has "files", "base", "sizes", "configuration" and "finalize" only.`);
+    throw invalid(`Unknown member ${JSON.stringify(unknown[0])}: a manifest has "files", "base", "sizes", "configuration", "finalize", "message" and "alias" only.`);
   }
+  const labels: RequestedLabels = { message: checkedMessage(message), alias: checkedAlias(alias) };
   if (finalize !== undefined && finalize !== 'live' && finalize !== 'preview') throw invalid('"finalize" must be "live" or "preview".');
   if (base !== undefined && (typeof base !== 'string' || base === '')) throw invalid('"base" must be the id of a deployment of this site.');
   if (typeof files !== 'object' || files === null || Array.isArray(files)) {
@@ -136,14 +138,14 @@ export function checkManifest(body: unknown, limits: DeployLimits): ManifestRequ
   const finalizing = finalize === undefined ? {} : { finalize: finalize as Finalize };
   if (typeof base === 'string') {
     const patch = { base, files: new Map(checked.map((file) => [file.path, file.hash])), ...hostOptions };
-    return { patch, ...finalizing, sizes: checkSizes(sizes, checked, limits) };
+    return { patch, ...finalizing, sizes: checkSizes(sizes, checked, limits), labels };
   }
   const whole = checked as ManifestFile[];
   const strip = commonFolderPrefixLength(whole.map((file) => file.path));
   for (const file of whole) file.path = file.path.slice(strip);
   checkFilesAndFolders(new Set(whole.map((file) => file.path)));
   // After the common folder is dropped: a refusal names a file by its path on the site.
-  return { manifest: { files: whole.sort(byPath), ...hostOptions }, ...finalizing, sizes: checkSizes(sizes, whole, limits) };
+  return { manifest: { files: whole.sort(byPath), ...hostOptions }, ...finalizing, sizes: checkSizes(sizes, whole, limits), labels };
 }
 
 /**

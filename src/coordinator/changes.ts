@@ -1,5 +1,6 @@
 /** What the Worker hands a domain's coordinator to commit: ./coordinator.ts's changes take these. */
 import type { HostConfiguration } from '../configuration/parse';
+import type { DeploymentLabels } from '../content/deployment-labels';
 import type { ManifestContent } from '../content/manifest';
 import type { BlobLocation } from '../storage/deployments';
 import type { FileEntry } from '../storage/file-index';
@@ -16,6 +17,7 @@ export interface DeployCommit {
    */
   files?: Omit<Deployment, 'created'> & { blobs: BlobLocation[]; written: StoredObject[] };
   configuration?: HostConfiguration;
+  labels: DeploymentLabels;
 }
 
 /** A replacement of the whole value, or an RFC 7396 merge patch applied to the current one. */
@@ -56,4 +58,5 @@ export interface ManifestCommit {
   content: ManifestContent;
   upload?: PackUpload;
   preview: boolean;
+  labels: DeploymentLabels;
 }

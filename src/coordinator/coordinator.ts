@@ -2,6 +2,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import { checkHostConfiguration } from '../configuration/parse';
 import type { DeployResult } from '../common/api-types';
+import type { DeploymentClient } from '../common/deployment-labels';
+import { unlabelled } from '../content/deployment-labels';
 import { readManifest } from '../content/manifest';
 import { checkMetadata, type SiteMetadata } from '../content/metadata';
 import type { Env } from '../platform/env';
@@ -19,15 +21,16 @@ import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { administer, authorize, deploymentNotFound } from './access';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
-import { deployResult, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployments';
+import { deployResult, labelsOfRecord, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployments';
 import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
-import { configurationChange, SiteState } from './site-state';
+import { configurationChange, previewClaim, SiteState } from './site-state';
 import { resume, suspend } from './suspension';
+import { servesAlready, unchangedResult } from './unchanged';
 
 /**
  * One per domain (`idFromName(domain)`): every change to a domain goes through here, one at
@@ -95,10 +98,15 @@ export class SiteCoordinator extends DurableObject<Env> {
     return versioned ? this.#state.live.answer() : (this.#state.live.site ?? null);
   }
 
-  /** Deploys `commit` live: a new deployment of its files (or the live ones) and its host options (or the live ones). */
+  /** Deploys `commit` live: a new deployment of its files (or the live ones) and its host options (or the live ones); none when the site serves them already. */
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
-      const { site, record, deployments } = await this.#deployment(commit, 'deploy');
+      const { site, record, deployments } = await this.#deployment(commit);
+      if (await servesAlready(this.#state, site, { files: commit.files, configuration: record.configuration, labels: commit.labels }, deployments)) {
+        // What the deploy stored goes: nothing names it.
+        await deleteObjects(this.env.FILES, (commit.files?.written ?? []).map((object) => object.key));
+        return unchangedResult(site!, record.created);
+      }
       const next = siteWith(site, record, commit.userId, record.created);
       const { DB } = this.env;
       const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
@@ -117,15 +125,17 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** Stores `commit` as a deployment that is not live, to be previewed and activated later. */
+  /** Stores `commit` as a deployment that is not live, to be previewed and activated later; the first claims a new domain. */
   preview(commit: DeployCommit): Promise<Outcome<DeploymentRecord>> {
     return this.#change(async () => {
-      const { record, deployments } = await this.#deployment(commit, 'change');
+      const { site, record, deployments } = await this.#deployment(commit, true);
+      const { DB } = this.env;
+      const claim = previewClaim(DB, site, commit.userId, commit.domain, record.created);
       await this.#state.commitDeployment(
         record,
-        recordBlobs(this.env.DB, commit.domain, commit.files?.blobs ?? []),
-        undefined,
-        { now: [], written: commit.files?.written },
+        [...claim.statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
+        claim.live,
+        { now: claim.now, written: commit.files?.written },
         deployments,
       );
       return record;
@@ -133,16 +143,17 @@ export class SiteCoordinator extends DurableObject<Env> {
   }
 
   /**
-   * The deployment `commit` makes, its files or configuration defaulting to the live ones; `action`
-   * is checked first. With files, the site's deployments are read: 409 when a pack of stored bytes
-   * the deploy reuses is held by none of them any more (collected while it uploaded).
+   * The deployment `commit` makes (a `preview`: not to go live), its files or configuration
+   * defaulting to the live ones; that the user may deploy is checked first. With files, the site's
+   * deployments are read: 409 when a pack of stored bytes the deploy reuses is held by none of
+   * them any more (collected while it uploaded).
    */
   async #deployment(
     commit: DeployCommit,
-    action: 'deploy' | 'change',
+    preview = false,
   ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[] }> {
     const { domain } = commit;
-    const site = await this.#state.permitted(domain, commit.userId, action);
+    const site = await this.#state.permitted(domain, commit.userId, 'deploy');
     let deployments: DeploymentRecord[] | undefined;
     if (commit.files) {
       const own = ownPacks(commit.files);
@@ -155,7 +166,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     }
     const id = commit.files?.id ?? newDeploymentId();
     const configuration = commit.configuration ?? site?.configuration ?? {};
-    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), commit.files ?? site?.deployment ?? null, configuration);
+    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), commit.files ?? site?.deployment ?? null, configuration, commit.labels, preview);
     return { site, record, deployments };
   }
 
@@ -215,11 +226,12 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Turns the incremental deploy `id` into a ready deployment, live unless `preview`; 409 while bytes are missing. */
   finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
-      const site = await this.#state.permitted(domain, userId, preview ? 'change' : 'deploy');
+      const site = await this.#state.permitted(domain, userId, 'deploy');
       const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
-      return commitManifest(this.#state, site, { domain, userId, deploymentId: id, content: { manifest }, preview }, [dropManifest], uploading.packs);
+      const commit = { domain, userId, deploymentId: id, content: { manifest }, preview, labels: labelsOfRecord(uploading) };
+      return commitManifest(this.#state, site, commit, [dropManifest], uploading.packs, uploading);
     });
   }
 
@@ -227,7 +239,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   deployManifest(commit: ManifestCommit): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
       const { domain, userId, upload } = commit;
-      const site = await this.#state.permitted(domain, userId, commit.preview ? 'change' : 'deploy');
+      const site = await this.#state.permitted(domain, userId, 'deploy');
       // A pack the Worker stored must still be there; one it hands over is written with the index.
       if (upload && !upload.bytes) await this.#state.claimUpload(domain, upload.pack, [upload.pack]);
       return commitManifest(this.#state, site, commit, [], upload ? [upload.pack] : []);
@@ -279,13 +291,13 @@ export class SiteCoordinator extends DurableObject<Env> {
    * live files with them. An edit that leaves them as they are changes nothing, so a script that
    * sets them on every run neither announces a change nor pushes deployments out of the kept window.
    */
-  editConfiguration(domain: string, userId: string, edit: Edit<unknown>): Promise<Outcome<SiteRecord>> {
+  editConfiguration(domain: string, userId: string, edit: Edit<unknown>, client: DeploymentClient): Promise<Outcome<SiteRecord>> {
     return this.#change(async () => {
       const site = await this.#state.changeable(domain, userId);
       const configuration = checkHostConfiguration('replace' in edit ? edit.replace : applyMergePatch(site.configuration, edit.patch));
       if (sameConfiguration(site.configuration, configuration)) return site;
       const now = Date.now();
-      const record = readyDeployment(domain, newDeploymentId(), userId, 'configuration', now, site.deployment, configuration);
+      const record = readyDeployment(domain, newDeploymentId(), userId, 'configuration', now, site.deployment, configuration, unlabelled(client));
       const next = siteWith(site, record, userId, now);
       const { DB } = this.env;
       const committed = await this.#state.commitDeployment(record, [upsertSite(DB, next), ...configurationChange(DB, site, next)], next, {
@@ -306,17 +318,17 @@ export class SiteCoordinator extends DurableObject<Env> {
   }
 
   /** Adds or replaces one file: see ./file-edits.ts. */
-  putFile(domain: string, userId: string, upload: FileUpload): Promise<Outcome<{ created: boolean; entry: FileEntry }>> {
+  putFile(domain: string, userId: string, upload: FileUpload, client: DeploymentClient): Promise<Outcome<{ created: boolean; entry: FileEntry }>> {
     return this.#change(async () => {
       // Its pack is complete: no unfinished upload is left to abort.
       if (upload.packKey) this.#state.commits.uploads.forget(upload.packKey);
-      return putFile(this.#state, await this.#state.changeable(domain, userId), userId, upload);
+      return putFile(this.#state, await this.#state.changeable(domain, userId), userId, upload, client);
     });
   }
 
-  deleteFile(domain: string, userId: string, path: string): Promise<Outcome<null>> {
+  deleteFile(domain: string, userId: string, path: string, client: DeploymentClient): Promise<Outcome<null>> {
     return this.#change(async () => {
-      await deleteFile(this.#state, await this.#state.changeable(domain, userId), userId, path);
+      await deleteFile(this.#state, await this.#state.changeable(domain, userId), userId, path, client);
       return null;
     });
   }

@@ -9,6 +9,7 @@ import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { timestamp } from '../http/time';
 import type { DeployResult } from '../common/api-types';
+import type { DeploymentLabels } from '../content/deployment-labels';
 import { settingsOf } from '../platform/settings';
 import { type BlobLocation, type DeploymentRecord, type DeploymentSource, getDeployment } from '../storage/deployments';
 import { type FileEntry, type FileIndex } from '../storage/file-index';
@@ -20,7 +21,10 @@ export function keptWindowOf(env: Env): KeptWindow {
   return { kept: deploymentsKept, keptDays: deploymentsKeptDays };
 }
 
-/** A ready deployment of `files` (null: none) and `configuration`, made by `createdBy` at `created`. */
+/**
+ * A ready deployment of `files` (null: none) and `configuration`, made by `createdBy` at `created`
+ * with `labels`; a `preview` when it does not go live as it is made.
+ */
 export function readyDeployment(
   domain: string,
   id: string,
@@ -29,8 +33,12 @@ export function readyDeployment(
   created: number,
   files: Pick<Deployment, 'indexKey' | 'packs' | 'fileCount' | 'totalBytes'> | null,
   configuration: Record<string, unknown>,
+  labels: DeploymentLabels,
+  preview = false,
 ): DeploymentRecord {
   return {
+    ...labels,
+    preview,
     id,
     domain,
     created,
@@ -79,6 +87,11 @@ export function siteWith(previous: SiteRecord | null, record: DeploymentRecord, 
     deployment: liveFilesOf(record),
     suspension: previous?.suspension ?? null,
   };
+}
+
+/** The labels `record` was given when it was made (an incremental deploy's, while it uploaded). */
+export function labelsOfRecord(record: DeploymentRecord): DeploymentLabels {
+  return { message: record.message, client: record.client ?? 'api', alias: record.alias, aliasLabel: record.aliasLabel };
 }
 
 /** The answer of a change that made `next` live, replacing `previous`; also its `site-deploy` event. */

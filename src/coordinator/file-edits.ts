@@ -2,6 +2,8 @@
  * One file added, replaced or removed: a new deployment whose index shares every other file's
  * stored bytes with the live one.
  */
+import type { DeploymentClient } from '../common/deployment-labels';
+import { unlabelled } from '../content/deployment-labels';
 import { deployLimits } from '../content/limits';
 import { readFromBucket, withEditedRules } from '../content/site-rules';
 import { checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
@@ -22,7 +24,7 @@ import type { SiteState } from './site-state';
  * points at the stored copy, and the uploaded pack goes. The same content and type at the same
  * path changes nothing, so a script that sends every file on every run leaves the history as it is.
  */
-export async function putFile(state: SiteState, site: SiteRecord, userId: string, upload: FileUpload): Promise<{ created: boolean; entry: FileEntry }> {
+export async function putFile(state: SiteState, site: SiteRecord, userId: string, upload: FileUpload, client: DeploymentClient): Promise<{ created: boolean; entry: FileEntry }> {
   const { domain } = site;
   const index = await state.liveIndex(site);
   const { path, hash, size } = upload.entry;
@@ -41,7 +43,7 @@ export async function putFile(state: SiteState, site: SiteRecord, userId: string
   const entry = stored ? { ...upload.entry, offset: stored.offset } : upload.entry;
   const next = await withEditedRules(index, withFile(index, entry, stored?.pack ?? newPack, newDeploymentId(), now), path, readFromBucket(state.env.FILES));
   const blobs = newPack ? [{ hash, pack: newPack, offset: upload.entry.offset, size }] : [];
-  await switchFiles(state, site, userId, 'file-put', next, now, blobs, {
+  await switchFiles(state, site, { userId, client, source: 'file-put' }, next, now, blobs, {
     type: 'files-update',
     domain,
     path,
@@ -52,7 +54,7 @@ export async function putFile(state: SiteState, site: SiteRecord, userId: string
   return { created: !previous, entry: next.files.find((file) => file.path === path)! };
 }
 
-export async function deleteFile(state: SiteState, site: SiteRecord, userId: string, path: string): Promise<void> {
+export async function deleteFile(state: SiteState, site: SiteRecord, userId: string, path: string, client: DeploymentClient): Promise<void> {
   const { domain } = site;
   const index = await state.liveIndex(site);
   if (!index.files.some((file) => file.path === path)) {
@@ -60,7 +62,7 @@ export async function deleteFile(state: SiteState, site: SiteRecord, userId: str
   }
   const now = Date.now();
   const next = await withEditedRules(index, withoutFile(index, path, newDeploymentId(), now), path, readFromBucket(state.env.FILES));
-  await switchFiles(state, site, userId, 'file-delete', next, now, [], {
+  await switchFiles(state, site, { userId, client, source: 'file-delete' }, next, now, [], {
     type: 'files-update',
     domain,
     path,
@@ -74,12 +76,11 @@ export async function dropUnusedPack(state: SiteState, packKey: string | null): 
   if (packKey) await deleteObjects(state.env.FILES, [packKey]).catch((error: unknown) => log.error('An unused pack was left behind', { packKey, error }));
 }
 
-/** Makes `index` the site's new live deployment and announces `event`; `blobs` are the bytes this change added, each alone in its pack. */
+/** Makes `index` the site's new live deployment, made by `by`, and announces `event`; `blobs` are the bytes this change added, each alone in its pack. */
 async function switchFiles(
   state: SiteState,
   site: SiteRecord,
-  userId: string,
-  source: 'file-put' | 'file-delete',
+  by: { userId: string; client: DeploymentClient; source: 'file-put' | 'file-delete' },
   index: FileIndex,
   now: number,
   blobs: BlobLocation[],
@@ -93,8 +94,8 @@ async function switchFiles(
     fileCount: index.files.length,
     totalBytes: index.files.reduce((sum, file) => sum + file.size, 0),
   };
-  const record = readyDeployment(site.domain, index.deploymentId, userId, source, now, files, site.configuration);
-  const next = siteWith(site, record, userId, now);
+  const record = readyDeployment(site.domain, index.deploymentId, by.userId, by.source, now, files, site.configuration, unlabelled(by.client));
+  const next = siteWith(site, record, by.userId, now);
   const { DB } = state.env;
   await state.commitDeployment(record, [upsertSite(DB, next), ...recordBlobs(DB, site.domain, blobs)], next, {
     now: [{ kind: 'notify', event }],

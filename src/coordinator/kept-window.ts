@@ -49,6 +49,11 @@ export function collection(deployments: readonly DeploymentRecord[], liveId: str
     if (deployment.state === 'ready') ready++;
     (keep ? kept : collected).push(deployment);
   }
+  return freedBy(collected, kept);
+}
+
+/** What collecting `collected` frees while `kept` stay: the objects none of `kept` names. */
+export function freedBy(collected: readonly DeploymentRecord[], kept: readonly DeploymentRecord[]): Collection {
   const held = new Set(kept.flatMap(objectsOf));
   const objects = [...new Set(collected.flatMap(objectsOf))].filter((key) => !held.has(key));
   const packs = new Set(collected.flatMap((deployment) => deployment.packs));

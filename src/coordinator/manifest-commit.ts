@@ -18,7 +18,8 @@ import type { ManifestCommit } from './changes';
 import { deployResult, indexOfManifest, missingHashes, readyDeployment, siteWith } from './deployments';
 import type { FollowUp } from './follow-ups';
 import { addBaseLocations, addStoredLocations, baseIndex, keptBase } from './manifest-base';
-import { configurationChange, type SiteState } from './site-state';
+import { configurationChange, previewClaim, type SiteState } from './site-state';
+import { servesAlready, unchangedResult } from './unchanged';
 
 /**
  * Makes `commit.manifest` a ready deployment, live unless a preview; 409 while bytes are missing.
@@ -32,6 +33,8 @@ export async function commitManifest(
   commit: ManifestCommit,
   followUps: FollowUp[],
   uploaded: readonly string[],
+  /** The incremental deploy being finalized, when it was stored as uploading. */
+  uploading?: DeploymentRecord,
 ): Promise<DeployResult | DeploymentRecord> {
   const { domain, userId, deploymentId: id, content, upload } = commit;
   const { DB, FILES } = state.env;
@@ -65,16 +68,21 @@ export async function commitManifest(
   const index = await withSiteRules(indexOfManifest(manifest, known, id, now, base), readWithPending(FILES, upload));
   const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
   checkSiteSize(deployLimits(state.env), index.files.length, totalBytes);
+  const configuration = manifest.configuration ?? site?.configuration ?? {};
+  if (!commit.preview && (await servesAlready(state, site, { files: { index }, configuration, labels: commit.labels }))) {
+    await dropUnchanged(state, domain, upload, uploading, await listing);
+    return unchangedResult(site!, now);
+  }
   const indexKey = keys.index(domain, id);
   const [kept, writtenIndex] = await Promise.all([listing, state.writeIndex(indexKey, index), upload?.bytes && FILES.put(upload.pack, upload.bytes)]);
   if (speculative) await vouchFor(state, domain, speculative.id, kept, [indexKey, ...(upload?.bytes ? [upload.pack] : [])]);
   const files = { indexKey, packs: [...new Set([...index.packs, ...uploaded])], fileCount: index.files.length, totalBytes };
-  const configuration = manifest.configuration ?? site?.configuration ?? {};
-  const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration);
+  const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration, commit.labels, commit.preview);
   const written = [writtenIndex, ...(upload ? [{ key: upload.pack, bytes: upload.packBytes }] : [])];
   const newBlobs = recordBlobs(DB, domain, upload?.blobs ?? []);
   if (commit.preview) {
-    await state.commitDeployment(record, newBlobs, undefined, { now: followUps, written }, kept);
+    const claim = previewClaim(DB, site, userId, domain, now);
+    await state.commitDeployment(record, [...claim.statements, ...newBlobs], claim.live, { now: [...claim.now, ...followUps], written }, kept);
     return record;
   }
   const next = siteWith(site, record, userId, now);
@@ -108,4 +116,22 @@ async function vouchFor(state: SiteState, domain: string, baseId: string, deploy
     await deleteObjects(state.env.FILES, written).catch((deleting: unknown) => log.error('A refused deploy left objects behind', { written, error: deleting }));
     throw error;
   }
+}
+
+/**
+ * Leaves no trace of a deploy the site served already: the pack its request brought (stored by the
+ * Worker, or handed over and not written), or, for an incremental deploy stored as uploading, that
+ * deployment, collected at once as its deadline would collect it.
+ */
+async function dropUnchanged(
+  state: SiteState,
+  domain: string,
+  upload: ManifestCommit['upload'],
+  uploading: DeploymentRecord | undefined,
+  deployments: readonly DeploymentRecord[],
+): Promise<void> {
+  if (upload && !upload.bytes) await deleteObjects(state.env.FILES, [upload.pack]);
+  if (!uploading) return;
+  const freed = state.abandon(domain, uploading, deployments);
+  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
 }

@@ -8,7 +8,7 @@ import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
-import { type SiteRecord, getSite, tickConfigurationsClock } from '../storage/sites';
+import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
 import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { deleteObjects } from '../storage/objects';
@@ -19,7 +19,10 @@ import { Commits } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployments';
 import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
-import { collection } from './kept-window';
+import { type Collection, collection, freedBy } from './kept-window';
+
+/** A collection as a commit takes it: statements for its batch, follow-ups now and after the grace period, and the objects it frees. */
+type Freed = { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[]; objects: string[] };
 
 /**
  * What a change's commit runs after it, besides its collection's (see PendingChange), and the
@@ -159,12 +162,16 @@ export class SiteState {
    * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
-  collection(
-    domain: string,
-    deployments: DeploymentRecord[],
-    liveId: string | null,
-  ): { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[]; objects: string[] } {
-    const freed = collection(deployments, liveId, keptWindowOf(this.env), Date.now());
+  collection(domain: string, deployments: DeploymentRecord[], liveId: string | null): Freed {
+    return this.#freed(domain, collection(deployments, liveId, keptWindowOf(this.env), Date.now()));
+  }
+
+  /** Collects the incremental deploy `uploading` now, as its deadline would: what none of the site's other `deployments` holds is freed. */
+  abandon(domain: string, uploading: DeploymentRecord, deployments: readonly DeploymentRecord[]): Freed {
+    return this.#freed(domain, freedBy([uploading], deployments.filter((kept) => kept.id !== uploading.id)));
+  }
+
+  #freed(domain: string, freed: Collection): Freed {
     if (freed.deployments.length === 0) return { statements: [], now: [], later: [], objects: [] };
     const { DB } = this.env;
     return {
@@ -179,4 +186,15 @@ export class SiteState {
 /** What records that `next` changed the site's configuration, when it did: a new site adds one ({} when none was sent). */
 export function configurationChange(db: D1Database, previous: SiteRecord | null, next: SiteRecord): D1PreparedStatement[] {
   return previous && sameConfiguration(previous.configuration, next.configuration) ? [] : tickConfigurationsClock(db, next.configurationModified, next.domain);
+}
+
+/**
+ * What a preview commits besides its deployment: on a domain no site holds, the site it claims for
+ * `userId` with nothing live (served as no site until a deployment goes live), and the domain's
+ * certificate job, as a first deploy starts it.
+ */
+export function previewClaim(db: D1Database, site: SiteRecord | null, userId: string, domain: string, now: number): { statements: D1PreparedStatement[]; live?: SiteRecord; now: FollowUp[] } {
+  if (site) return { statements: [], now: [] };
+  const claimed = emptySite(domain, userId, now);
+  return { statements: [upsertSite(db, claimed), ...configurationChange(db, null, claimed)], live: claimed, now: [{ kind: 'issue-certificate', domain }] };
 }

@@ -16,6 +16,7 @@ import { handOver } from './hand-over';
 import { deployLimits } from '../content/limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
 import { type StorageRoom, admitDeploy } from '../quotas/admission';
+import { labelsOf, requestClient } from '../content/deployment-labels';
 import type { StoredObject } from '../storage/usage';
 
 /**
@@ -23,6 +24,7 @@ import type { StoredObject } from '../storage/usage';
  * the domain's coordinator switch the site to it in one step. Until that switch nothing a
  * reader sees has changed; when the upload fails or the coordinator refuses, the new objects
  * are deleted. A `preview` is stored as a deployment and answered with it, nothing live changed.
+ * A live deploy of what the site serves already makes no deployment (`unchanged`).
  */
 export async function deploySite(env: Env, request: Request, domain: string, userId: string, preview = false): Promise<DeployResult | DeploymentRecord> {
   if (!isMultipartFormData(request)) {
@@ -30,8 +32,8 @@ export async function deploySite(env: Env, request: Request, domain: string, use
   }
   const [owner, admission] = await Promise.all([getSiteOwner(env.DB, domain), admitDeploy(env, domain, userId)]);
   return admission.run(async () => {
-    // Checked again by the coordinator; refusing here spares the upload. A preview needs a site to preview.
-    authorize({ userId }, domain, owner, preview ? 'change' : 'deploy');
+    // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
+    authorize({ userId }, domain, owner, 'deploy');
     if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
     return store(env, request, domain, userId, preview, admission.room);
@@ -48,14 +50,15 @@ async function store(env: Env, request: Request, domain: string, userId: string,
   stored.catch(() => {});
   const received = await receiveDeploy(request, deployLimits(env), pack, now, stored, room);
 
-  const commit: DeployCommit = { domain, userId, configuration: received.configuration };
-  const written: string[] = [];
+  const ownPack: StoredObject[] = received.files?.packs.includes(pack.key) ? [{ key: pack.key, bytes: pack.stored }] : [];
+  const written = ownPack.map((object) => object.key);
+  let commit: DeployCommit;
   try {
+    commit = { domain, userId, configuration: received.configuration, labels: await labelsOf(domain, received.labels, requestClient(request)) };
     if (received.files) {
       const indexKey = keys.index(domain, deploymentId);
       const { packs, blobs } = received.files;
-      const ownPack: StoredObject[] = packs.includes(pack.key) ? [{ key: pack.key, bytes: pack.stored }] : [];
-      written.push(...ownPack.map((object) => object.key), indexKey);
+      written.push(indexKey);
       // A `_redirects` or `_headers` that cannot be read refuses the deploy here, before its index is written.
       const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES));
       const indexBytes = await writeFileIndex(env.FILES, indexKey, index);

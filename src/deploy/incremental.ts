@@ -23,8 +23,10 @@ import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs } f
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
-import { type SiteOwner, getSiteOwner } from '../storage/sites';
+import { getSiteOwner } from '../storage/sites';
 import { handOver } from './hand-over';
+import type { DeploymentClient } from '../common/deployment-labels';
+import { type DeploymentLabels, type RequestedLabels, labelsOf, requestClient } from '../content/deployment-labels';
 import { type DeployLimits, checkContentLength, deployLimits } from '../content/limits';
 import {
   type Finalize,
@@ -63,16 +65,18 @@ export type Begun = ({ state: 'uploading' } & Uploading) | { state: 'live'; resu
 interface Prepared {
   content: ManifestContent;
   finalize?: Finalize;
+  /** The deployment's message and alias, checked. */
+  labels: RequestedLabels;
   known: Map<string, BlobLocation>;
   /** The sizes the client declares of content the site may lack. */
   sizes: ReadonlyMap<string, number>;
 }
 
 function prepare(limits: DeployLimits, body: unknown): Prepared {
-  const { finalize, sizes, ...content } = checkManifest(body, limits);
+  const { finalize, sizes, labels, ...content } = checkManifest(body, limits);
   const { configuration } = 'patch' in content ? content.patch : content.manifest;
   if (configuration && JSON.stringify(configuration).length > maxJsonBytes) throw jsonTooLarge('The configuration');
-  return { content, known: new Map(), sizes, ...(finalize ? { finalize } : {}) };
+  return { content, known: new Map(), sizes, labels, ...(finalize ? { finalize } : {}) };
 }
 
 /**
@@ -115,8 +119,6 @@ async function resolvePatch(
 interface BeginRequest {
   domain: string;
   userId: string;
-  /** The site's owner, as D1 had it when the request arrived (null: no site). */
-  owner: SiteOwner | null;
   limits: DeployLimits;
   room: StorageRoom;
 }
@@ -134,27 +136,22 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
     authorize({ userId }, domain, owner, 'deploy');
     if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
-    return begin(env, request, { domain, userId, owner, limits: deployLimits(env), room: admission.room });
+    return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room });
   });
 }
 
 async function begin(env: Env, request: Request, begin: BeginRequest): Promise<Begun> {
-  const { domain, userId, owner, limits } = begin;
+  const { domain, userId, limits } = begin;
   const id = newDeploymentId();
-  const prepareManifest = (body: unknown) => {
-    const prepared = prepare(limits, body);
-    // A preview needs a site, as `?preview=true` does: refused before any upload, not at the finalize.
-    if (prepared.finalize === 'preview') authorize({ userId }, domain, owner, 'change');
-    return prepared;
-  };
+  const client = requestClient(request);
   if (!isMultipartFormData(request)) {
     const body = await readJsonBody(request, 'application/json', {
       maxBytes: maxManifestBytes(limits),
       tooLarge: () => manifestTooLarge(limits),
       orAlso: 'multipart/form-data (the manifest part, then blob parts)',
     });
-    const prepared = prepareManifest(body);
-    return settle(env, { domain, userId, id, limits }, await complete(env, begin, prepared));
+    const prepared = prepare(limits, body);
+    return settle(env, { domain, userId, id, limits, client }, await complete(env, begin, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
@@ -167,7 +164,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
       if (begun.receive) return begun.receive(part);
       if (part.name !== 'manifest') throw new Problem('invalid-request', 'The first part of an incremental deploy is its "manifest".');
       return textPart(manifestPart(limits), async (text) => {
-        const prepared = prepareManifest(parseJsonText(text, 'The manifest'));
+        const prepared = prepare(limits, parseJsonText(text, 'The manifest'));
         const files = filesNamed(prepared.content);
         // Declared sizes over a limit by themselves: the site's stored sizes decide, before the blobs.
         if (knownBytes(files, new Map(), prepared.sizes) > Math.min(limits.maxTotalBytes, begin.room.left)) await complete(env, begin, prepared);
@@ -191,7 +188,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
   }
   // From here the pack is the coordinator's to keep or, when its commit fails, to delete.
   const upload = received.length > 0 ? { pack: pack.key, blobs: received, ...(inline ? { bytes: inline, packBytes: inline.byteLength } : { packBytes: pack.stored }) } : undefined;
-  return settle(env, { domain, userId, id, limits, upload }, begun.prepared);
+  return settle(env, { domain, userId, id, limits, client, upload }, begun.prepared);
 }
 
 /** Waits for a pack no deployment holds to be discarded; failing, it only leaves bytes behind. */
@@ -215,13 +212,20 @@ function commitsAtOnce({ content, finalize, known }: Prepared): boolean {
 /** Commits the deployment when it was asked to be finalized and lacks nothing; else stores it as uploading. */
 async function settle(
   env: Env,
-  begin: { domain: string; userId: string; id: string; limits: DeployLimits; upload?: PackUpload },
+  begin: { domain: string; userId: string; id: string; limits: DeployLimits; client: DeploymentClient; upload?: PackUpload },
   prepared: Prepared,
 ): Promise<Begun> {
   const { domain, userId, id, upload } = begin;
   const { content, finalize, known } = prepared;
+  let labels: DeploymentLabels;
+  try {
+    labels = await labelsOf(domain, prepared.labels, begin.client);
+  } catch (error) {
+    if (upload && !upload.bytes) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    throw error;
+  }
   if (commitsAtOnce(prepared)) {
-    const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview' };
+    const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview', labels };
     const done = await handOver(env, storedPack(upload), () => siteCoordinator(env, domain).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
   }
@@ -230,7 +234,7 @@ async function settle(
   try {
     // Stored, a patch is the whole manifest it makes of its base: finalizing it reads no base.
     manifest = 'patch' in content ? await resolvePatch(env, domain, begin.limits, content.patch, prepared) : content.manifest;
-    record = uploadingRecord(domain, userId, id, manifest);
+    record = uploadingRecord(domain, userId, id, manifest, labels);
     // Before anything is stored: whatever this request leaves unfinished, the coordinator collects at its deadline.
     await siteCoordinator(env, domain).beginIncremental(domain, id, record.created);
     await writeManifest(env.FILES, record.manifestKey!, manifest);
@@ -244,8 +248,10 @@ async function settle(
   return { state: 'uploading', record, missing: missingHashes(manifest.files, known) };
 }
 
-function uploadingRecord(domain: string, userId: string, id: string, manifest: Manifest): DeploymentRecord {
+function uploadingRecord(domain: string, userId: string, id: string, manifest: Manifest, labels: DeploymentLabels): DeploymentRecord {
   return {
+    ...labels,
+    preview: false,
     id,
     domain,
     created: Date.now(),

@@ -11,6 +11,8 @@ import { type PartHeader, type PartReceiver, maxFramingBytes, readMultipartFormD
 import { packedPart } from './packed-part';
 import { checkFilePath, commonFolderPrefixLength } from '../content/paths';
 import { type TextPartRules, textPart } from './text-part';
+import { maxAliasLength, maxMessageLength } from '../common/deployment-labels';
+import { type RequestedLabels, checkedAlias, checkedMessage } from '../content/deployment-labels';
 import type { StorageRoom } from '../quotas/admission';
 
 export interface ReceivedFiles {
@@ -30,6 +32,8 @@ export interface ReceivedFiles {
 export interface ReceivedDeploy {
   files?: ReceivedFiles;
   configuration?: HostConfiguration;
+  /** The deployment's `message` and `alias` fields, checked. */
+  labels: RequestedLabels;
 }
 
 export function isMultipartFormData(request: Request): boolean {
@@ -79,6 +83,13 @@ const configurationPart: TextPartRules = {
   notText: () => new Problem('invalid-configuration', 'The configuration is not UTF-8 text.'),
 };
 
+/** A label field's text, refused as it streams past the most UTF-8 bytes its characters can take; `limit` names the limit. */
+function labelPart(name: string, maxCharacters: number, limit?: string): TextPartRules {
+  const detail = `The "${name}" field is at most ${maxCharacters} characters of UTF-8 text${limit ? ` (${limit})` : ''}.`;
+  const extensions = limit ? { extensions: { limit, value: maxCharacters } } : {};
+  return { maxBytes: 4 * maxCharacters, tooLarge: () => new Problem('invalid-request', detail, extensions), notText: () => new Problem('invalid-request', detail) };
+}
+
 /** The files when the deploy's own pack was not written: it holds none of their bytes. */
 function dropOwnPack(files: ReceivedFiles, key: string): void {
   if (files.packs[0] !== key) return;
@@ -105,7 +116,12 @@ async function readParts(
   const seen = new Set<string>();
   let totalBytes = 0;
   let configuration: HostConfiguration | undefined;
-  let configurationSeen = false;
+  const labels: RequestedLabels = {};
+  const sent = new Set<string>();
+  const once = (name: string) => {
+    if (sent.has(name)) throw new Problem('invalid-request', `The "${name}" field may be sent only once.`);
+    sent.add(name);
+  };
 
   const receiveFile = (part: PartHeader): PartReceiver => {
     checkSiteSize(limits, entries.length + 1, totalBytes);
@@ -132,22 +148,33 @@ async function readParts(
   await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, (part) => {
     if (part.name === 'directory') return receiveFile(part);
     if (part.name === 'configuration') {
-      if (configurationSeen) throw new Problem('invalid-request', 'The "configuration" field may be sent only once.');
-      configurationSeen = true;
+      once(part.name);
       return textPart(configurationPart, (text) => {
         configuration = parseHostConfiguration(text);
       });
     }
+    if (part.name === 'message') {
+      once(part.name);
+      return textPart(labelPart('message', maxMessageLength, 'MAX_MESSAGE_LENGTH'), (text) => {
+        labels.message = checkedMessage(text) ?? undefined;
+      });
+    }
+    if (part.name === 'alias') {
+      once(part.name);
+      return textPart(labelPart('alias', maxAliasLength), (text) => {
+        labels.alias = checkedAlias(text) ?? undefined;
+      });
+    }
     throw new Problem(
       'invalid-request',
-      `Unknown field ${JSON.stringify(part.name)}: a deploy takes "configuration" and "directory" fields only.`,
+      `Unknown field ${JSON.stringify(part.name)}: a deploy takes "configuration", "message", "alias" and "directory" fields only.`,
     );
   });
-  if (entries.length === 0) return { configuration };
+  if (entries.length === 0) return { configuration, labels };
 
   const strip = commonFolderPrefixLength(entries.map((entry) => entry.path));
   for (const entry of entries) entry.path = entry.path.slice(strip);
   checkFilesAndFolders(new Set(entries.map((entry) => entry.path)));
   entries.sort(byPath);
-  return { configuration, files: { entries, totalBytes, packs, blobs: [...written.values()] } };
+  return { configuration, labels, files: { entries, totalBytes, packs, blobs: [...written.values()] } };
 }

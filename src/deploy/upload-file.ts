@@ -11,6 +11,7 @@ import { getSiteOwner } from '../storage/sites';
 import { contentTypeOf } from '../content/content-type';
 import { handOver } from './hand-over';
 import { deployLimits } from '../content/limits';
+import { requestClient } from '../content/deployment-labels';
 
 /**
  * `PUT /v2/sites/<domain>/files/<path>`: streams the raw body into its own pack, hashing it on
@@ -62,5 +63,5 @@ export async function uploadFile(
     },
     packKey: written ? pack.key : null,
   };
-  return handOver(env, written ? [pack.key] : [], () => siteCoordinator(env, domain).putFile(domain, userId, upload));
+  return handOver(env, written ? [pack.key] : [], () => siteCoordinator(env, domain).putFile(domain, userId, upload, requestClient(request)));
 }

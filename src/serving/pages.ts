@@ -27,6 +27,11 @@ export function noDeploymentHosted(id: string): Response {
   return page(404, 'No deployment here', `There is no kept deployment ${escapeHtml(id)}.`, 'no-store');
 }
 
+/** An alias host whose alias no kept deployment has. */
+export function noAliasedDeployment(label: string): Response {
+  return page(404, 'No deployment here', `No kept deployment has the alias of ${escapeHtml(label)}.`, 'no-store');
+}
+
 /**
  * Every answer of a site an operator suspended, and of its previews (RFC 7725), naming the service
  * that blocks it (`blockedBy`, its API origin). The reason is for the owner, in `GET .../info`,

@@ -4,23 +4,34 @@
  * (`X-Robots-Tag: noindex`). A deployment never changes, so its record is kept in the location's
  * cache like a file index: collecting a deployment purges its record everywhere, and an unpublish
  * those of all the site's deployments (a `purge-previews` follow-up), so a preview stops at once.
+ *
+ * An alias host, `<alias>--<site part>.<PREVIEW_HOSTNAME>`, serves the newest ready deployment
+ * with that alias (src/content/deployment-labels.ts), a branch's stable preview. Which one that is
+ * changes with every aliased deploy, so it is asked of D1 on each request: previews are looked at
+ * by a few people, and a deploy's alias must serve it on the very next request.
  */
 import type { Env } from '../platform/env';
 import { defaultLocation, edgeKeys, liveRecordMaxAgeSeconds } from '../coordinator/edge-cache';
 import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
-import { getDeploymentById } from '../storage/deployments';
+import { type DeploymentRecord, getDeploymentById, latestAliased } from '../storage/deployments';
 import type { Deployment } from '../storage/sites';
 import { hostOptionsOf } from './host-options';
-import { noDeploymentHosted, serverError } from './pages';
+import { noAliasedDeployment, noDeploymentHosted, serverError } from './pages';
 import { type ServedDeployment, answerWith } from './serve';
 
-/** The deployment id a preview host names (`<id>.<PREVIEW_HOSTNAME>`, one label), if it is one. */
-export function previewIdOf(hostname: string, previewHostname: string): string | undefined {
+/** What a preview host names: a deployment by its id, or the newest with an alias by the alias's label. */
+export type PreviewName = { id: string } | { aliasLabel: string };
+
+/** What a host under the preview host names (`<id>.<PREVIEW_HOSTNAME>`, `<alias>--<site part>.<PREVIEW_HOSTNAME>`), if anything. */
+export function previewNameOf(hostname: string, previewHostname: string): PreviewName | undefined {
   const suffix = `.${previewHostname}`;
   if (!hostname.endsWith(suffix)) return undefined;
-  const id = hostname.slice(0, -suffix.length);
-  return /^[a-z0-9]+$/.test(id) ? id : undefined;
+  const label = hostname.slice(0, -suffix.length);
+  // Ids are letters and digits; an alias's label is the only one with "--".
+  if (/^[a-z0-9]+$/.test(label)) return { id: label };
+  if (/^[a-z0-9][a-z0-9-]*--[a-z0-9-]*[a-z0-9]$/.test(label) && label.length <= 63) return { aliasLabel: label };
+  return undefined;
 }
 
 interface PreviewRecord {
@@ -31,14 +42,15 @@ interface PreviewRecord {
   configuration: Record<string, unknown>;
 }
 
-export function servePreview(request: Request, url: URL, env: Env, ctx: ExecutionContext, id: string, location: Cache = defaultLocation()): Promise<Response> {
+export function servePreview(request: Request, url: URL, env: Env, ctx: ExecutionContext, name: PreviewName, location: Cache = defaultLocation()): Promise<Response> {
   const lookUp = async (): Promise<ServedDeployment | undefined> => {
-    const record = await previewRecord(env, ctx, id, location);
+    const record = 'id' in name ? await previewRecord(env, ctx, name.id, location) : await aliasedRecord(env, name.aliasLabel);
     if (!record) return undefined;
     const site = await liveSite(env, ctx, record.domain, location);
     return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: site?.suspension ?? null };
   };
-  return answerWith(request, url, env, ctx, location, lookUp, () => noDeploymentHosted(id))
+  const nothingHere = () => ('id' in name ? noDeploymentHosted(name.id) : noAliasedDeployment(name.aliasLabel));
+  return answerWith(request, url, env, ctx, location, lookUp, nothingHere)
     .catch(serverError)
     .then((response) => {
       response.headers.set('x-robots-tag', 'noindex');
@@ -53,8 +65,21 @@ async function previewRecord(env: Env, ctx: ExecutionContext, id: string, locati
   if (cached) return cached.json<PreviewRecord>();
   const stored = await getDeploymentById(env.DB, id);
   if (!stored || stored.state !== 'ready') return undefined;
+  const record = previewRecordOf(stored);
+  const response = Response.json(record, { headers: { 'cache-control': `max-age=${liveRecordMaxAgeSeconds}` } });
+  ctx.waitUntil(location.put(key, response));
+  return record;
+}
+
+/** The newest ready deployment with the alias whose host label is `label`, from D1. */
+async function aliasedRecord(env: Env, label: string): Promise<PreviewRecord | undefined> {
+  const stored = await latestAliased(env.DB, label);
+  return stored ? previewRecordOf(stored) : undefined;
+}
+
+function previewRecordOf(stored: DeploymentRecord): PreviewRecord {
   const { indexKey } = stored;
-  const record: PreviewRecord = {
+  return {
     domain: stored.domain,
     deployment:
       indexKey === null
@@ -62,7 +87,4 @@ async function previewRecord(env: Env, ctx: ExecutionContext, id: string, locati
         : { id: stored.id, created: stored.created, indexKey, packs: stored.packs, fileCount: stored.fileCount, totalBytes: stored.totalBytes },
     configuration: stored.configuration,
   };
-  const response = Response.json(record, { headers: { 'cache-control': `max-age=${liveRecordMaxAgeSeconds}` } });
-  ctx.waitUntil(location.put(key, response));
-  return record;
 }

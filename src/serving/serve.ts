@@ -80,10 +80,11 @@ export async function answerWith(
   return withSiteHeaders(response, path, site.host, files);
 }
 
-/** The domain's live deployment and compiled host options, when the domain is a published site. */
+/** The domain's live deployment and compiled host options, when the domain is a published site: a domain claimed by a preview alone serves nothing. */
 async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<ServedDeployment | undefined> {
   const site = await liveSite(env, ctx, domain, location);
-  return site ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension: site.suspension, domain } : undefined;
+  // A domain claimed by a preview alone serves nothing (unless suspended: then it says so).
+  return site && (site.liveDeploymentId || site.suspension) ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension: site.suspension, domain } : undefined;
 }
 
 /** The service's own origin, on its first API host, with the scheme and port the request came by. */

@@ -1,7 +1,8 @@
 /**
  * D1 access to a site's kept deployments and to where its stored content hashes lie
- * (schema/migrations/0005_deployments.sql). All times are epoch milliseconds.
+ * (schema/migrations/0005_deployments.sql, 0010_deployment_labels.sql). All times are epoch milliseconds.
  */
+import type { DeploymentClient } from '../common/deployment-labels';
 
 export type DeploymentSource = 'deploy' | 'incremental' | 'file-put' | 'file-delete' | 'configuration';
 export type DeploymentState = 'uploading' | 'ready';
@@ -24,6 +25,14 @@ export interface DeploymentRecord {
   manifestKey: string | null;
   /** When it last stopped being live (a later change went live); null while it never has. */
   liveUntil: number | null;
+  message: string | null;
+  /** Null for a deployment made before clients were recorded. */
+  client: DeploymentClient | null;
+  alias: string | null;
+  /** The first label of the alias's host (src/content/deployment-labels.ts). */
+  aliasLabel: string | null;
+  /** Made without going live, even if made live later. */
+  preview: boolean;
 }
 
 interface DeploymentRow {
@@ -40,6 +49,11 @@ interface DeploymentRow {
   configuration: string;
   manifest_key: string | null;
   live_until: number | null;
+  message: string | null;
+  client: DeploymentClient | null;
+  alias: string | null;
+  alias_label: string | null;
+  preview: number;
 }
 
 function toRecord(row: DeploymentRow): DeploymentRecord {
@@ -57,11 +71,17 @@ function toRecord(row: DeploymentRow): DeploymentRecord {
     configuration: JSON.parse(row.configuration),
     manifestKey: row.manifest_key,
     liveUntil: row.live_until,
+    message: row.message,
+    client: row.client,
+    alias: row.alias,
+    aliasLabel: row.alias_label,
+    preview: row.preview === 1,
   };
 }
 
-const columns = 'id, domain, created, created_by, source, state, file_count, total_bytes, index_key, packs, configuration, manifest_key, live_until';
-const values = '?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13';
+const columns =
+  'id, domain, created, created_by, source, state, file_count, total_bytes, index_key, packs, configuration, manifest_key, live_until, message, client, alias, alias_label, preview';
+const values = '?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18';
 
 /** `statement` with `deployment` bound to `values`. */
 function boundTo(statement: D1PreparedStatement, deployment: DeploymentRecord, ...more: unknown[]): D1PreparedStatement {
@@ -79,6 +99,11 @@ function boundTo(statement: D1PreparedStatement, deployment: DeploymentRecord, .
     JSON.stringify(deployment.configuration),
     deployment.manifestKey,
     deployment.liveUntil,
+    deployment.message,
+    deployment.client,
+    deployment.alias,
+    deployment.aliasLabel,
+    deployment.preview ? 1 : 0,
     ...more,
   );
 }
@@ -96,7 +121,7 @@ export function putDeployment(db: D1Database, deployment: DeploymentRecord): D1P
 export async function insertUploading(db: D1Database, deployment: DeploymentRecord, max: number, since: number): Promise<boolean> {
   const statement = db.prepare(
     `INSERT INTO deployments (${columns}) SELECT ${values}
-     WHERE (SELECT COUNT(*) FROM deployments WHERE domain = ?2 AND state = 'uploading' AND created > ?15) < ?14`,
+     WHERE (SELECT COUNT(*) FROM deployments WHERE domain = ?2 AND state = 'uploading' AND created > ?20) < ?19`,
   );
   const { meta } = await boundTo(statement, deployment, max, since).run();
   return meta.changes === 1;
@@ -128,6 +153,15 @@ export async function getDeployment(db: D1Database, domain: string, id: string):
 /** Any site's deployment by its id alone, as a preview host names it. */
 export async function getDeploymentById(db: D1Database, id: string): Promise<DeploymentRecord | null> {
   const row = await db.prepare('SELECT * FROM deployments WHERE id = ?').bind(id).first<DeploymentRow>();
+  return row ? toRecord(row) : null;
+}
+
+/** The newest ready deployment whose alias host's first label is `label`, as an alias host names it. */
+export async function latestAliased(db: D1Database, label: string): Promise<DeploymentRecord | null> {
+  const row = await db
+    .prepare(`SELECT * FROM deployments WHERE alias_label = ? AND state = 'ready' ORDER BY created DESC, id DESC LIMIT 1`)
+    .bind(label)
+    .first<DeploymentRow>();
   return row ? toRecord(row) : null;
 }
 

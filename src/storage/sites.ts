@@ -79,6 +79,11 @@ function suspensionOf(row: Pick<SiteRow, 'suspension_reason' | 'suspended_at'>):
   return row.suspended_at === null ? null : { reason: row.suspension_reason ?? '', since: row.suspended_at };
 }
 
+/** A site `userId` holds at `now` with nothing live yet: no deployment, no host options, no metadata, no suspension. */
+export function emptySite(domain: string, userId: string, now: number): SiteRecord {
+  return { domain, userId, created: now, modified: now, configuration: {}, configurationModified: now, metadata: {}, liveDeploymentId: null, deployment: null, suspension: null };
+}
+
 export async function getSite(db: D1Database, domain: string): Promise<SiteRecord | null> {
   const row = await db.prepare('SELECT * FROM sites WHERE domain = ?').bind(domain).first<SiteRow>();
   return row ? toRecord(row) : null;

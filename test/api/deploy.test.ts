@@ -8,6 +8,7 @@ import { checkDeployLength } from '../../src/deploy/receive';
 import { maxJsonBytes } from '../../src/http/json-body';
 import { liveFiles } from '../support/live-files';
 import { authorized, call, deploy, deployForm, problemOf, token } from '../support/client';
+import { unlabelled } from '../../src/content/deployment-labels';
 
 /** The Worker's fetch handler called directly, so that the request's body is the stream given, errors included. */
 async function callWorker(request: Request): Promise<Response> {
@@ -165,6 +166,7 @@ describe('PUT /v2/sites/<domain>', () => {
     const deploying = siteCoordinator(env, domain).deploy({
       domain,
       userId: 'github|1',
+      labels: unlabelled('api'),
       files: { id: 'in-flight', indexKey, packs: [], fileCount: 0, totalBytes: 0, blobs: [], written: [{ key: indexKey, bytes: 2 }] },
     });
     await expect(deploying).rejects.toMatchObject({ kind: 'conflict', status: 409 });

@@ -132,6 +132,7 @@ const endpointsBeyondSpec: Record<string, string> = {
   'POST /v2/sites/{domain}/deployments/{id}/activate': 'docs/design.md § Deployments',
   'PUT /v2/sites/{domain}/deployments/{id}/blobs': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
+  'GET /v2/whoami': 'docs/design.md § Authentication',
   'PUT /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
   'DELETE /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
   'GET /v2/domains/{domain}/proof': 'docs/design.md § Domains',
@@ -441,7 +442,6 @@ describe('live responses match the document', () => {
     await request('GET', `${site}/deployments/aaaaaaaaaaaaaaaaaaaa`, {}, owner, 404);
     await request('GET', `${site}/deployments`, {}, other, 403);
     await request('PUT', `${site}?preview=true`, { body: deployForm({ 'index.html': 'two' }) }, owner, 200);
-    await request('PUT', '/v2/sites/oa-no-site.example?preview=true', { body: deployForm({ 'index.html': 'x' }) }, owner, 404);
     await request('POST', `${site}/deployments/${first.deploymentId}/activate`, {}, owner, 200);
     await request('POST', `${site}/deployments/${first.deploymentId}/activate`, {}, other, 403);
     const hex = (text: string) => crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)).then((digest) => [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join(''));
@@ -450,7 +450,7 @@ describe('live responses match the document', () => {
     const { id } = (await begun.clone().json()) as { id: string };
     await expectConforms('POST', `${site}/deployments`, begun, 201);
     await request('POST', `${site}/deployments`, { ...manifest, body: '{"files": 1}' }, owner, 400);
-    await request('POST', '/v2/sites/oa-no-site.example/deployments', { ...manifest, body: JSON.stringify({ files: {}, finalize: 'preview' }) }, owner, 404);
+    await request('POST', '/v2/sites/oa-first-preview-incremental.example/deployments', { ...manifest, body: JSON.stringify({ files: {}, finalize: 'preview' }) }, owner, 201);
     await request('POST', `${site}/deployments`, { ...manifest, headers: { 'content-type': 'text/plain' } }, owner, 415);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 409);
     const blobs = new FormData();
@@ -458,6 +458,23 @@ describe('live responses match the document', () => {
     await request('PUT', `${site}/deployments/${id}/blobs`, { body: blobs }, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 404);
+    // Labelled, unchanged, and a preview claiming a new domain.
+    const labelled = deployForm({ 'index.html': 'three' });
+    labelled.append('message', 'labelled');
+    labelled.append('alias', 'feature-x');
+    await request('PUT', `${site}?preview=true`, { body: labelled, headers: { 'sitehost-client': 'cli/1.0.0' } }, owner, 200);
+    await request('GET', `${site}/deployments`, {}, owner, 200);
+    await request('PUT', site, { body: deployForm({ 'index.html': 'three' }) }, owner, 200);
+    await request('PUT', '/v2/sites/oa-first-preview.example?preview=true', { body: deployForm({ 'index.html': 'x' }) }, owner, 200);
+    const tooLong = deployForm({ 'index.html': 'x' });
+    tooLong.append('message', 'x'.repeat(1001));
+    await request('PUT', site, { body: tooLong }, owner, 400);
+  });
+
+  it('GET /v2/whoami (docs/design.md § Authentication): 200 for any valid token, 401', async () => {
+    await request('GET', '/v2/whoami', {}, owner, 200);
+    await request('GET', '/v2/whoami', {}, { scope: '' }, 200);
+    await expectConforms('GET', '/v2/whoami', await call('/v2/whoami'), 401);
   });
 
   it('suspensions (docs/design.md § Operators): PUT 201, 200, 400, 401, 403, 404, 413, 415; DELETE 200, 403, 404; what the owner sees', async () => {

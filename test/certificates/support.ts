@@ -4,7 +4,7 @@ import { generateDomainKey } from '../../src/certificates/certificate-material';
 import type { IssueOutcome, IssueRequest, Issuer } from '../../src/certificates/issuer';
 import type { JobMessage } from '../../src/certificates/jobs';
 import type { Env } from '../../src/platform/env';
-import { upsertSite } from '../../src/storage/sites';
+import { emptySite, upsertSite } from '../../src/storage/sites';
 
 export const day = 24 * 60 * 60 * 1000;
 
@@ -13,19 +13,7 @@ export const acmeEnv: Env = { ...env, CERT_ISSUER: 'acme' };
 
 /** A hosted site, written to D1 directly so that no certificate job of the deploy flow races the test's own. */
 export async function hostedSite(domain: string, userId = 'github|1'): Promise<void> {
-  const now = Date.now();
-  await upsertSite(env.DB, {
-    domain,
-    userId,
-    created: now,
-    modified: now,
-    configuration: {},
-    configurationModified: now,
-    metadata: {},
-    liveDeploymentId: null,
-    suspension: null,
-    deployment: null,
-  }).run();
+  await upsertSite(env.DB, emptySite(domain, userId, Date.now())).run();
 }
 
 let messageCounter = 0;

@@ -6,6 +6,7 @@ import { getSite } from '../../src/storage/sites';
 import { authorized, call, deploy, deployForm } from '../support/client';
 import { coordinatorOf, keepDeployments, storedObjects } from '../support/deployments';
 import { liveFiles } from '../support/live-files';
+import { unlabelled } from '../../src/content/deployment-labels';
 
 async function list(domain: string, cursor?: string): Promise<DeploymentPage> {
   const response = await authorized(`/v2/sites/${domain}/deployments${cursor ? `?cursor=${cursor}` : ''}`);
@@ -51,6 +52,11 @@ describe('deployments', () => {
       source: 'deploy',
       previewUrl: `http://${first.deploymentId}.preview.localhost/`,
       liveUntil: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/),
+      preview: false,
+      message: null,
+      client: 'api',
+      alias: null,
+      aliasUrl: null,
       state: 'ready',
     });
     const one = await authorized(`/v2/sites/${domain}/deployments/${first.deploymentId}`);
@@ -144,12 +150,6 @@ describe('deployments', () => {
     expect(await served(domain)).toBe('preview');
   });
 
-  it('refuses a preview of a domain without a site', async () => {
-    const response = await authorized('/v2/sites/no-site-yet.example?preview=true', { method: 'PUT', body: deployForm({ 'index.html': 'x' }) });
-    expect(response.status).toBe(404);
-    expect(await getSite(env.DB, 'no-site-yet.example')).toBeNull();
-  });
-
   it('collects deployments that fall out of the kept window, freeing exactly the objects no kept one holds', async () => {
     const domain = 'collect.example';
     await keepDeployments(domain, 2, 0);
@@ -230,6 +230,7 @@ describe('deployments', () => {
     const outcome = await coordinatorOf(domain).deploy({
       domain,
       userId: 'github|1',
+      labels: unlabelled('api'),
       files: { id: 'zzzzzzzzzzzzzzzzzzzz', indexKey, packs: [`sites/${domain}/packs/collected`], fileCount: 1, totalBytes: 4, blobs: [], written: [{ key: indexKey, bytes: 2 }] },
     });
     expect(outcome).toMatchObject({ ok: false, problem: { kind: 'conflict', detail: expect.stringContaining('were collected while it uploaded') } });

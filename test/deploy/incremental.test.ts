@@ -135,7 +135,7 @@ describe('incremental deploys', () => {
     expect(await liveFiles(domain)).toEqual(files);
   });
 
-  it('answers a one-request deploy over the limits by its declared sizes, or a preview of no site, before its blobs arrive', async () => {
+  it('answers a one-request deploy over the limits by its declared sizes, or with a bad alias, before its blobs arrive', async () => {
     const domain = 'early-refusal.example';
     await deploy(domain, { 'index.html': 'live' });
     const before = await storedObjects(domain);
@@ -163,8 +163,8 @@ describe('incremental deploys', () => {
     const tooLarge = await withBlobsPending(domain, { files: fivePaths, sizes: { [big]: 21 * 1024 * 1024 }, finalize: 'live' });
     expect(tooLarge.status).toBe(413);
     expect(await problemOf(tooLarge)).toMatchObject({ limit: 'MAX_TOTAL_BYTES' });
-    const preview = await withBlobsPending('no-site-yet.example', { files: { 'index.html': big }, finalize: 'preview' });
-    expect(preview.status).toBe(404);
+    const badAlias = await withBlobsPending('no-site-yet.example', { files: { 'index.html': big }, finalize: 'preview', alias: 'Not An Alias' });
+    expect(badAlias.status).toBe(400);
     expect(await storedObjects(domain)).toEqual(before);
     expect(await storedObjects('no-site-yet.example')).toEqual(new Map());
     expect(await liveFiles(domain)).toEqual({ 'index.html': 'live' });
@@ -360,23 +360,15 @@ describe('incremental deploys', () => {
     );
   });
 
-  it('refuses a manifest that asks for a preview of a domain that is no site yet, before any upload', async () => {
-    const domain = 'preview-of-nothing.example';
-    const response = await authorized(`/v2/sites/${domain}/deployments`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ files: await manifestOf({ 'index.html': 'never' }), finalize: 'preview' }),
-    });
-    expect(response.status).toBe(404);
-    expect(await problemOf(response)).toMatchObject({ type: '/problems/site-not-found', status: 404 });
-    expect((await authorized(`/v2/sites/${domain}/deployments`)).status).toBe(404);
-  });
-
   it('discards the bytes of a one-request deploy that the coordinator refuses', async () => {
-    // A preview needs a site: the Worker lets a deploy to a new domain through, the coordinator refuses the preview.
+    // The Worker reads no base of a patch committed at once: the coordinator refuses one it does not keep.
     const domain = 'one-request-refused.example';
-    const response = await deployInOne(domain, { 'index.html': 'never' }, ['never'], 'preview');
-    expect(response.status).toBe(404);
+    const form = await blobForm(['never']);
+    const body = new FormData();
+    body.append('manifest', JSON.stringify({ base: 'aaaaaaaaaaaaaaaaaaaa', files: await manifestOf({ 'index.html': 'never' }), finalize: 'live' }));
+    for (const [name, value] of form) body.append(name, value);
+    const response = await authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', body });
+    expect(response.status).toBe(409);
     expect(await storedObjects(domain)).toEqual(new Map());
   });
 

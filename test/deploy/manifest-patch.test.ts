@@ -7,6 +7,7 @@ import { authorized, call, deploy, problemOf } from '../support/client';
 import { coordinatorOf, keepDeployments, sha256Hex, storedObjects } from '../support/deployments';
 import { blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
+import { unlabelled } from '../../src/content/deployment-labels';
 
 type Patch = Record<string, string | null>;
 
@@ -140,6 +141,7 @@ describe('incremental deploys against a base deployment', () => {
       coordinator.deployManifest({
         domain,
         userId: 'github|1',
+        labels: unlabelled('api'),
         deploymentId: 'patched-deployment-id-0001',
         content: { patch: { base: 'collected-deployment-id-01', files: new Map() } },
         preview: false,

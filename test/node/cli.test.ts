@@ -144,19 +144,30 @@ describe('sitehost deploy', () => {
     expect(await getFromSite(service, 'cli-lone.example', '/assets/app.js')).toEqual({ status: 200, body: 'console.log(1)' });
   });
 
-  it('prints only the deploy result with --json', async () => {
-    const deploy = await runCli(['deploy', '--domain', domain, '--json'], { env: as(alice), cwd: join(work, 'site') });
+  it('prints only the result with --json: the deploy result, the id and the URLs', async () => {
+    // The folder deployed above, unchanged: the live deployment is named, and no new one made.
+    // Through a relay that lists the requests: the preview URL comes with the answer, not asked after it.
+    const relay = await startCountingRelay(service.port);
+    const deploy = await runCli(['deploy', '--domain', domain, '--json'], { env: { ...as(alice), SITEHOST_ORIGIN: relay.origin }, cwd: join(work, 'site') });
+    await relay.close();
+    expect(relay.requestLines()).toEqual([`GET /v2/sites/${domain}/info HTTP/1.1`, `POST /v2/sites/${domain}/deployments HTTP/1.1`]);
     expect(deploy.code, deploy.stderr).toBe(0);
     expect(deploy.stderr).toBe('');
-    expect(JSON.parse(deploy.stdout)).toEqual({
+    const result = JSON.parse(deploy.stdout) as { id: string };
+    expect(result).toEqual({
+      id: result.id,
       type: 'site-deploy',
       domain,
       isNewDomain: false,
-      hasNewFiles: true,
+      hasNewFiles: false,
       hasNewConfiguration: false,
-      deploymentId: expect.stringMatching(/^[a-z2-7]{20,}$/),
+      unchanged: true,
+      deploymentId: result.id,
       committedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/),
+      url: `http://${domain}.localhost:${new URL(relay.origin).port}/`,
+      previewUrl: `http://${result.id}.preview.localhost:${new URL(relay.origin).port}/`,
     });
+    expect(result.id).toMatch(/^[a-z2-7]{20}$/);
   });
 
   // Measured like every run after a first one: the deploys above have filled Node's compile
@@ -224,7 +235,7 @@ describe('incremental deploys, previews and rollback', () => {
     console.log(`Redeploy of an unchanged folder: ${again.bytes} bytes sent, the first deploy ${full.bytes}`);
     // Request headers and the manifest only.
     expect(again.bytes).toBeLessThan(16 * kiB);
-    expect(again.run.stdout).toContain('Uploaded 0 files (0 B); skipped 3 files (786 kB) already stored.');
+    expect(again.run.stdout).toMatch(new RegExp(`^✔ ${domain} already serves this folder, 3 files \\(786 kB\\): no new deployment; [a-z2-7]{20} stays live\\.$`, 'm'));
     await expectServed(first);
   });
 
@@ -428,17 +439,18 @@ describe('incremental deploys, previews and rollback', () => {
     const json = await runCli(['deployments', domain, '--json'], { env: as(alice) });
     expect(json.code, json.stderr).toBe(0);
     const deployments = JSON.parse(json.stdout) as { id: string; live: boolean; fileCount: number; createdBy: string }[];
-    // The first deploy, its unchanged repeat, the changed file, the preview.
-    expect(deployments.length).toBeGreaterThanOrEqual(3);
+    // The first deploy, the changed file, the preview: the unchanged repeat made none.
+    expect(deployments.length).toBe(3);
     expect(deployments.map((deployment) => deployment.live)).toEqual(deployments.map((_, index) => index === 1));
     expect(deployments[0]).toMatchObject({ fileCount: 3, createdBy: 'github|alice' });
 
     const text = await runCli(['deployments', domain], { env: as(alice) });
     expect(text.code, text.stderr).toBe(0);
     const [header, ...rows] = text.stdout.trim().split('\n');
-    expect(header).toMatch(/^LIVE\s+ID\s+CREATED\s+BY\s+FILES\s+SIZE\s+SOURCE\s+PREVIEW$/);
+    expect(header).toMatch(/^STATUS\s+ID\s+CREATED\s+BY\s+SOURCE\s+FILES\s+SIZE\s+ALIAS\s+MESSAGE\s+PREVIEW$/);
     expect(rows).toHaveLength(deployments.length);
-    expect(rows[1]).toMatch(new RegExp(`^live\\s+${deployments[1]!.id}\\s`));
+    expect(rows[1]).toMatch(new RegExp(`^live\\s+${deployments[1]!.id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\s+github\\|alice\\s+cli incremental\\s`));
+    expect(rows[0]).toMatch(new RegExp(`^preview\\s+${deployments[0]!.id}\\s`));
     expect(rows[0]).toContain(`http://${deployments[0]!.id}.preview.localhost:${service.port}/`);
   });
 
@@ -502,6 +514,111 @@ describe('incremental deploys, previews and rollback', () => {
       await cutting.close();
     }
     for (const [path, body] of Object.entries(files)) expect((await getFromSite(service, resumed, `/${path}`)).body === body, path).toBe(true);
+  });
+});
+
+describe('flags CI scripts already type, whoami and JSON errors', () => {
+  it('takes --dir, --message and --prod, and says so when a deploy changes nothing', async () => {
+    const site = 'cli-flags.example';
+    const root = await writeTree(join(work, 'flags'), { 'index.html': 'v1' });
+    const run = await runCli(['deploy', '--dir', root, '--domain', site, '--prod', '--message', 'abc123 Fix the header', '--json'], { env: as(alice) });
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as { id: string };
+    const listed = JSON.parse((await runCli(['deployments', site, '--json'], { env: as(alice) })).stdout) as unknown[];
+    expect(listed).toEqual([expect.objectContaining({ id: result.id, live: true, preview: false, message: 'abc123 Fix the header', client: 'cli', source: 'incremental' })]);
+
+    // The whole manifest of the same folder (no record of the last deploy): no new deployment.
+    const again = await runCli(['deploy', root, '--domain', site, '--no-cache', '--json'], { env: as(alice) });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ id: result.id, deploymentId: result.id, unchanged: true });
+    expect(JSON.parse((await runCli(['deployments', site, '--json'], { env: as(alice) })).stdout)).toHaveLength(1);
+
+    const twoFolders = await runCli(['deploy', root, '--dir', join(work, 'site'), '--domain', site], { env: as(alice) });
+    expect(twoFolders.code).toBe(2);
+    expect(twoFolders.stderr).toContain('Two folders given');
+    const contradiction = await runCli(['deploy', root, '--domain', site, '--prod', '--preview'], { env: as(alice) });
+    expect(contradiction.code).toBe(2);
+    const tooLong = await runCli(['deploy', root, '--domain', site, '--message', 'x'.repeat(1001)], { env: as(alice) });
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain('MAX_MESSAGE_LENGTH');
+  });
+
+  it('makes a stable preview host with --alias, a preview unless --prod, the first deploy of a domain included', async () => {
+    const site = 'cli-alias.example';
+    const root = await writeTree(join(work, 'alias'), { 'index.html': 'branch one' });
+    const first = await runCli(['deploy', root, '--domain', site, '--alias', 'feature/Login', '--json'], { env: as(alice) });
+    expect(first.code, first.stderr).toBe(0);
+    const preview = JSON.parse(first.stdout) as { aliasUrl: string; url?: string };
+    expect(preview).toMatchObject({ domain: site, live: false, preview: true, alias: 'feature-login', unchanged: false });
+    expect(preview.url).toBeUndefined();
+    expect(preview.aliasUrl).toMatch(new RegExp(`^http://feature-login--cli-alias-example-[a-z2-7]{13}\\.preview\\.localhost:${service.port}/$`));
+    const aliasHost = new URL(preview.aliasUrl).hostname.replace(/\.localhost$/, '');
+    expect(await getFromSite(service, aliasHost, '/')).toEqual({ status: 200, body: 'branch one' });
+    // The domain is claimed, and nothing is live.
+    expect((await getFromSite(service, site, '/')).status).toBe(404);
+
+    await writeTree(root, { 'index.html': 'branch two' });
+    const next = await runCli(['deploy', root, '--domain', site, '--alias', 'feature/Login'], { env: as(alice) });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain('Alias "feature/Login" is sent as feature-login.');
+    expect(next.stdout).toContain(`Alias feature-login: ${preview.aliasUrl}`);
+    expect(await getFromSite(service, aliasHost, '/')).toEqual({ status: 200, body: 'branch two' });
+
+    const prod = await runCli(['deploy', root, '--domain', site, '--alias', 'main', '--prod', '--json'], { env: as(alice) });
+    expect(prod.code, prod.stderr).toBe(0);
+    expect(JSON.parse(prod.stdout)).toMatchObject({ type: 'site-deploy', url: `http://${site}.localhost:${service.port}/`, aliasUrl: expect.stringContaining('main--cli-alias-example-') });
+    expect(await getFromSite(service, site, '/')).toEqual({ status: 200, body: 'branch two' });
+
+    const list = await runCli(['deployments', site], { env: as(alice) });
+    expect(list.stdout).toMatch(/^Aliases \(each serves the newest deployment with it\):$/m);
+    expect(list.stdout).toMatch(new RegExp(`^  feature-login  ${preview.aliasUrl.replaceAll('.', '\\.')}  [a-z2-7]{20}$`, 'm'));
+  });
+
+  it('says who the token is with whoami', async () => {
+    const text = await runCli(['whoami'], { env: as(alice) });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^user\s+github\|alice$/m);
+    expect(text.stdout).toMatch(/^scopes\s+deploy$/m);
+    expect(text.stdout).toMatch(/^expires\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in (59|60) minutes\)$/m);
+    const json = await runCli(['whoami', '--json'], { env: as(alice) });
+    expect(JSON.parse(json.stdout)).toEqual({ userId: 'github|alice', scopes: ['deploy'], issuer: 'sitehost', expiresAt: expect.any(String), origin: service.origin });
+    const forged = await runCli(['whoami'], { env: as(await token(service, 'github|alice', 'deploy', 'not-the-secret')) });
+    expect(forged.code).toBe(3);
+    expectOneLineError(forged);
+  });
+
+  it('prints an error as one JSON problem on standard error with --json, exiting with the code of its kind', async () => {
+    const problemOf = (run: CliRun) => {
+      expect(run.stdout).toBe('');
+      const lines = run.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      return JSON.parse(lines[0]!) as Record<string, unknown>;
+    };
+    const notFound = await runCli(['config', 'get', 'nowhere.example', '--json'], { env: as(alice) });
+    expect(notFound.code).toBe(4);
+    expect(problemOf(notFound)).toEqual({ type: '/problems/site-not-found', title: 'Site not found', status: 404, detail: 'No site is hosted at nowhere.example.', exitCode: 4 });
+    const invalid = await runCli(['config', 'patch', 'cli-site.example', '{"fallback": 42}', '--json'], { env: as(alice) });
+    expect(invalid.code).toBe(2);
+    expect(problemOf(invalid)).toMatchObject({ type: '/problems/invalid-configuration', status: 400, errors: [expect.objectContaining({ pointer: '/fallback' })], exitCode: 2 });
+    const usage = await runCli(['sites', '--colour', '--json'], { env: as(alice) });
+    expect(usage.code).toBe(2);
+    expect(problemOf(usage)).toEqual({ type: 'urn:sitehost:cli:usage', title: 'Invalid usage', detail: "unknown option '--colour'", exitCode: 2 });
+    const nobody = await runCli(['whoami', '--json'], { env: { SITEHOST_ORIGIN: '', SITEHOST_TOKEN: '', XDG_CONFIG_HOME: join(work, 'nobody') } });
+    expect(nobody.code).toBe(3);
+    expect(problemOf(nobody)).toMatchObject({ type: 'urn:sitehost:cli:auth', exitCode: 3 });
+    const unreachable = await runCli(['sites', '--json'], { env: { ...as(alice), SITEHOST_ORIGIN: 'http://127.0.0.1:1' } });
+    expect(unreachable.code).toBe(6);
+    expect(problemOf(unreachable)).toMatchObject({ type: 'urn:sitehost:cli:server', detail: expect.stringContaining('Could not reach'), exitCode: 6 });
+  });
+
+  it('offers --json on every command', async () => {
+    const commands = ['login', 'logout', 'whoami', 'deploy', 'deployments', 'rollback', 'sites', 'usage', 'delete', 'config get', 'config set', 'config patch', 'files ls', 'files put', 'files rm', 'domains proof', 'info', 'events', 'admin suspend', 'admin resume', 'admin delete'];
+    for (const command of commands) {
+      const help = await runCli([...command.split(' '), '--help']);
+      expect(help.stdout, command).toMatch(/^\s+--json\s/m);
+    }
+    const logout = await runCli(['logout', '--json'], { env: { XDG_CONFIG_HOME: join(work, 'nobody') } });
+    expect(JSON.parse(logout.stdout)).toEqual({ loggedOut: false, configFile: join(work, 'nobody', 'sitehost', 'config.json') });
   });
 });
 
@@ -594,7 +711,9 @@ describe('sitehost events', () => {
       expect(deploy.code, deploy.stderr).toBe(0);
       const line = await follower.waitForLine((text) => text.includes('"cli-events.example"'));
       const event = JSON.parse(line) as { id: string };
-      expect(event).toEqual({ id: expect.stringMatching(/^\d+$/), ...JSON.parse(deploy.stdout) });
+      // The deploy's output is the deploy result (the event's data) with the deployment's id and URLs.
+      const { id: _id, url: _url, previewUrl: _previewUrl, unchanged: _unchanged, ...result } = JSON.parse(deploy.stdout) as Record<string, unknown>;
+      expect(event).toEqual({ id: expect.stringMatching(/^\d+$/), ...result });
 
       const resumed = startCli(['events', '--json', '--last-event-id', String(Number(event.id) - 1)], { env: as(reader) });
       try {

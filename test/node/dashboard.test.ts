@@ -190,12 +190,13 @@ describe('the dashboard', () => {
     await live.close();
   });
 
-  it('redeploys the same folder without sending any file bytes, in one request', async () => {
+  it('redeploys the same folder without sending any file bytes, in one request, and makes no new deployment', async () => {
     const deployRequests = await deployRecordingRequests(folder.folder, () =>
-      expect.poll(() => page.locator('#deploy-result-heading').textContent()).toBe(`Deployed ${domain}`),
+      expect.poll(() => page.locator('#deploy-result-heading').textContent()).toBe(`${domain} serves this already`),
     );
-    // The manifest with "finalize": the service holds every file, so it goes live at once.
+    // The manifest with "finalize": the service holds every file, and serves them already.
     expect(deployRequests).toEqual([`POST /v2/sites/${domain}/deployments`]);
+    expect(await page.locator('#unchanged-note').textContent()).toContain('No new deployment was made');
     expect(await page.locator('[data-fact=sent]').textContent()).toBe('0 (0 B)');
     expect(await page.locator('[data-fact=skipped]').textContent()).toMatch(/^3 \(/);
     expect(await page.locator('#progress-text').textContent()).toBe('Sent 0 B: published.');
@@ -264,9 +265,9 @@ describe('the dashboard', () => {
   it("lists the site's deployments and makes an older one live after confirmation", async () => {
     await page.goto(`${service.origin}/#/sites/${domain}`);
     const rows = page.locator('#deployments tbody tr');
-    // Newest first: the file deleted, the file added, the redeploy, the first deploy.
-    await expect.poll(() => rows.count()).toBe(4);
-    expect(await rows.locator('td[data-label=Source]').allTextContents()).toEqual(['file-delete', 'file-put', 'incremental', 'incremental']);
+    // Newest first: the file deleted, the file added, the first deploy (the unchanged redeploy made none), all from the dashboard.
+    await expect.poll(() => rows.count()).toBe(3);
+    expect(await rows.locator('td[data-label=Source]').allTextContents()).toEqual(['dashboard file-delete', 'dashboard file-put', 'dashboard incremental']);
     expect(await rows.first().getAttribute('data-live')).toBe('true');
     expect(await rows.first().locator('td[data-label=Live]').textContent()).toBe('Live');
     const withExtra = rows.nth(1);
@@ -293,7 +294,7 @@ describe('the dashboard', () => {
     // A change made elsewhere (here, a configuration edit through the API) shows in the list as its event arrives.
     await expect.poll(() => page.locator('#events').textContent()).toContain('site-deploy');
     expect((await setConfiguration({ headers: [{ fields: { 'x-edited': 'elsewhere' } }] })).status).toBe(200);
-    await expect.poll(() => rows.first().locator('td[data-label=Source]').textContent()).toBe('configuration');
+    await expect.poll(() => rows.first().locator('td[data-label=Source]').textContent()).toBe('api configuration');
     expect(await rows.first().getAttribute('data-live')).toBe('true');
     expect(await page.locator('#deployments tr[data-live]').count()).toBe(1);
     expect((await setConfiguration({})).status).toBe(200);
@@ -380,6 +381,41 @@ describe('the dashboard', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, '10-deploy-phone');
     await page.setViewportSize({ width: 1100, height: 800 });
+  });
+
+  it('deploys a preview with an alias and a message, listed as a preview with its message, source, alias and time to the second', async () => {
+    await page.goto(`${service.origin}/#/deploy/${domain}`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Deploy a site');
+    await page.locator('#folder').setInputFiles(folder.folder);
+    await page.getByLabel('Preview only').check();
+    const alias = page.getByLabel('Alias (optional)');
+    await alias.fill('Feature X');
+    await expect.poll(() => page.locator('#alias-message').textContent()).toContain('lower-case letters, digits and single hyphens');
+    expect(await alias.getAttribute('aria-invalid')).toBe('true');
+    // Refused in the page: nothing is sent.
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('alias');
+    await alias.fill('feature-x');
+    await page.getByLabel('Message (optional)').fill('Try the new header');
+    await shot(page, '10b-deploy-preview-form');
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await expect.poll(() => page.locator('#deploy-result-heading').textContent()).toBe(`Preview of ${domain}`);
+    const aliasUrl = await page.locator('#alias-link').getAttribute('href');
+    expect(aliasUrl).toMatch(new RegExp(`^http://feature-x--dash-example-[a-z2-7]{13}\\.preview\\.localhost:${service.port}/$`));
+    const aliasHost = new URL(aliasUrl!).hostname.replace(/\.localhost$/, '');
+    expect((await getFromSite(service, aliasHost, '/')).body).toBe(siteFiles['index.html']);
+    await shot(page, '10c-deploy-preview-result');
+
+    await page.getByRole('link', { name: 'Manage the site' }).click();
+    const newest = page.locator('#deployments tbody tr').first();
+    await expect.poll(() => newest.getAttribute('data-preview')).toBe('true');
+    expect(await newest.getAttribute('data-live')).toBeNull();
+    expect(await newest.locator('td[data-label=Live]').textContent()).toContain('Preview');
+    expect(await newest.locator('td[data-label=Message]').textContent()).toBe('Try the new header');
+    expect(await newest.locator('td[data-label=Source]').textContent()).toBe('dashboard incremental');
+    expect(await newest.locator('td[data-label=Alias] a').getAttribute('href')).toBe(aliasUrl);
+    expect(await newest.locator('td[data-label=Created]').textContent()).toMatch(/\d:\d\d:\d\d/);
+    await shot(page, '10d-deployments-with-preview');
   });
 
   it('unpublishes a site after confirmation, and not without it', async () => {

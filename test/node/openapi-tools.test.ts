@@ -42,7 +42,7 @@ describe("the black-box tests' check of every API answer", () => {
     const log = [
       '[wrangler:info] Ready on http://127.0.0.1:8787',
       '[wrangler:info] GET /v2/sites 401 Unauthorized (94ms)',
-      '[wrangler:info] PUT /v2/sites/a.example?preview=true 404 Not Found (3ms)',
+      '[wrangler:info] GET /v2/sites/a.example/info?x=1 404 Not Found (3ms)',
       // Another method answers the documented 405; other paths are not the API's.
       '[wrangler:info] PATCH /v2/openapi.json 405 Method Not Allowed (3ms)',
       '[wrangler:info] GET /index.html 404 Not Found (2ms)',

@@ -105,4 +105,38 @@ describe('preview hosts', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ type: '/problems/invalid-domain', detail: expect.stringContaining('preview hosts') });
   });
+
+  it('serve the newest ready deployment with an alias at its alias host, one per domain and alias', async () => {
+    const domain = 'alias-site.example';
+    await keepDeployments(domain, 20, 30);
+    await deploy(domain, { 'index.html': 'live' });
+    const aliased = async (site: string, files: Record<string, string>, alias: string) => {
+      const form = deployForm(files);
+      form.append('alias', alias);
+      return (await authorized(`/v2/sites/${site}?preview=true`, { method: 'PUT', body: form })).json<Deployment>();
+    };
+    const first = await aliased(domain, { 'index.html': 'branch one' }, 'feature-x');
+    const host = new URL(first.aliasUrl!).host;
+    expect(host).toMatch(/^feature-x--alias-site-example-[a-z2-7]{13}\.preview\.localhost$/);
+    const page = await call(`http://${host}/`);
+    expect(await page.text()).toBe('branch one');
+    expect(page.headers.get('x-robots-tag')).toBe('noindex');
+
+    // The next deployment with the alias takes its host at once; the first keeps its own preview host.
+    const second = await aliased(domain, { 'index.html': 'branch two' }, 'feature-x');
+    expect(second.aliasUrl).toBe(first.aliasUrl);
+    expect(await (await call(`http://${host}/`)).text()).toBe('branch two');
+    expect(await (await preview(first.id)).text()).toBe('branch one');
+
+    // The same alias on another domain is another host; the live site is untouched.
+    const elsewhere = await aliased('alias-other.example', { 'index.html': 'other' }, 'feature-x');
+    expect(elsewhere.aliasUrl).not.toBe(first.aliasUrl);
+    expect(await (await call(elsewhere.aliasUrl!)).text()).toBe('other');
+    expect(await (await call(`http://${domain}/`)).text()).toBe('live');
+
+    const unknown = await call(`http://nothing--alias-site-example-aaaaaaaaaaaaa.preview.localhost/`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain('No deployment here');
+    expect(unknown.headers.get('x-robots-tag')).toBe('noindex');
+  });
 });

@@ -1,4 +1,4 @@
-import type { DeployResult } from '../../../src/common/api-types';
+import type { Deployment } from '../../../src/common/api-types';
 import { formatBytes } from '../../../src/common/format-bytes';
 import { ApiError } from '../../../src/common/problem';
 import { sitePath } from '../../../src/common/site-paths';
@@ -10,11 +10,17 @@ import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
 import { siteUrl } from '../../../src/common/site-url';
 import { sendWithProgress } from '../upload';
-import { type UploadPlan, deployFolder } from '../incremental-deploy';
+import { type DeployOutcome, type UploadPlan, deployFolder } from '../incremental-deploy';
+import { type DeploymentChoice, deploymentFields } from '../deployment-fields';
+import { request } from '../api';
 
 const LISTED_PATHS = 20;
 
-/** Deploy: a domain, a folder (dropped or chosen) and optional host options, sent incrementally (or, for host options alone, as the multipart deploy form). */
+/**
+ * Deploy: a domain, a folder (dropped or chosen), optional host options, and what the deployment is
+ * (live or a preview, an alias, a message), sent incrementally (or, for host options alone, as the
+ * multipart deploy form).
+ */
 export function deployScreen(context: ScreenContext, initialDomain?: string): Screen {
   const domain = domainField(context.config.apiHostnames, initialDomain);
   let selected: SelectedFile[] = [];
@@ -69,6 +75,7 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
     optional: true,
   });
 
+  const fields = deploymentFields();
   const submit = h('button', { type: 'submit' }, 'Deploy');
   const cancel = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Cancel upload');
   const progress = h('progress', { id: 'upload-progress', max: 1, value: 0, 'aria-labelledby': 'progress-text' });
@@ -90,6 +97,8 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
       configuration.textarea.focus();
       return;
     }
+    const choice = fields.check();
+    if (!choice) return;
     if (selected.length === 0 && options.value === undefined) {
       fill(outcome, errorMessage(new Error('Choose a folder, a configuration, or both.')));
       return;
@@ -105,10 +114,11 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
     cancel.addEventListener('click', stop);
     context.signal.addEventListener('abort', stop);
     try {
-      const { result, plan } = selected.length > 0 ? await sendFolder(target, options.value, aborter.signal) : await sendConfiguration(target, options.value, aborter.signal);
+      const { result, plan } =
+        selected.length > 0 ? await sendFolder(target, options.value, choice, aborter.signal) : await sendConfiguration(target, options.value, choice, aborter.signal);
       progress.value = progress.max;
-      progressText.textContent = `Sent ${formatBytes(plan?.sendBytes ?? progress.max)}: published.`;
-      showResult(result, plan);
+      progressText.textContent = `Sent ${formatBytes(plan?.sendBytes ?? progress.max)}: ${'type' in result ? 'published' : 'preview ready'}.`;
+      await showResult(target, result, plan, choice);
     } catch (error) {
       progressBox.hidden = true;
       const pointed = error instanceof ApiError ? (error.problem.errors ?? []) : [];
@@ -135,10 +145,10 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
   }
 
   /** A folder, incrementally: only the files whose content the service lacks are sent. */
-  function sendFolder(target: string, hostOptions: unknown, signal: AbortSignal): Promise<{ result: DeployResult; plan: UploadPlan }> {
+  function sendFolder(target: string, hostOptions: unknown, choice: DeploymentChoice, signal: AbortSignal): Promise<{ result: DeployOutcome; plan: UploadPlan }> {
     lastAnnounced = 0;
     let total = 0;
-    return deployFolder(target, selected, hostOptions, {
+    return deployFolder(target, selected, hostOptions, choice, {
       onHashing: (files) => (progressText.textContent = `Checking ${files} ${files === 1 ? 'file' : 'files'}…`),
       onPlan: (plan) => {
         total = plan.sendBytes;
@@ -149,51 +159,60 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
   }
 
   /** Host options alone: the multipart deploy keeps the site's files. */
-  async function sendConfiguration(target: string, hostOptions: unknown, signal: AbortSignal): Promise<{ result: DeployResult; plan?: UploadPlan }> {
+  async function sendConfiguration(target: string, hostOptions: unknown, choice: DeploymentChoice, signal: AbortSignal): Promise<{ result: DeployOutcome; plan?: UploadPlan }> {
     lastAnnounced = 0;
     const form = new FormData();
     form.append('configuration', JSON.stringify(hostOptions));
-    const upload = sendWithProgress<DeployResult>('PUT', sitePath(target), form, showProgress);
+    if (choice.alias) form.append('alias', choice.alias);
+    if (choice.message) form.append('message', choice.message);
+    const upload = sendWithProgress<DeployOutcome>('PUT', `${sitePath(target)}${choice.preview ? '?preview=true' : ''}`, form, showProgress);
     signal.addEventListener('abort', () => upload.abort());
     return { result: await upload.done };
   }
 
-  function showResult(result: DeployResult, plan: UploadPlan | undefined): void {
+  /**
+   * What the deploy made: a live deployment (or none, when the site served this already) or a
+   * preview, with its links; an alias's address comes with the deployment.
+   */
+  async function showResult(target: string, result: DeployOutcome, plan: UploadPlan | undefined, choice: DeploymentChoice): Promise<void> {
+    const live = 'type' in result;
+    const id = live ? result.deploymentId : result.id;
+    const deployment: Deployment | undefined = live ? (choice.alias ? await request<Deployment>('GET', sitePath(target, `/deployments/${encodeURIComponent(id)}`)) : undefined) : result;
     const yesNo = (value: boolean) => (value ? 'Yes' : 'No');
-    const resultHeading = h('h2', { id: 'deploy-result-heading', tabindex: -1 }, `Deployed ${result.domain}`);
+    const title = !live ? `Preview of ${target}` : result.unchanged ? `${target} serves this already` : `Deployed ${target}`;
+    const resultHeading = h('h2', { id: 'deploy-result-heading', tabindex: -1 }, title);
+    const fact = (name: string, label: string, value: Node | string) => [h('dt', {}, label), h('dd', { 'data-fact': name }, value)];
     fill(
       outcome,
       h(
         'section',
         { class: 'notice success', 'aria-labelledby': 'deploy-result-heading' },
         resultHeading,
+        live && result.unchanged && h('p', { id: 'unchanged-note' }, 'No new deployment was made: the live deployment has these files and host options already.'),
+        !live && h('p', {}, 'The live site is unchanged.'),
         h(
           'dl',
           { class: 'facts' },
-          h('dt', {}, 'New domain'),
-          h('dd', { 'data-fact': 'isNewDomain' }, yesNo(result.isNewDomain)),
-          h('dt', {}, 'New files'),
-          h('dd', { 'data-fact': 'hasNewFiles' }, yesNo(result.hasNewFiles)),
-          h('dt', {}, 'New configuration'),
-          h('dd', { 'data-fact': 'hasNewConfiguration' }, yesNo(result.hasNewConfiguration)),
-          plan && [
-            h('dt', {}, 'Files sent'),
-            h('dd', { 'data-fact': 'sent' }, `${plan.sendFiles} (${formatBytes(plan.sendBytes)})`),
-            h('dt', {}, 'Already stored, skipped'),
-            h('dd', { 'data-fact': 'skipped' }, `${plan.skippedFiles} (${formatBytes(plan.skippedBytes)})`),
+          live && [
+            ...fact('isNewDomain', 'New domain', yesNo(result.isNewDomain)),
+            ...fact('hasNewFiles', 'New files', yesNo(result.hasNewFiles)),
+            ...fact('hasNewConfiguration', 'New configuration', yesNo(result.hasNewConfiguration)),
           ],
-          h('dt', {}, 'Deployment'),
-          h('dd', { 'data-fact': 'deploymentId' }, h('code', {}, result.deploymentId)),
+          plan && [...fact('sent', 'Files sent', `${plan.sendFiles} (${formatBytes(plan.sendBytes)})`), ...fact('skipped', 'Already stored, skipped', `${plan.skippedFiles} (${formatBytes(plan.skippedBytes)})`)],
+          fact('deploymentId', 'Deployment', h('code', {}, id)),
+          deployment?.aliasUrl && fact('alias', 'Alias', h('a', { href: deployment.aliasUrl, target: '_blank', rel: 'noopener', id: 'alias-link' }, deployment.aliasUrl)),
         ),
         h(
           'p',
           { class: 'links' },
-          h('a', { href: siteUrl(location, result.domain), target: '_blank', rel: 'noopener', id: 'live-link' }, `Open ${siteUrl(location, result.domain)}`),
-          h('a', { href: link({ screen: 'site', domain: result.domain }) }, 'Manage the site'),
+          live
+            ? h('a', { href: siteUrl(location, target), target: '_blank', rel: 'noopener', id: 'live-link' }, `Open ${siteUrl(location, target)}`)
+            : h('a', { href: result.previewUrl, target: '_blank', rel: 'noopener', id: 'preview-link' }, 'Open the preview'),
+          h('a', { href: link({ screen: 'site', domain: target }) }, 'Manage the site'),
         ),
       ),
     );
-    announce(`Deployed ${result.domain}.`);
+    announce(title);
     resultHeading.focus();
   }
 
@@ -207,6 +226,7 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
       domain.element,
       h('fieldset', { class: 'field' }, h('legend', {}, 'Site folder'), dropZone),
       configuration.element,
+      fields.element,
       h('div', { class: 'actions' }, submit, cancel),
       progressBox,
     ),

@@ -22,6 +22,8 @@ export interface IncrementalCase {
   removed: string[];
   /** Declared sizes: none, the contents' own, each over any limit, or an odd value. */
   sizes: { kind: 'none' | 'right' | 'huge' } | { kind: 'odd'; value: unknown };
+  /** The deployment's `message` and `alias` members: absent, hostile text, or odd values. */
+  labels: { message?: unknown; alias?: unknown };
   manifest: 'right' | 'json' | 'text';
   oddManifest: string;
   blobs: { file: number; naming: BlobNaming; headers: 'plain' | 'no-filename' | 'other-name' }[];
@@ -60,6 +62,13 @@ export const incrementalCase: fc.Arbitrary<IncrementalCase> = framing.chain(({ a
       { weight: 1, arbitrary: fc.constant<IncrementalCase['sizes']>({ kind: 'huge' }) },
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value): IncrementalCase['sizes'] => ({ kind: 'odd', value })) },
     ),
+    labels: fc.record(
+      {
+        message: fc.oneof({ weight: 3, arbitrary: awkwardString }, { weight: 1, arbitrary: fc.string({ minLength: 990, maxLength: 1010 }) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
+        alias: fc.oneof({ weight: 3, arbitrary: fc.stringMatching(/^[a-z0-9](?:-?[a-z0-9]){0,40}$/) }, { weight: 2, arbitrary: awkwardString }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
+      },
+      { requiredKeys: [] },
+    ),
     manifest: fc.oneof({ weight: 8, arbitrary: fc.constant<IncrementalCase['manifest']>('right') }, { weight: 1, arbitrary: fc.constantFrom<IncrementalCase['manifest']>('json', 'text') }),
     oddManifest: fc.oneof(fc.json({ maxDepth: 3 }), awkwardString),
     blobs: fc.array(
@@ -93,6 +102,7 @@ export async function incrementalBody(fuzzed: IncrementalCase, liveDeploymentId:
       ...(base === undefined ? {} : { base }),
       ...(sizes === undefined ? {} : { sizes }),
       ...(fuzzed.finalize === undefined ? {} : { finalize: fuzzed.finalize }),
+      ...fuzzed.labels,
     }),
     json: fuzzed.oddManifest,
     text: fuzzed.oddManifest,

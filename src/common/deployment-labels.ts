@@ -1,0 +1,57 @@
+// What tells deployments apart besides their files (docs/design.md, "Deployments"): a message,
+// an alias and the client that made them. Shared by the Worker (which checks them), the CLI and
+// the dashboard (which send them): it imports nothing and uses only erasable TypeScript.
+
+/** The most characters (Unicode code points) a deployment's message may have: `MAX_MESSAGE_LENGTH`. */
+export const maxMessageLength = 1000;
+
+/** The most characters an alias may have; it leaves room in its host's one DNS label for the site's own part. */
+export const maxAliasLength = 32;
+
+/** Who made a deployment: the `sitehost` CLI, the dashboard, or anything else that called the API. */
+export type DeploymentClient = 'cli' | 'dashboard' | 'api';
+
+/** The request header a client names itself in: `cli/<version>` or `dashboard`. Absent or other: `api`. */
+export const clientHeader = 'sitehost-client';
+
+/** The client a `Sitehost-Client` header value names (`cli/1.2.0`: `cli`). */
+export function clientOf(header: string | null): DeploymentClient {
+  const name = header?.trim().split('/')[0]?.toLowerCase();
+  return name === 'cli' || name === 'dashboard' ? name : 'api';
+}
+
+/** Lower-case letters, digits and single hyphens, starting and ending with a letter or digit. */
+const aliasPattern = /^[a-z0-9](?:-?[a-z0-9])*$/;
+
+/** Why `alias` is no alias, or undefined when it is one. */
+export function aliasProblem(alias: string): string | undefined {
+  if (alias.length > maxAliasLength) return `it is ${alias.length} characters long; an alias is at most ${maxAliasLength}`;
+  if (!aliasPattern.test(alias)) return 'an alias is lower-case letters, digits and single hyphens, starting and ending with a letter or digit';
+  return undefined;
+}
+
+/**
+ * An alias made of any name, as Cloudflare Pages makes a branch alias of a branch name: lower case,
+ * every run of other characters one hyphen, trimmed, at most `maxAliasLength` characters.
+ * `feature/Login_Form` becomes `feature-login-form`; a name with no letter or digit becomes ''.
+ */
+export function aliasFrom(name: string): string {
+  const slug = (text: string) => text.replace(/^-+|-+$/g, '');
+  return slug(slug(name.toLowerCase().replace(/[^a-z0-9]+/g, '-')).slice(0, maxAliasLength));
+}
+
+/** Why `message` is no message: too long, or control characters other than tab and line breaks. */
+export function messageProblem(message: string): string | undefined {
+  const length = [...message].length;
+  if (length > maxMessageLength) return `it is ${length} characters long; a message is at most ${maxMessageLength} (MAX_MESSAGE_LENGTH)`;
+  if (/[^\P{Cc}\t\n\r]/u.test(message)) return 'control characters other than tab and line breaks are not allowed';
+  return undefined;
+}
+
+/** A message's first line, cut to `width` characters with an ellipsis: how lists show it. */
+export function messageSummary(message: string | null, width: number): string {
+  if (!message) return '';
+  const line = message.trim().split(/\r?\n/)[0] ?? '';
+  const characters = [...line];
+  return characters.length <= width ? line : `${characters.slice(0, width - 1).join('')}…`;
+}
