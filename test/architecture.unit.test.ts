@@ -23,7 +23,7 @@ const layers: readonly (readonly string[])[] = [
   ['common'],
   ['http'],
   ['platform'],
-  ['storage', 'configuration', 'auth', 'domains'],
+  ['storage', 'configuration', 'auth', 'domains', 'cloudflare'],
   ['content', 'certificates', 'events', 'quotas'],
   ['coordinator'],
   ['deploy', 'serving', 'dashboard'],

@@ -14,7 +14,7 @@ import { settingsOf } from '../../src/platform/settings';
 import { siteDomainOf } from '../../src/common/site-url';
 import { serveSite } from '../../src/serving/serve';
 
-export { EventLog, SiteCoordinator } from '../../src/index';
+export { CloudflareAccount, EventLog, SiteCoordinator } from '../../src/index';
 
 interface BenchEnv extends Env {
   BENCH_RTT_MS: string;

@@ -3,6 +3,7 @@ import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
 import { requestClient } from '../content/deployment-labels';
 import { siteCoordinator } from '../coordinator/client';
+import { purgeNotice } from './purge-notice';
 import { ifNoneMatchMatches, settledLastModified, wholeSecond } from '../http/conditional';
 import { readJsonBody } from '../http/json-body';
 import { resource } from '../http/resource';
@@ -68,7 +69,7 @@ resource(configurations, '/v2/sites/:domain/configuration', {
     async (c) => {
       const domain = domainParam(c);
       const configuration = await readJsonBody(c.req.raw, 'application/json');
-      const site = await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { replace: configuration }, requestClient(c.req.raw));
+      const site = await siteCoordinator(c.env, domain, purgeNotice(c)).editConfiguration(domain, c.get('principal').userId, { replace: configuration }, requestClient(c.req.raw));
       return c.json(configurationRecord(site));
     },
   ],
@@ -77,7 +78,7 @@ resource(configurations, '/v2/sites/:domain/configuration', {
     async (c) => {
       const domain = domainParam(c);
       const patch = await readJsonBody(c.req.raw, 'application/merge-patch+json');
-      const site = await siteCoordinator(c.env, domain).editConfiguration(domain, c.get('principal').userId, { patch }, requestClient(c.req.raw));
+      const site = await siteCoordinator(c.env, domain, purgeNotice(c)).editConfiguration(domain, c.get('principal').userId, { patch }, requestClient(c.req.raw));
       return c.json(configurationRecord(site));
     },
   ],

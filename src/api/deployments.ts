@@ -10,6 +10,7 @@ import { settingsOf } from '../platform/settings';
 import type { DeployResult, Deployment, DeploymentPage } from '../common/api-types';
 import { authorize, deploymentNotFound } from '../coordinator/access';
 import { siteCoordinator } from '../coordinator/client';
+import { purgeNotice } from './purge-notice';
 import { isDeploymentId } from '../coordinator/deployment-id';
 import { type DeploymentRecord, type DeploymentsCursor, getDeployment, listReadyDeployments } from '../storage/deployments';
 import { domainParam } from './domain-param';
@@ -97,7 +98,7 @@ resource(deployments, '/v2/sites/:domain/deployments', {
     requireScope('deploy'),
     async (c) => {
       const domain = domainParam(c);
-      const begun = await beginIncremental(c.env, c.req.raw, domain, c.get('principal').userId);
+      const begun = await beginIncremental(c.env, c.req.raw, domain, c.get('principal').userId, purgeNotice(c));
       const location = (id: string) => ({ location: `${new URL(c.req.url).pathname}/${id}` });
       if (begun.state === 'live') return deployAnswer(c, begun.result, location(begun.result.deploymentId));
       const missing = begun.state === 'uploading' ? begun.missing : undefined;
@@ -131,7 +132,7 @@ resource(deployments, '/v2/sites/:domain/deployments/:id/activate', {
     async (c) => {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);
-      return deployAnswer(c, await siteCoordinator(c.env, domain).activate(domain, c.get('principal').userId, id));
+      return deployAnswer(c, await siteCoordinator(c.env, domain, purgeNotice(c)).activate(domain, c.get('principal').userId, id));
     },
   ],
 });
@@ -166,7 +167,7 @@ resource(deployments, '/v2/sites/:domain/deployments/:id/finalize', {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);
       const preview = await previewAsked(c.req.raw);
-      const done = await siteCoordinator(c.env, domain).finalize(domain, c.get('principal').userId, id, preview);
+      const done = await siteCoordinator(c.env, domain, purgeNotice(c)).finalize(domain, c.get('principal').userId, id, preview);
       return 'type' in done ? deployAnswer(c, done) : c.json(deploymentView(c, done, null));
     },
   ],

@@ -4,6 +4,7 @@ import { requireScope } from '../auth/middleware';
 import { requestClient } from '../content/deployment-labels';
 import { checkFilePath } from '../content/paths';
 import { siteCoordinator } from '../coordinator/client';
+import { purgeNotice } from './purge-notice';
 import { uploadFile } from '../deploy/upload-file';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
@@ -99,7 +100,7 @@ for (const path of ['/v2/sites/:domain/files', '/v2/sites/:domain/files/*']) {
       requireScope('deploy'),
       async (c) => {
         const { domain, filePath } = changedFile(c);
-        const { created, entry } = await uploadFile(c.env, c.req.raw, domain, filePath, c.get('principal').userId);
+        const { created, entry } = await uploadFile(c.env, c.req.raw, domain, filePath, c.get('principal').userId, purgeNotice(c));
         return c.json(fileListing(entry), created ? 201 : 200, created ? { location: new URL(c.req.url).pathname } : {});
       },
     ],
@@ -107,7 +108,7 @@ for (const path of ['/v2/sites/:domain/files', '/v2/sites/:domain/files/*']) {
       requireScope('deploy'),
       async (c) => {
         const { domain, filePath } = changedFile(c);
-        await siteCoordinator(c.env, domain).deleteFile(domain, c.get('principal').userId, filePath, requestClient(c.req.raw));
+        await siteCoordinator(c.env, domain, purgeNotice(c)).deleteFile(domain, c.get('principal').userId, filePath, requestClient(c.req.raw));
         return c.body(null, 200);
       },
     ],

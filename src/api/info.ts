@@ -2,6 +2,7 @@ import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
 import { siteCoordinator } from '../coordinator/client';
+import { purgeNotice } from './purge-notice';
 import type { Edit } from '../coordinator/changes';
 import type { SiteMetadata } from '../content/metadata';
 import { readJsonBody } from '../http/json-body';
@@ -56,7 +57,7 @@ const writeInfo = (kind: 'replace' | 'patch', mediaType: string) => [
   async (c: Context<AppEnv>) => {
     const domain = domainParam(c);
     const edit = metadataEdit(await readJsonBody(c.req.raw, mediaType), kind);
-    const site = await siteCoordinator(c.env, domain).editMetadata(domain, c.get('principal').userId, edit);
+    const site = await siteCoordinator(c.env, domain, purgeNotice(c)).editMetadata(domain, c.get('principal').userId, edit);
     return c.json(await siteInfo(c, site));
   },
 ] as const;

@@ -12,6 +12,7 @@ import { timestamp } from '../http/time';
 import { log } from '../platform/log';
 import type { Suspension } from '../storage/sites';
 import { domainParam } from './domain-param';
+import { purgeNotice } from './purge-notice';
 
 /** What an operator may write as a suspension's reason: a sentence or a short paragraph for the owner, with a reference. */
 export const maxReasonLength = 1000;
@@ -57,7 +58,7 @@ resource(operators, '/v2/sites/:domain/suspension', {
     async (c) => {
       const domain = domainParam(c);
       const reason = reasonOf(await readJsonBody(c.req.raw, 'application/json'));
-      const suspended = await siteCoordinator(c.env, domain).suspend(domain, reason);
+      const suspended = await siteCoordinator(c.env, domain, purgeNotice(c)).suspend(domain, reason);
       logOperator(c, 'A site was suspended', { domain, reason });
       return c.json(suspensionView(suspended.suspension), suspended.created ? 201 : 200);
     },
@@ -66,7 +67,7 @@ resource(operators, '/v2/sites/:domain/suspension', {
     requireScope('admin'),
     async (c) => {
       const domain = domainParam(c);
-      await siteCoordinator(c.env, domain).resume(domain);
+      await siteCoordinator(c.env, domain, purgeNotice(c)).resume(domain);
       logOperator(c, "A site's suspension was lifted", { domain });
       return c.body(null, 200);
     },
@@ -75,6 +76,6 @@ resource(operators, '/v2/sites/:domain/suspension', {
 
 /** Unpublishes any site, for an operator: `DELETE /v2/sites/<domain>` with the admin scope (src/api/sites.ts). */
 export async function unpublishAsOperator(c: Context<AppEnv>, domain: string): Promise<void> {
-  await siteCoordinator(c.env, domain).unpublish(domain, c.get('principal').userId, 'operator');
+  await siteCoordinator(c.env, domain, purgeNotice(c)).unpublish(domain, c.get('principal').userId, 'operator');
   logOperator(c, 'A site was unpublished by an operator', { domain });
 }

@@ -5,6 +5,7 @@ import { deploySite } from '../deploy/deploy-site';
 import { deployLimits } from '../content/limits';
 import { checkDeployLength } from '../deploy/receive';
 import { siteCoordinator } from '../coordinator/client';
+import { purgeNotice } from './purge-notice';
 import { nextPageLink, pageQuery } from '../http/page';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
@@ -45,7 +46,7 @@ resource(sites, '/v2/sites/:domain', {
       const domain = domainParam(c);
       checkDeployLength(c.req.raw, deployLimits(c.env));
       const preview = previewQuery(c.req.query('preview'));
-      const deployed = await deploySite(c.env, c.req.raw, domain, c.get('principal').userId, preview);
+      const deployed = await deploySite(c.env, c.req.raw, domain, c.get('principal').userId, preview, purgeNotice(c));
       return 'type' in deployed ? deployAnswer(c, deployed) : c.json(deploymentView(c, deployed, null));
     },
   ],
@@ -55,7 +56,7 @@ resource(sites, '/v2/sites/:domain', {
       const domain = domainParam(c);
       const { userId, scopes } = c.get('principal');
       if (scopes.has('admin')) await unpublishAsOperator(c, domain);
-      else await siteCoordinator(c.env, domain).unpublish(domain, userId);
+      else await siteCoordinator(c.env, domain, purgeNotice(c)).unpublish(domain, userId);
       return c.body(null, 200);
     },
   ],

@@ -1,3 +1,4 @@
+import { budgetedZoneApi } from '../cloudflare/client';
 import type { Env } from '../platform/env';
 import { AcmeIssuer } from './acme/acme-issuer';
 import { CloudflareIssuer } from './cloudflare/cloudflare-issuer';
@@ -35,5 +36,5 @@ function cloudflareIssuer(env: Env): CloudflareIssuer {
   if (!env.CLOUDFLARE_ZONE_ID || !env.CLOUDFLARE_API_TOKEN) {
     throw new IssuerConfigurationError('CERT_ISSUER=cloudflare needs CLOUDFLARE_ZONE_ID and the secret CLOUDFLARE_API_TOKEN.');
   }
-  return new CloudflareIssuer({ zoneId: env.CLOUDFLARE_ZONE_ID, apiToken: env.CLOUDFLARE_API_TOKEN });
+  return new CloudflareIssuer(budgetedZoneApi(env));
 }

@@ -18,8 +18,11 @@ type Unwrapped<F> = F extends (...args: infer A) => Promise<Outcome<infer R>> ? 
 
 export type SiteCoordinatorClient = { [K in Change]: Unwrapped<SiteCoordinator[K]> } & Pick<SiteCoordinator, Query>;
 
+/** Told when a change answered with its purge not yet accepted by Cloudflare, so that the response says so (src/api/purge-notice.ts). */
+export type OnPurgePending = () => void;
+
 /** The coordinator of `domain`. Workers' stub typing cannot map `unknown`-valued records, so the stub is typed by the class. */
-export function siteCoordinator(env: Env, domain: string): SiteCoordinatorClient {
+export function siteCoordinator(env: Env, domain: string, onPurgePending?: OnPurgePending): SiteCoordinatorClient {
   const stub = env.SITES.get(env.SITES.idFromName(domain)) as unknown as Pick<SiteCoordinator, Change | Query>;
   const call = stub as unknown as Record<Change, (...args: unknown[]) => Promise<Outcome<unknown>>>;
   const client: Record<string, unknown> = {
@@ -29,7 +32,13 @@ export function siteCoordinator(env: Env, domain: string): SiteCoordinatorClient
     beginIncremental: (...args: Parameters<SiteCoordinator['beginIncremental']>) => stub.beginIncremental(...args),
     sweepOrphans: (...args: Parameters<SiteCoordinator['sweepOrphans']>) => stub.sweepOrphans(...args),
   };
-  for (const change of changes) client[change] = async (...args: unknown[]) => unwrap(await call[change](...args));
+  for (const change of changes) {
+    client[change] = async (...args: unknown[]) => {
+      const outcome = await call[change](...args);
+      if (outcome.ok && outcome.purgePending) onPurgePending?.();
+      return unwrap(outcome);
+    };
+  }
   return client as SiteCoordinatorClient;
 }
 

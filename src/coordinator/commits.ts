@@ -1,8 +1,8 @@
 /**
  * How the coordinator commits a change so that a stop at any instant ends in the old state or
  * in the new one with everything that follows it (./follow-ups.ts), and how it recovers, runs
- * what is due and keeps its alarm set for the rest: follow-ups, recorded uploads and the
- * deadlines of incremental deploys. An object has one alarm: it is set for the earliest of them.
+ * what is due and keeps its alarm set for the rest: follow-ups, recorded uploads, the
+ * deadlines of incremental deploys and a purge not handed over (./freshness.ts). An object has one alarm: it is set for the earliest of them.
  */
 import type { Env } from '../platform/env';
 import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } from '../storage/sites';
@@ -88,7 +88,7 @@ export class Commits {
 
   /** Sets the alarm for the earliest work left (work already due has just failed: retried later), or clears it. */
   scheduleAlarm(): Promise<void> {
-    const times = [this.#followUps.nextDue(), this.uploads.nextDue(), this.deadlines.nextDue()].filter((time) => time !== undefined);
+    const times = [this.#followUps.nextDue(), this.uploads.nextDue(), this.deadlines.nextDue(), this.live.nextDue()].filter((time) => time !== undefined);
     if (times.length === 0) return this.storage.deleteAlarm();
     const now = Date.now();
     const next = Math.min(...times);

@@ -52,11 +52,16 @@ export class SiteCoordinator extends DurableObject<Env> {
     return run;
   }
 
-  /** An exclusive change, after any change left unsettled; its problems are returned, not thrown, so they reach the Worker intact. */
+  /**
+   * An exclusive change, after any change left unsettled; its problems are returned, not thrown,
+   * so they reach the Worker intact, and so is a purge of its left pending.
+   */
   #change<T>(change: () => Promise<T>): Promise<Outcome<T>> {
     return this.#exclusive(async () => {
       await this.#state.commits.recover();
-      return outcomeOf(change);
+      this.#state.live.beginChange();
+      const outcome = await outcomeOf(change);
+      return outcome.ok && this.#state.live.purgePending ? { ...outcome, purgePending: true } : outcome;
     });
   }
 

@@ -3,7 +3,8 @@
  * change clears the one thing in it that can go stale, a site's live record (docs/serving.md).
  * Keys are URLs on `EDGE_CACHE_HOST`, a host the service fixes: never a visitor's Host.
  */
-import { purgeUrls } from '../certificates/cloudflare/api';
+import type { PurgeState } from '../cloudflare/account';
+import { purgeByUrl } from '../cloudflare/client';
 import type { Env } from '../platform/env';
 import { type EdgeSettings, settingsOf } from '../platform/settings';
 
@@ -28,20 +29,16 @@ export function defaultLocation(): Cache {
   return caches.default;
 }
 
-/** The most URLs one call of the zone's purge API takes on every plan. */
-const urlsPerPurge = 30;
-
 /**
- * Removes `urls` from every location: through the zone's purge API, or locally from the
- * default cache and the named caches tests and benches emulate locations with.
+ * Removes `urls` from every location: through the zone's purge API, by the account's batcher
+ * (src/cloudflare/account.ts), which answers once Cloudflare accepted them or after `waitMs`
+ * with the purge pending and stored; or locally, from the default cache and the named caches
+ * tests and benches emulate locations with. Throws when nothing could be handed over.
  */
-export async function purgeEverywhere(env: Env, urls: readonly string[]): Promise<void> {
+export async function purgeEverywhere(env: Env, urls: readonly string[], waitMs: number): Promise<PurgeState> {
   const settings = settingsOf(env).edge;
-  if (settings.purge === 'local') {
-    const named = await Promise.all(settings.localCaches.map((name) => caches.open(name)));
-    await Promise.all([caches.default, ...named].flatMap((cache) => urls.map((url) => cache.delete(url))));
-    return;
-  }
-  const zone = { zoneId: env.CLOUDFLARE_ZONE_ID ?? '', apiToken: env.CLOUDFLARE_API_TOKEN ?? '' };
-  for (let start = 0; start < urls.length; start += urlsPerPurge) await purgeUrls(zone, urls.slice(start, start + urlsPerPurge));
+  if (settings.purge === 'cloudflare') return purgeByUrl(env, urls, waitMs);
+  const named = await Promise.all(settings.localCaches.map((name) => caches.open(name)));
+  await Promise.all([caches.default, ...named].flatMap((cache) => urls.map((url) => cache.delete(url))));
+  return 'accepted';
 }

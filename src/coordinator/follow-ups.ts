@@ -141,7 +141,8 @@ export class FollowUps {
         return deleteSiteObjects(this.env.FILES, work.domain);
       case 'purge-previews': {
         const { edge } = settingsOf(this.env);
-        return purgeEverywhere(this.env, work.deploymentIds.map((id) => edgeKeys.deployment(edge, id)));
+        // Handed over, not awaited: the account keeps the purge until Cloudflare accepts it.
+        return purgeEverywhere(this.env, work.deploymentIds.map((id) => edgeKeys.deployment(edge, id)), 0);
       }
     }
   }

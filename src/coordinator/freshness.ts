@@ -9,6 +9,7 @@
  */
 import { parseDomain } from '../platform/domain-name';
 import type { Env } from '../platform/env';
+import type { PurgeState } from '../cloudflare/account';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
 import type { SiteRecord } from '../storage/sites';
@@ -57,6 +58,8 @@ export class LiveRecord {
   #lastAnswer: number | undefined;
   /** No answer was sent after this time: stored, so that it holds for a restarted coordinator too. */
   #answerHorizon: number;
+  /** The purge of the change under way was not accepted within the wait. */
+  #purgePending = false;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -111,25 +114,43 @@ export class LiveRecord {
    * Purges once every answer sent up to `lastAnswer` (the last one that can carry the replaced
    * record) is past its store window, then lets the isolates' memory of it run out. A site no
    * location asked about lately is purged at once; one asked about in no cache's lifetime (a
-   * minute) holds no memory to wait for either.
+   * minute) holds no memory to wait for either. A purge Cloudflare has not accepted within
+   * `EDGE_PURGE_WAIT_MS` is left to the account, which keeps it until it is; one that could not be
+   * handed over stays stored here, and the alarm (./commits.ts) hands it over again. Either way
+   * the change answers with its purge pending, and the record's max-age bounds how long a location
+   * serves the one it replaced.
    */
   async #purgeAfterWindow(domain: string, lastAnswer: number): Promise<void> {
     // Workers' clocks advance with I/O only, so Date.now() may lag and make these waits longer, never shorter.
     const wait = lastAnswer + storeWindowMs + clockAllowanceMs - Date.now();
     if (wait > 0) await scheduler.wait(wait);
-    const env = this.envOf();
-    await purge(env, edgeKeys.live(settingsOf(env).edge, domain));
-    if (Date.now() - lastAnswer < liveRecordMaxAgeSeconds * 1000 + storeWindowMs) await scheduler.wait(memoryHoldMs + clockAllowanceMs);
+    const { edge } = settingsOf(this.envOf());
+    let state: PurgeState;
+    try {
+      state = await purgeEverywhere(this.envOf(), [edgeKeys.live(edge, domain)], edge.purgeWaitMs);
+    } catch (error) {
+      log.error('A live record could not be handed over for purging; the alarm tries again', { domain, error });
+      this.#purgePending = true;
+      return;
+    }
+    if (state === 'pending') this.#purgePending = true;
+    else if (Date.now() - lastAnswer < liveRecordMaxAgeSeconds * 1000 + storeWindowMs) await scheduler.wait(memoryHoldMs + clockAllowanceMs);
     this.storage.kv.delete(purgePendingKey);
   }
-}
 
-/** A failed purge is logged, not thrown: the change is committed, and the record's max-age bounds how long a location serves the one it replaced. */
-async function purge(env: Env, url: string): Promise<void> {
-  try {
-    await purgeEverywhere(env, [url]);
-  } catch (error) {
-    log.error('A live record could not be purged; locations may serve the replaced one until it expires', { url, error });
+  /** When the alarm must hand over a purge that could not be: now (the alarm then waits its retry delay), or never. */
+  nextDue(): number | undefined {
+    return this.storage.kv.get(purgePendingKey) === undefined ? undefined : Date.now();
+  }
+
+  /** Starts a change: whether its purge is left pending is known once it ends (`purgePending`). */
+  beginChange(): void {
+    this.#purgePending = false;
+  }
+
+  /** Whether the purge of the change under way is not accepted yet: its answer says so. */
+  get purgePending(): boolean {
+    return this.#purgePending;
   }
 }
 

@@ -2,7 +2,7 @@ import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { authorize } from '../coordinator/access';
 import { checkClaim } from '../domains/claim';
-import { siteCoordinator, uploadRecord } from '../coordinator/client';
+import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
 import { keys, writeFileIndex } from '../storage/file-index';
@@ -26,7 +26,14 @@ import type { StoredObject } from '../storage/usage';
  * are deleted. A `preview` is stored as a deployment and answered with it, nothing live changed.
  * A live deploy of what the site serves already makes no deployment (`unchanged`).
  */
-export async function deploySite(env: Env, request: Request, domain: string, userId: string, preview = false): Promise<DeployResult | DeploymentRecord> {
+export async function deploySite(
+  env: Env,
+  request: Request,
+  domain: string,
+  userId: string,
+  preview = false,
+  onPurgePending?: OnPurgePending,
+): Promise<DeployResult | DeploymentRecord> {
   if (!isMultipartFormData(request)) {
     throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
@@ -36,12 +43,16 @@ export async function deploySite(env: Env, request: Request, domain: string, use
     authorize({ userId }, domain, owner, 'deploy');
     if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
-    return store(env, request, domain, userId, preview, admission.room);
+    return store(env, request, { domain, userId, preview, room: admission.room, onPurgePending });
   });
 }
 
 /** The deploy's body into a pack and an index under fresh keys, then handed to the coordinator. */
-async function store(env: Env, request: Request, domain: string, userId: string, preview: boolean, room: StorageRoom): Promise<DeployResult | DeploymentRecord> {
+async function store(
+  env: Env,
+  request: Request,
+  { domain, userId, preview, room, onPurgePending }: { domain: string; userId: string; preview: boolean; room: StorageRoom; onPurgePending?: OnPurgePending },
+): Promise<DeployResult | DeploymentRecord> {
   const deploymentId = newDeploymentId();
   const now = Date.now();
   const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId), packPartSize, uploadRecord(env, domain));
@@ -76,6 +87,6 @@ async function store(env: Env, request: Request, domain: string, userId: string,
     await deleteObjects(env.FILES, written);
     throw error;
   }
-  const coordinator = siteCoordinator(env, domain);
+  const coordinator = siteCoordinator(env, domain, onPurgePending);
   return handOver<DeployResult | DeploymentRecord>(env, written, () => (preview ? coordinator.preview(commit) : coordinator.deploy(commit)));
 }

@@ -14,7 +14,7 @@ import { log } from '../platform/log';
 import { authorize } from '../coordinator/access';
 import { checkClaim } from '../domains/claim';
 import type { PackUpload } from '../coordinator/changes';
-import { siteCoordinator, uploadRecord } from '../coordinator/client';
+import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import { missingHashes, uploadingDeployment } from '../coordinator/deployments';
 import { addBaseLocations, addStoredLocations, baseIndex } from '../coordinator/manifest-base';
@@ -121,6 +121,8 @@ interface BeginRequest {
   userId: string;
   limits: DeployLimits;
   room: StorageRoom;
+  /** Told when the commit answered with its purge pending (src/api/purge-notice.ts). */
+  onPurgePending?: OnPurgePending;
 }
 
 /**
@@ -129,19 +131,19 @@ interface BeginRequest {
  * lacks no bytes is committed at once; else it is stored as uploading, with the blobs it came
  * with, and answered with what it still lacks. A request that fails stores nothing.
  */
-export async function beginIncremental(env: Env, request: Request, domain: string, userId: string): Promise<Begun> {
+export async function beginIncremental(env: Env, request: Request, domain: string, userId: string, onPurgePending?: OnPurgePending): Promise<Begun> {
   const [owner, admission] = await Promise.all([getSiteOwner(env.DB, domain), admitDeploy(env, domain, userId)]);
   return admission.run(async () => {
     // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
     authorize({ userId }, domain, owner, 'deploy');
     if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
-    return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room });
+    return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room, onPurgePending });
   });
 }
 
 async function begin(env: Env, request: Request, begin: BeginRequest): Promise<Begun> {
-  const { domain, userId, limits } = begin;
+  const { domain, userId, limits, onPurgePending } = begin;
   const id = newDeploymentId();
   const client = requestClient(request);
   if (!isMultipartFormData(request)) {
@@ -151,7 +153,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
       orAlso: 'multipart/form-data (the manifest part, then blob parts)',
     });
     const prepared = prepare(limits, body);
-    return settle(env, { domain, userId, id, limits, client }, await complete(env, begin, prepared));
+    return settle(env, { domain, userId, id, limits, client, onPurgePending }, await complete(env, begin, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
@@ -188,7 +190,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
   }
   // From here the pack is the coordinator's to keep or, when its commit fails, to delete.
   const upload = received.length > 0 ? { pack: pack.key, blobs: received, ...(inline ? { bytes: inline, packBytes: inline.byteLength } : { packBytes: pack.stored }) } : undefined;
-  return settle(env, { domain, userId, id, limits, client, upload }, begun.prepared);
+  return settle(env, { domain, userId, id, limits, client, upload, onPurgePending }, begun.prepared);
 }
 
 /** Waits for a pack no deployment holds to be discarded; failing, it only leaves bytes behind. */
@@ -212,7 +214,7 @@ function commitsAtOnce({ content, finalize, known }: Prepared): boolean {
 /** Commits the deployment when it was asked to be finalized and lacks nothing; else stores it as uploading. */
 async function settle(
   env: Env,
-  begin: { domain: string; userId: string; id: string; limits: DeployLimits; client: DeploymentClient; upload?: PackUpload },
+  begin: { domain: string; userId: string; id: string; limits: DeployLimits; client: DeploymentClient; upload?: PackUpload; onPurgePending?: OnPurgePending },
   prepared: Prepared,
 ): Promise<Begun> {
   const { domain, userId, id, upload } = begin;
@@ -226,7 +228,7 @@ async function settle(
   }
   if (commitsAtOnce(prepared)) {
     const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview', labels };
-    const done = await handOver(env, storedPack(upload), () => siteCoordinator(env, domain).deployManifest(commit));
+    const done = await handOver(env, storedPack(upload), () => siteCoordinator(env, domain, begin.onPurgePending).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
   }
   let manifest: Manifest;

@@ -2,7 +2,7 @@ import { base64url } from 'jose';
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { authorize } from '../coordinator/access';
-import { siteCoordinator, uploadRecord } from '../coordinator/client';
+import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/client';
 import type { FileUpload } from '../coordinator/changes';
 import { checkFileSize } from '../content/file-rules';
 import { type FileEntry, keys } from '../storage/file-index';
@@ -23,6 +23,7 @@ export async function uploadFile(
   domain: string,
   path: string,
   userId: string,
+  onPurgePending?: OnPurgePending,
 ): Promise<{ created: boolean; entry: FileEntry }> {
   const declaredType = request.headers.get('content-type') ?? undefined;
   if (declaredType && /^multipart\/form-data\b/i.test(declaredType)) {
@@ -63,5 +64,5 @@ export async function uploadFile(
     },
     packKey: written ? pack.key : null,
   };
-  return handOver(env, written ? [pack.key] : [], () => siteCoordinator(env, domain).putFile(domain, userId, upload, requestClient(request)));
+  return handOver(env, written ? [pack.key] : [], () => siteCoordinator(env, domain, onPurgePending).putFile(domain, userId, upload, requestClient(request)));
 }

@@ -1,3 +1,4 @@
+import type { CloudflareAccount } from '../cloudflare/account';
 import type { SiteCoordinator } from '../coordinator/coordinator';
 import type { EventLog } from '../events/event-log';
 import type { WebhookReceiver } from '../events/webhook-receiver';
@@ -18,6 +19,8 @@ export interface Env {
   /** The API's rate limits (src/api/rate-limit.ts): requests with a valid token, by user; the others, by client address. */
   USER_RATE_LIMITER: RateLimit;
   ADDRESS_RATE_LIMITER: RateLimit;
+  /** Every call to Cloudflare's API, under one budget: one instance, `idFromName('account')`. */
+  CLOUDFLARE_API: DurableObjectNamespace<CloudflareAccount>;
 
   /** Comma-separated hostnames that reach the API; every other Host is a hosted site. */
   API_HOSTNAMES: string;
@@ -85,6 +88,14 @@ export interface Env {
   /** The limits of USER_RATE_LIMITER and ADDRESS_RATE_LIMITER, per minute: each must equal its binding's. */
   API_REQUESTS_PER_MINUTE: string;
   ANONYMOUS_REQUESTS_PER_MINUTE: string;
+  /** Purge by URL: URLs per request (100; 500 on Enterprise), the plan's URLs per second, and how long a change waits for its purge. */
+  EDGE_PURGE_URLS_PER_REQUEST: string;
+  EDGE_PURGE_URLS_PER_SECOND: string;
+  EDGE_PURGE_WAIT_MS: string;
+  /** Cloudflare's global API limit (requests per window, per token) and the requests per window kept for certificate calls. */
+  CLOUDFLARE_API_REQUESTS: string;
+  CLOUDFLARE_API_WINDOW_SECONDS: string;
+  CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES: string;
   /** Standard Webhooks signing secret (`whsec_<base64>` or any text); a secret, not a var. */
   WEBHOOK_SECRET?: string;
 }

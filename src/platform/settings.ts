@@ -21,7 +21,13 @@ export interface SettingVars {
   EDGE_PURGE?: unknown;
   EDGE_CACHE_HOST?: unknown;
   EDGE_LOCAL_CACHES?: unknown;
+  EDGE_PURGE_URLS_PER_REQUEST?: unknown;
+  EDGE_PURGE_URLS_PER_SECOND?: unknown;
+  EDGE_PURGE_WAIT_MS?: unknown;
   CLOUDFLARE_ZONE_ID?: unknown;
+  CLOUDFLARE_API_REQUESTS?: unknown;
+  CLOUDFLARE_API_WINDOW_SECONDS?: unknown;
+  CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES?: unknown;
   DEPLOYMENTS_KEPT?: unknown;
   DEPLOYMENTS_KEPT_DAYS?: unknown;
   PREVIEW_HOSTNAME?: unknown;
@@ -58,6 +64,8 @@ export interface Settings {
   eventsRetentionDays: number;
   /** How a change reaches every location's cache (docs/serving.md). */
   edge: EdgeSettings;
+  /** The budget every call to Cloudflare's API shares (docs/serving.md). */
+  cloudflareApi: CloudflareApiSettings;
   /** A site keeps its newest this many deployments, */
   deploymentsKept: number;
   /** and any younger than this many days (the live one always). */
@@ -102,6 +110,21 @@ export interface EdgeSettings {
   cacheHost: string;
   /** Named caches a `local` purge clears besides the default one: locations emulated by tests and benches. */
   localCaches: readonly string[];
+  /** The most URLs one purge request carries: 100 on every plan, 500 on Enterprise. */
+  purgeUrlsPerRequest: number;
+  /** The plan's purge-by-URL rate: 800 URLs/s on Free, 1,500 on Pro and Business, 3,000 on Enterprise. */
+  purgeUrlsPerSecond: number;
+  /** How long a change waits for Cloudflare to accept its purge before it answers with the purge pending. */
+  purgeWaitMs: number;
+}
+
+/** Cloudflare's global API limit per token, and the share of it kept for certificate calls. */
+export interface CloudflareApiSettings {
+  /** Requests allowed per window (Cloudflare: 1,200 per five minutes; more is refused for the next five minutes). */
+  requestsPerWindow: number;
+  windowSeconds: number;
+  /** Requests per window purges leave to the certificate calls: purges use at most the rest. */
+  reservedForCertificates: number;
 }
 
 /** A setting whose value cannot be used; the message names it and says what it must be. */
@@ -127,6 +150,9 @@ function wholeNumber(vars: SettingVars, setting: keyof SettingVars, min: number)
   return parsed;
 }
 
+/** The most URLs Cloudflare takes in one purge request, on any plan. */
+const maxUrlsPerPurge = 500;
+
 function edgeSettings(vars: SettingVars): EdgeSettings {
   const purge = vars.EDGE_PURGE;
   if (purge !== 'local' && purge !== 'cloudflare') throw new InvalidSetting('EDGE_PURGE', purge, '"local" or "cloudflare"');
@@ -137,7 +163,27 @@ function edgeSettings(vars: SettingVars): EdgeSettings {
   }
   const names = vars.EDGE_LOCAL_CACHES ?? '';
   if (typeof names !== 'string') throw new InvalidSetting('EDGE_LOCAL_CACHES', names, 'comma-separated cache names');
-  return { purge, cacheHost: cacheHost!, localCaches: names.split(',').map((name) => name.trim()).filter(Boolean) };
+  const purgeUrlsPerRequest = wholeNumber(vars, 'EDGE_PURGE_URLS_PER_REQUEST', 1);
+  if (purgeUrlsPerRequest > maxUrlsPerPurge) {
+    throw new InvalidSetting('EDGE_PURGE_URLS_PER_REQUEST', vars.EDGE_PURGE_URLS_PER_REQUEST, `at most ${maxUrlsPerPurge} (Enterprise; 100 on other plans)`);
+  }
+  return {
+    purge,
+    cacheHost: cacheHost!,
+    localCaches: names.split(',').map((name) => name.trim()).filter(Boolean),
+    purgeUrlsPerRequest,
+    purgeUrlsPerSecond: wholeNumber(vars, 'EDGE_PURGE_URLS_PER_SECOND', 1),
+    purgeWaitMs: wholeNumber(vars, 'EDGE_PURGE_WAIT_MS', 0),
+  };
+}
+
+function cloudflareApiSettings(vars: SettingVars): CloudflareApiSettings {
+  const requestsPerWindow = wholeNumber(vars, 'CLOUDFLARE_API_REQUESTS', 1);
+  const reservedForCertificates = wholeNumber(vars, 'CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES', 0);
+  if (reservedForCertificates >= requestsPerWindow) {
+    throw new InvalidSetting('CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES', vars.CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES, `less than CLOUDFLARE_API_REQUESTS (${requestsPerWindow}), so that purges have a share`);
+  }
+  return { requestsPerWindow, windowSeconds: wholeNumber(vars, 'CLOUDFLARE_API_WINDOW_SECONDS', 1), reservedForCertificates };
 }
 
 function hostnameList(vars: SettingVars, setting: keyof SettingVars): string[] {
@@ -188,6 +234,7 @@ export function parseSettings(vars: SettingVars): Settings {
     orphanSweepGraceSeconds: wholeNumber(vars, 'ORPHAN_SWEEP_GRACE_SECONDS', 0),
     eventsRetentionDays: wholeNumber(vars, 'EVENTS_RETENTION_DAYS', 1),
     edge: edgeSettings(vars),
+    cloudflareApi: cloudflareApiSettings(vars),
     deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),
     deploymentsKeptDays: wholeNumber(vars, 'DEPLOYMENTS_KEPT_DAYS', 0),
     previewHostname: hostname(vars, 'PREVIEW_HOSTNAME'),

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { CloudflareApiError } from '../../src/certificates/cloudflare/api';
+import { CloudflareApiError, directZoneApi } from '../../src/cloudflare/zone-api';
 import { CloudflareIssuer } from '../../src/certificates/cloudflare/cloudflare-issuer';
 import type { IssueRequest } from '../../src/certificates/issuer';
 import { runCertificateJob } from '../../src/certificates/jobs';
@@ -50,7 +50,7 @@ function replay(exchanges: Exchange[]) {
     }
     return Response.json(expected.response, { status: expected.status });
   };
-  return { issuer: new CloudflareIssuer({ zoneId: zone, apiToken, fetch }), done: () => expect(pending).toEqual([]) };
+  return { issuer: new CloudflareIssuer(directZoneApi({ zoneId: zone, apiToken, fetch })), done: () => expect(pending).toEqual([]) };
 }
 
 function request(externalId: string | null = null) {

@@ -27,6 +27,12 @@ const valid = {
   MAX_SITES_PER_USER: '100',
   MAX_USER_BYTES: '10737418240',
   DEPLOYS_PER_HOUR: '200',
+  EDGE_PURGE_URLS_PER_REQUEST: '100',
+  EDGE_PURGE_URLS_PER_SECOND: '800',
+  EDGE_PURGE_WAIT_MS: '2000',
+  CLOUDFLARE_API_REQUESTS: '1200',
+  CLOUDFLARE_API_WINDOW_SECONDS: '300',
+  CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES: '400',
 };
 
 describe('settings', () => {
@@ -44,12 +50,13 @@ describe('settings', () => {
       deploymentsKept: 20,
       deploymentsKeptDays: 30,
       previewHostname: 'preview.localhost',
-      edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'] },
       apiRequestsPerMinute: 1200,
       anonymousRequestsPerMinute: 300,
       domains: { proof: 'dns', resolverUrl: 'https://cloudflare-dns.com/dns-query', parentDomain: 'sitehost.app', proofKey: 'proof-secret' },
       maxUnfinishedDeployments: 10,
       quotas: { maxSites: 100, maxBytes: 10737418240, deploysPerHour: 200 },
+      edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'], purgeUrlsPerRequest: 100, purgeUrlsPerSecond: 800, purgeWaitMs: 2000 },
+      cloudflareApi: { requestsPerWindow: 1200, windowSeconds: 300, reservedForCertificates: 400 },
     });
   });
 
@@ -92,6 +99,13 @@ describe('settings', () => {
     ['MAX_SITES_PER_USER', 'unlimited'],
     ['MAX_USER_BYTES', '10 GiB'],
     ['DEPLOYS_PER_HOUR', '0'],
+    ['EDGE_PURGE_URLS_PER_REQUEST', '0'],
+    ['EDGE_PURGE_URLS_PER_REQUEST', '501'],
+    ['EDGE_PURGE_URLS_PER_SECOND', '0'],
+    ['EDGE_PURGE_WAIT_MS', '2 s'],
+    ['CLOUDFLARE_API_REQUESTS', '0'],
+    ['CLOUDFLARE_API_WINDOW_SECONDS', undefined],
+    ['CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES', '1200'],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);

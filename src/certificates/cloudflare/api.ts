@@ -1,4 +1,5 @@
-/** The parts of Cloudflare's REST API (v4) the service uses: a zone's custom hostnames (Cloudflare for SaaS) and its cache purge. */
+/** A zone's custom hostnames (Cloudflare for SaaS) in Cloudflare's REST API (v4), called through a `ZoneApi` (src/cloudflare/). */
+import { CloudflareApiError, type ZoneApi, type ZoneCall } from '../../cloudflare/zone-api';
 
 export interface CustomHostnameCertificate {
   issued_on?: string;
@@ -20,71 +21,17 @@ export interface CustomHostname {
   };
 }
 
-interface Envelope<T> {
-  success: boolean;
-  errors: { code: number; message: string }[];
-  result: T;
-}
-
-/** Cloudflare answered `success: false`; `codes` are its numeric error codes (e.g. 1406, a duplicate hostname). */
-export class CloudflareApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly codes: number[],
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CloudflareApiError';
-  }
-}
-
 /** The HTTP status Cloudflare gives a hostname that is already a custom hostname of the zone. */
 const conflict = 409;
 const notFound = 404;
 /** Cloudflare recommends HTTP validation; it completes once the hostname reaches the zone. */
 const sslSettings = { method: 'http', type: 'dv' } as const;
 
-export interface ZoneApiOptions {
-  zoneId: string;
-  apiToken: string;
-  /** Injected so tests can replay recorded responses; defaults to the global fetch. */
-  fetch?: typeof fetch;
-  baseUrl?: string;
-}
-
-export type CustomHostnamesOptions = ZoneApiOptions;
-
-/** One call on the zone (`path` below `/zones/<id>`); a failure, or `success: false`, is thrown as a `CloudflareApiError`. */
-async function callZoneApi<T>(options: ZoneApiOptions, method: string, path: string, body?: unknown): Promise<T> {
-  const { zoneId, apiToken, baseUrl = 'https://api.cloudflare.com/client/v4', fetch: send = (input, init) => fetch(input, init) } = options;
-  const response = await send(`${baseUrl}/zones/${zoneId}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${apiToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const envelope = (await response.json().catch(() => null)) as Envelope<T> | null;
-  if (!response.ok || !envelope?.success) {
-    const errors = envelope?.errors ?? [];
-    const detail = errors.map((error) => `${error.message} (${error.code})`).join('; ') || `HTTP ${response.status}`;
-    throw new CloudflareApiError(response.status, errors.map((error) => error.code), `Cloudflare API: ${detail}`);
-  }
-  return envelope.result;
-}
-
-/** Removes `urls` from the zone's cache in every location (purge by URL). */
-export async function purgeUrls(options: ZoneApiOptions, urls: readonly string[]): Promise<void> {
-  await callZoneApi(options, 'POST', '/purge_cache', { files: urls });
-}
-
 export class CustomHostnames {
-  readonly #options: CustomHostnamesOptions;
+  constructor(private readonly zone: ZoneApi) {}
 
-  constructor(options: CustomHostnamesOptions) {
-    this.#options = options;
-  }
-
-  #call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return callZoneApi(this.#options, method, `/custom_hostnames${path}`, body);
+  #call<T>(method: ZoneCall['method'], path: string, body?: unknown): Promise<T> {
+    return this.zone<T>({ method, path: `/custom_hostnames${path}`, ...(body === undefined ? {} : { body }) });
   }
 
   create(hostname: string): Promise<CustomHostname> {

@@ -1,5 +1,6 @@
 import type { IssueOutcome, IssueRequest, Issuer } from '../issuer';
-import { type CustomHostname, CustomHostnames, type CustomHostnamesOptions } from './api';
+import type { ZoneApi } from '../../cloudflare/zone-api';
+import { type CustomHostname, CustomHostnames } from './api';
 
 /**
  * Cloudflare for SaaS: each site's domain becomes a custom hostname of `CLOUDFLARE_ZONE_ID`,
@@ -10,8 +11,9 @@ export class CloudflareIssuer implements Issuer {
   readonly name = 'cloudflare';
   readonly #api: CustomHostnames;
 
-  constructor(options: CustomHostnamesOptions) {
-    this.#api = new CustomHostnames(options);
+  /** `zone`: the zone's API within the account's budget (src/cloudflare/client.ts), or a test's replay. */
+  constructor(zone: ZoneApi) {
+    this.#api = new CustomHostnames(zone);
   }
 
   async issue({ domain, externalId, rememberExternalId }: IssueRequest): Promise<IssueOutcome> {

@@ -1,0 +1,265 @@
+// The emulated edge for `npm run bench:edge` (bench/edge/run.mjs): `locations` Workers of one
+// local workerd, each the service's Worker with its own isolate and its own named cache
+// (bench/edge/location.ts), sharing one D1, one R2 bucket and the Durable Objects (hosted by a
+// Worker of their own), as Cloudflare's locations do; and Cloudflare's zone API as a stand-in that enforces its limits
+// (bench/edge/zone-api.ts), which every request a location sends out reaches. Purges go the
+// production way (EDGE_PURGE=cloudflare): the account object batches them to the stand-in.
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { build } from 'esbuild';
+import { SignJWT } from 'jose';
+import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
+import { unstable_readConfig } from 'wrangler';
+
+const repo = new URL('../..', import.meta.url).pathname;
+const secret = 'bench-edge-secret';
+/** A limit the bench never reaches. */
+const unlimited = 1_000_000;
+
+async function bundle(workDir, entry, name) {
+  const outfile = join(workDir, `${name}.mjs`);
+  await build({
+    entryPoints: [join(repo, entry)],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    platform: 'neutral',
+    mainFields: ['browser', 'module', 'main'],
+    conditions: ['workerd', 'worker', 'browser'],
+    external: ['cloudflare:*'],
+    loader: { '.json': 'json' },
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+/**
+ * A location (`loc<index>`), or with `index` 'objects' the Worker that hosts the Durable Objects
+ * and the queue consumers: a region of its own, as they are in production, so that no location's
+ * isolate also runs every coordinator.
+ */
+function worker(index, { rttMs, config, workDir, scriptPath, timeScale }) {
+  const objects = index === 'objects';
+  const durable = (className) => ({ className, useSQLite: true, ...(objects ? {} : { scriptName: 'objects' }) });
+  return {
+    name: objects ? 'objects' : `loc${index}`,
+    modules: true,
+    scriptPath,
+    modulesRoot: workDir,
+    compatibilityDate: config.compatibility_date,
+    bindings: {
+      ...config.vars,
+      AUTH_SECRET: secret,
+      BENCH_RTT_MS: String(rttMs),
+      BENCH_LOCATION: String(index),
+      EDGE_PURGE: 'cloudflare',
+      CLOUDFLARE_ZONE_ID: 'bench-zone',
+      CLOUDFLARE_API_TOKEN: 'bench-token',
+      ...scaledVars(config.vars, timeScale),
+      // One user makes every change of the account here: its API rate limit and quotas are lifted.
+      API_REQUESTS_PER_MINUTE: String(unlimited),
+      ANONYMOUS_REQUESTS_PER_MINUTE: String(unlimited),
+      DEPLOYS_PER_HOUR: String(unlimited),
+      MAX_SITES_PER_USER: String(unlimited),
+      MAX_UNFINISHED_DEPLOYMENTS: String(unlimited),
+    },
+    ratelimits: {
+      USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: unlimited, period: 60 } },
+      ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: unlimited, period: 60 } },
+    },
+    d1Databases: { DB: 'sitehost' },
+    r2Buckets: { FILES: 'sitehost-files' },
+    durableObjects: { SITES: durable('SiteCoordinator'), EVENTS: durable('EventLog'), CLOUDFLARE_API: durable('CloudflareAccount') },
+    queueProducers: { NOTIFICATIONS: 'sitehost-notifications', CERTIFICATES: 'sitehost-certificates', WEBHOOKS: 'sitehost-webhooks' },
+    outboundService: 'zone-api',
+    // Requested straight on a port of its own: Miniflare's proxy (getWorker().fetch) costs ten times the request.
+    unsafeDirectSockets: [{ port: 0 }],
+    ...(objects
+      ? { queueConsumers: { 'sitehost-notifications': { maxBatchTimeout: 1 }, 'sitehost-certificates': { maxBatchTimeout: 1 }, 'sitehost-webhooks': { maxBatchTimeout: 1 } } }
+      : {}),
+  };
+}
+
+/**
+ * The settings that count Cloudflare's time, `timeScale` times slower: its window (and with it the
+ * spacing of purge requests) and how long a change waits for its purge. At a time scale k, changes
+ * arriving k times slower meet the global limit in the same numbers as changes at full speed: the
+ * same URLs per request, the same requests per window. The plan's URLs per second stay as they
+ * are (k times more lenient): requests of at most 100 URLs, at most 2.67 a second, stay far below
+ * them at any scale.
+ */
+function scaledVars(vars, timeScale) {
+  return {
+    CLOUDFLARE_API_WINDOW_SECONDS: String(Number(vars.CLOUDFLARE_API_WINDOW_SECONDS) * timeScale),
+    EDGE_PURGE_WAIT_MS: String(Number(vars.EDGE_PURGE_WAIT_MS) * timeScale),
+  };
+}
+
+/**
+ * A Worker's `fetch`, over its direct socket: node:http, since fetch may not set `Host`, which
+ * selects the site; `agent` keeps connections open between requests. Answers a Response with the
+ * body read.
+ */
+function directFetcher(base, agent) {
+  return {
+    fetch: (url, init = {}) =>
+      new Promise((resolve, reject) => {
+        const target = new URL(url);
+        const sent = request(
+          { host: base.hostname, port: base.port, path: target.pathname + target.search, method: init.method ?? 'GET', headers: { ...init.headers, host: target.host }, agent },
+          (response) => {
+            const chunks = [];
+            response.on('data', (chunk) => chunks.push(chunk));
+            response.on('error', reject);
+            response.on('end', () => {
+              const headers = new Headers();
+              for (const [name, value] of Object.entries(response.headers)) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+              const empty = response.statusCode === 204 || response.statusCode === 304;
+              resolve(new Response(empty ? null : Buffer.concat(chunks), { status: response.statusCode, headers }));
+            });
+          },
+        );
+        sent.on('error', reject);
+        sent.end(init.body === undefined ? undefined : Buffer.from(init.body));
+      }),
+  };
+}
+
+async function migrate(mf) {
+  const db = await mf.getD1Database('DB', 'objects');
+  const folder = join(repo, 'schema/migrations');
+  for (const file of readdirSync(folder).filter((name) => name.endsWith('.sql')).sort()) {
+    const statements = readFileSync(join(folder, file), 'utf8')
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('--'))
+      .join('\n')
+      .split(/;\s*$/m)
+      .map((statement) => statement.trim())
+      .filter(Boolean);
+    await db.batch(statements.map((statement) => db.prepare(statement)));
+  }
+}
+
+/** Starts the emulated edge at `timeScale` (see scaledVars; 1: real time); `dispose()` stops it and removes its state. */
+export async function startCluster({ locations, rttMs, timeScale = 1 }) {
+  const config = unstable_readConfig({ config: join(repo, 'wrangler.toml') });
+  // State in memory where the system has it: D1, R2, the caches and every object's storage
+  // commit on each change, and the bench measures the design, not the disk's syncs.
+  const workDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'sitehost-bench-edge-'));
+  const built = spawnSync(process.execPath, [join(repo, 'dashboard/build.mjs')], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('The dashboard build failed');
+  const scriptPath = await bundle(workDir, 'bench/edge/location.ts', 'location');
+  const zoneApiPath = await bundle(workDir, 'bench/edge/zone-api.ts', 'zone-api');
+  // Miniflare's documented (v4) option form, which it converts to its own.
+  const optionsAt = (timeScale) => {
+    const options = { rttMs, config, workDir, scriptPath, timeScale };
+    return convertV4MiniflareOptions({
+      workers: [
+        worker('objects', options),
+        ...Array.from({ length: locations }, (_, index) => worker(index, options)),
+        {
+          name: 'zone-api',
+          modules: true,
+          scriptPath: zoneApiPath,
+          modulesRoot: workDir,
+          compatibilityDate: config.compatibility_date,
+          bindings: { BENCH_RTT_MS: String(rttMs), BENCH_LOCATIONS: String(locations), BENCH_TIME_SCALE: String(timeScale) },
+        },
+      ],
+      defaultPersistRoot: join(workDir, 'state'),
+    });
+  };
+  const mf = new Miniflare(optionsAt(timeScale));
+  try {
+    await mf.ready;
+    await migrate(mf);
+  } catch (error) {
+    await mf.dispose();
+    throw error;
+  }
+  const workers = [];
+  let zoneApi;
+  let objects;
+  const connect = async () => {
+    // A new pool of connections: those to the Workers before a restart are gone.
+    const agent = new Agent({ keepAlive: true, maxSockets: 512 });
+    const direct = async (name) => directFetcher(await mf.unsafeGetDirectURL(name), agent);
+    workers.splice(0, locations, ...(await Promise.all(Array.from({ length: locations }, (_, index) => direct(`loc${index}`)))));
+    zoneApi = await mf.getWorker('zone-api');
+    objects = await direct('objects');
+  };
+  await connect();
+  const token = await new SignJWT({ scope: 'deploy global_read' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('github|bench')
+    .setIssuer(config.vars.TOKEN_ISSUER)
+    .setAudience(config.vars.AUTH_AUDIENCE)
+    .setExpirationTime('2h')
+    .sign(new TextEncoder().encode(secret));
+
+  /** An API call at `location` (the deploying client's nearest), with the bench's token. */
+  const api = (location, path, init = {}) =>
+    workers[location].fetch(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+
+  return {
+    locations,
+    rttMs,
+    workers,
+    timeScale,
+    /** Restarts the Workers at another time scale; what is stored (sites, caches, the account's budget) stays. */
+    async rescale(scale) {
+      await mf.setOptions(optionsAt(scale));
+      await connect();
+      this.timeScale = scale;
+    },
+    /** Deploys one index.html; throws unless 200. */
+    async deploy(location, domain, html) {
+      const form = new FormData();
+      form.append('directory', new Blob([html], { type: 'text/html' }), 'index.html');
+      // Encoded here: Miniflare's fetch does not take Node's FormData as a body.
+      const encoded = new Response(form);
+      const response = await api(location, `/v2/sites/${domain}`, {
+        method: 'PUT',
+        headers: { 'content-type': encoded.headers.get('content-type') },
+        body: await encoded.arrayBuffer(),
+      });
+      if (response.status !== 200) throw new Error(`Deploying ${domain}: ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+    },
+    /** A configuration edit every visitor sees: the header `x-version`. Answers the response, its body read. */
+    async setVersionHeader(location, domain, version) {
+      const response = await api(location, `/v2/sites/${domain}/configuration`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify({ headers: [{ fields: { 'x-version': String(version) } }] }),
+      });
+      await response.arrayBuffer();
+      return response;
+    },
+    /** How long the Worker hosting the Durable Objects takes to answer a request that needs nothing (its isolate's queue, i.e. the machine). */
+    async objectsDelayMs() {
+      const started = performance.now();
+      await (await objects.fetch('http://bench.stats/')).arrayBuffer();
+      return performance.now() - started;
+    },
+    /** Every request the zone API stand-in saw: `{ at, status, urls }`, oldest first. */
+    async zoneRequests() {
+      return (await zoneApi.fetch('http://bench.zone-api/stats')).json();
+    },
+    async dispose() {
+      await mf.dispose();
+      rmSync(workDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Deploys `domains` a few at a time, each with its own page. */
+export async function deployAll(cluster, domains) {
+  for (let start = 0; start < domains.length; start += 20) {
+    await Promise.all(domains.slice(start, start + 20).map((domain) => cluster.deploy(0, domain, `<p>${domain}</p>`)));
+  }
+}
