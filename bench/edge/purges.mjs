@@ -31,12 +31,12 @@ async function everyLocationServes(cluster, domain, version, lags) {
 /**
  * `count` changes at Poisson arrivals of `rate` per second of Cloudflare's time over the `pool`
  * of sites: at the cluster's time scale k, `rate`/k per second of the machine's. At most
- * `measuredPerSecond` of them (per second of the machine's) go to the `probes` sites (warm in every location beforehand, so
- * that the purge is what makes the change visible there) and are measured from their 200 to
- * every location serving them. A warm request to `idle` every 1/`idleRate` s, at a random
- * location, measures the machine (it makes no cross-region call, so its time is the machine's),
- * and so does a request to the Worker that runs every Durable Object, which needs nothing, and
- * how late the measured polls' injected round trips ended.
+ * `measuredPerSecond` of them (per second of the machine's) go to the `probes` sites, warm in
+ * every location beforehand so that the purge is what makes the change visible there, and are
+ * measured from their 200 to every location serving them. The machine is measured by a warm
+ * request to `idle` every 1/`idleRate` s at a random location (it makes no cross-region call, so
+ * its time is the machine's), by a request to the Worker that runs every Durable Object, which
+ * needs nothing, and by how late the measured polls' injected round trips ended.
  */
 export async function runChanges(cluster, { rate, count, pool, probes, measuredPerSecond, idle, idleRate, versions }) {
   const { timeScale } = cluster;
@@ -50,7 +50,6 @@ export async function runChanges(cluster, { rate, count, pool, probes, measuredP
   const objectsDelays = [];
   const inFlight = [];
   let unreached = 0;
-
   const answerTimes = [];
   const lags = [];
   /** Probe sites with a change on its way or being measured: a second one could arrive first and be overwritten. */
@@ -90,7 +89,6 @@ export async function runChanges(cluster, { rate, count, pool, probes, measuredP
     await sleep(Math.max(0, at - performance.now()));
     inFlight.push(change(index));
   }
-  const lastSent = performance.now();
   await Promise.all(inFlight);
   const lastAnswered = performance.now();
   idling = false;
@@ -99,7 +97,7 @@ export async function runChanges(cluster, { rate, count, pool, probes, measuredP
   await sleep(1_000);
   const requests = (await cluster.zoneRequests()).slice(requestsBefore);
   // In Cloudflare's seconds: the machine's divided by the time scale.
-  const seconds = (Math.max(lastSent, lastAnswered) - began) / 1000 / timeScale;
+  const seconds = (lastAnswered - began) / 1000 / timeScale;
   propagation.sort((a, b) => a - b);
   idleLatencies.sort((a, b) => a - b);
   answerTimes.sort((a, b) => a - b);

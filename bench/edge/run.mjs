@@ -169,7 +169,8 @@ function printPurges(runs) {
   console.log('');
   for (const run of runs.filter((candidate) => candidate.rate === 100 || candidate.rate === 1)) {
     const at = `At ${run.rate} change${run.rate === 1 ? '' : 's'}/s`;
-    line(`${at}: ${run.refused} API requests refused`, '0', run.refused === 0 && run.otherwiseFailed === 0);
+    const failures = [run.otherwiseFailed && `${run.otherwiseFailed} API requests failed otherwise`, run.answers.failed && `${run.answers.failed} changes failed`].filter(Boolean);
+    line(`${at}: ${run.refused} API requests refused${failures.map((failure) => `, ${failure}`).join('')}`, '0', run.refused === 0 && failures.length === 0);
     line(`${at}: ${run.requestsPerSecond.toFixed(2)} API requests/s`, '≤ 3', run.requestsPerSecond <= 3);
     const reached = run.unreached === 0 && run.measured > 0;
     line(`${at}: slowest change to reach every location ${reached ? ms(run.propagationMax) : 'never'}`, '≤ 1000 ms', reached && run.propagationMax <= 1000);
