@@ -102,31 +102,32 @@ function scaledVars(vars, timeScale) {
 /**
  * A Worker's `fetch`, over its direct socket: node:http, since fetch may not set `Host`, which
  * selects the site; `agent` keeps connections open between requests. Answers a Response with the
- * body read.
+ * body read. A request sent on a kept connection that the Worker's side closed at that moment is
+ * sent again once, on a new one, as Node's documentation advises (`request.reusedSocket`): it
+ * was not read.
  */
 function directFetcher(base, agent) {
-  return {
-    fetch: (url, init = {}) =>
-      new Promise((resolve, reject) => {
-        const target = new URL(url);
-        const sent = request(
-          { host: base.hostname, port: base.port, path: target.pathname + target.search, method: init.method ?? 'GET', headers: { ...init.headers, host: target.host }, agent },
-          (response) => {
-            const chunks = [];
-            response.on('data', (chunk) => chunks.push(chunk));
-            response.on('error', reject);
-            response.on('end', () => {
-              const headers = new Headers();
-              for (const [name, value] of Object.entries(response.headers)) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-              const empty = response.statusCode === 204 || response.statusCode === 304;
-              resolve(new Response(empty ? null : Buffer.concat(chunks), { status: response.statusCode, headers }));
-            });
-          },
-        );
-        sent.on('error', reject);
-        sent.end(init.body === undefined ? undefined : Buffer.from(init.body));
-      }),
-  };
+  const send = (url, init, retried) =>
+    new Promise((resolve, reject) => {
+      const target = new URL(url);
+      const sent = request(
+        { host: base.hostname, port: base.port, path: target.pathname + target.search, method: init.method ?? 'GET', headers: { ...init.headers, host: target.host }, agent },
+        (response) => {
+          const chunks = [];
+          response.on('data', (chunk) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () => {
+            const headers = new Headers();
+            for (const [name, value] of Object.entries(response.headers)) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+            const empty = response.statusCode === 204 || response.statusCode === 304;
+            resolve(new Response(empty ? null : Buffer.concat(chunks), { status: response.statusCode, headers }));
+          });
+        },
+      );
+      sent.on('error', (error) => (sent.reusedSocket && error.code === 'ECONNRESET' && !retried ? send(url, init, true).then(resolve, reject) : reject(error)));
+      sent.end(init.body === undefined ? undefined : Buffer.from(init.body));
+    });
+  return { fetch: (url, init = {}) => send(url, init, false) };
 }
 
 async function migrate(mf) {
