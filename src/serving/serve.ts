@@ -126,15 +126,21 @@ async function answer(request: Request, url: URL, path: RequestPath, stores: Fil
   return response;
 }
 
-/** What the conditions of `_redirects` rules read from a request. */
+/**
+ * What the conditions of `_redirects` rules read from a request. `Accept-Language` is read only
+ * when a rule has a `Language` condition: most sites have none, and every request comes here.
+ */
 function ruleRequest(request: Request, url: URL, domain: string | undefined): RuleRequest {
   const { cf } = request as { cf?: { country?: unknown } };
+  let languages: readonly string[] | undefined;
   return {
     protocol: url.protocol,
     host: domain,
     query: url.searchParams,
     country: typeof cf?.country === 'string' ? cf.country : undefined,
-    languages: acceptedLanguages(request.headers.get('accept-language')),
+    get languages() {
+      return (languages ??= acceptedLanguages(request.headers.get('accept-language')));
+    },
   };
 }
 

@@ -72,7 +72,8 @@ function compileHeaders({ uri, fields, detach }: FileHeaderRule): PathRule<FileH
 export function firstRedirect(rules: CompiledSiteRules, path: RequestPath, request: RuleRequest | undefined, fileExists: () => boolean): PathMatch<FileRedirectRule> | undefined {
   let exists: boolean | undefined;
   const accept = ({ rule, values }: PathMatch<FileRedirectRule>): PathMatch<FileRedirectRule> | undefined => {
-    if (!request ? rule.origin || rule.query || rule.countries || rule.languages : !conditionsHold(rule, request)) return undefined;
+    // Without the request's facts, a rule that names an origin, a query or a condition never applies.
+    if (request ? !conditionsHold(rule, request) : rule.origin || rule.query || rule.countries || rule.languages) return undefined;
     const query = rule.query && request ? queryValues(rule.query, request.query) : undefined;
     if (rule.query && !query) return undefined;
     if (!rule.force && (exists ??= fileExists())) return undefined;
