@@ -1,6 +1,6 @@
 import { clientHeader } from '../src/common/deployment-labels.ts';
 import type { DomainProofRecord } from '../src/common/api-types.ts';
-import { type ApiError, apiErrorOf } from '../src/common/problem.ts';
+import { type ApiError, apiErrorOf } from '../src/common/received-problem.ts';
 import { CliError, type ErrorKind } from './errors.ts';
 import { type Answer, type BodyWriter, type ChunkWriter, streamRequest } from './upload.ts';
 import { version } from './version.ts';

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import pc from 'picocolors';
-import { ApiError } from '../src/common/problem.ts';
+import { ApiError } from '../src/common/received-problem.ts';
 import { CliError, type ErrorKind, exitCodes, kindTitles } from './errors.ts';
 import { createProgram } from './program.ts';
 

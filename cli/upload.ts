@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
-import type { HeaderLookup } from '../src/common/problem.ts';
+import type { HeaderLookup } from '../src/common/received-problem.ts';
 import { CliError } from './errors.ts';
 
 /**

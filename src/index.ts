@@ -12,7 +12,7 @@ import { serveSite } from './serving/serve';
 import { siteDomainOf } from './common/site-url';
 import { forgetOldDeadLetters } from './storage/dead-letters';
 
-export { CloudflareAccount } from './cloudflare/account';
+export { CloudflareAccount } from './cloudflare-api/account';
 export { SiteCoordinator } from './coordinator/coordinator';
 export { EventLog } from './events/event-log';
 export { WebhookReceiver } from './events/webhook-receiver';

@@ -23,7 +23,7 @@ const layers: readonly (readonly string[])[] = [
   ['common'],
   ['http'],
   ['platform'],
-  ['storage', 'configuration', 'auth', 'domains', 'cloudflare'],
+  ['storage', 'configuration', 'auth', 'domains', 'cloudflare-api'],
   ['content', 'certificates', 'events', 'quotas'],
   ['coordinator'],
   ['deploy', 'serving', 'dashboard'],

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import { followEvents } from '../../src/common/event-stream.ts';
-import { ApiError } from '../../src/common/problem.ts';
+import { ApiError } from '../../src/common/received-problem.ts';
 import { cliErrorOf } from '../api.ts';
 import { connect } from '../credentials.ts';
 

@@ -1,7 +1,7 @@
 import { type Answered, type ApiClient, type RequestOptions, answeredOf } from '../api.ts';
 import { CliError } from '../errors.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
-import { ApiError } from '../../src/common/problem.ts';
+import { ApiError } from '../../src/common/received-problem.ts';
 import { type DeployTransport, type PendingDeployment, manifestOf } from '../../src/common/incremental-deploy.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 import type { HashedLocalFile } from './hash.ts';

@@ -1,5 +1,5 @@
 import { clientHeader } from '../../src/common/deployment-labels';
-import { type ApiError, apiErrorOf } from '../../src/common/problem';
+import { type ApiError, apiErrorOf } from '../../src/common/received-problem';
 import { currentToken } from './session';
 
 /** Listeners told when the server refuses the token (401), so the page can ask for a new one. */

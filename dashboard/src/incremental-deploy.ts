@@ -8,7 +8,7 @@ import {
   sendMissing,
   sha256Hex,
 } from '../../src/common/incremental-deploy';
-import { ApiError } from '../../src/common/problem';
+import { ApiError } from '../../src/common/received-problem';
 import { sitePath } from '../../src/common/site-paths';
 import { request } from './api';
 import type { DeploymentChoice } from './deployment-fields';

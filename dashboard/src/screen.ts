@@ -1,4 +1,4 @@
-import { ApiError } from '../../src/common/problem';
+import { ApiError } from '../../src/common/received-problem';
 import { h } from './dom';
 import { proofRecordFacts } from './domain-proof';
 import type { PageConfig } from './page-config';

@@ -1,4 +1,4 @@
-import { apiErrorOf } from '../../src/common/problem';
+import { apiErrorOf } from '../../src/common/received-problem';
 import { authorizationHeader } from './api';
 
 /** The connection dropped before an answer came: asking again may succeed. */

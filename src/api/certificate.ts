@@ -8,7 +8,7 @@ import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { authorize } from '../coordinator/access';
 import { getCertificate } from '../storage/certificates';
-import { getSiteOwner } from '../storage/sites';
+import { getSiteOwner } from '../storage/sites-table';
 import { domainParam } from './domain-param';
 
 export const certificate = new Hono<AppEnv>();

@@ -1,15 +1,15 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
-import { requestClient } from '../content/deployment-labels';
-import { siteCoordinator } from '../coordinator/client';
+import { requestClient } from '../content/label-checks';
+import { siteCoordinator } from '../coordinator/coordinator-client';
 import { purgeNotice } from './purge-notice';
 import { ifNoneMatchMatches, settledLastModified, wholeSecond } from '../http/conditional';
 import { readJsonBody } from '../http/json-body';
 import { resource } from '../http/resource';
 import type { ConfigurationRecord } from '../common/api-types';
 import { httpDate, parseHttpDate, parseTimestamp, timestamp } from '../http/time';
-import { type ConfigurationsClock, type SiteRecord, listConfigurations } from '../storage/sites';
+import { type ConfigurationsClock, type SiteRecord, listConfigurations } from '../storage/sites-table';
 import { domainParam } from './domain-param';
 import { readableSite } from './site-access';
 

@@ -9,10 +9,10 @@ import { timestamp } from '../http/time';
 import { settingsOf } from '../platform/settings';
 import type { DeployResult, Deployment, DeploymentPage } from '../common/api-types';
 import { authorize, deploymentNotFound } from '../coordinator/access';
-import { siteCoordinator } from '../coordinator/client';
+import { siteCoordinator } from '../coordinator/coordinator-client';
 import { purgeNotice } from './purge-notice';
 import { isDeploymentId } from '../coordinator/deployment-id';
-import { type DeploymentRecord, type DeploymentsCursor, getDeployment, listReadyDeployments } from '../storage/deployments';
+import { type DeploymentRecord, type DeploymentsCursor, getDeployment, listReadyDeployments } from '../storage/deployments-table';
 import { domainParam } from './domain-param';
 import { readableSite } from './site-access';
 

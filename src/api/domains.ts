@@ -3,7 +3,7 @@ import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
 import { domainProof } from '../domains/claim';
 import { resource } from '../http/resource';
-import { getSiteOwner } from '../storage/sites';
+import { getSiteOwner } from '../storage/sites-table';
 import { domainParam } from './domain-param';
 
 export const domains = new Hono<AppEnv>();

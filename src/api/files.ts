@@ -1,9 +1,9 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
-import { requestClient } from '../content/deployment-labels';
+import { requestClient } from '../content/label-checks';
 import { checkFilePath } from '../content/paths';
-import { siteCoordinator } from '../coordinator/client';
+import { siteCoordinator } from '../coordinator/coordinator-client';
 import { purgeNotice } from './purge-notice';
 import { uploadFile } from '../deploy/upload-file';
 import { Problem } from '../http/problem';

@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
-import { siteCoordinator } from '../coordinator/client';
+import { siteCoordinator } from '../coordinator/coordinator-client';
 import { purgeNotice } from './purge-notice';
 import type { Edit } from '../coordinator/changes';
 import type { SiteMetadata } from '../content/metadata';
@@ -12,7 +12,7 @@ import type { SiteInfo } from '../common/api-types';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { getCertificateSummary } from '../storage/certificates';
-import type { SiteRecord } from '../storage/sites';
+import type { SiteRecord } from '../storage/sites-table';
 import { domainParam } from './domain-param';
 import { readableSite } from './site-access';
 import { suspensionView } from './operators';

@@ -2,7 +2,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
-import { siteCoordinator } from '../coordinator/client';
+import { siteCoordinator } from '../coordinator/coordinator-client';
 import type { SiteSuspension } from '../common/api-types';
 import { readJsonBody } from '../http/json-body';
 import { isObject } from '../http/merge-patch';
@@ -10,7 +10,7 @@ import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { log } from '../platform/log';
-import type { Suspension } from '../storage/sites';
+import type { Suspension } from '../storage/sites-table';
 import { domainParam } from './domain-param';
 import { purgeNotice } from './purge-notice';
 

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { OnPurgePending } from '../coordinator/client';
+import type { OnPurgePending } from '../coordinator/coordinator-client';
 import type { AppEnv } from '../platform/app-env';
 
 /**

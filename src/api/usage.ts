@@ -3,8 +3,8 @@ import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
 import { resource } from '../http/resource';
 import type { Usage } from '../common/api-types';
-import { userQuotas } from '../quotas/limits';
-import { readUsage } from '../storage/usage';
+import { userQuotas } from '../quotas/user-quotas';
+import { readUsage } from '../storage/usage-ledger';
 
 export const usage = new Hono<AppEnv>();
 

@@ -1,7 +1,7 @@
-import { budgetedZoneApi } from '../cloudflare/client';
+import { budgetedZoneApi } from '../cloudflare-api/account-client';
 import type { Env } from '../platform/env';
 import { AcmeIssuer } from './acme/acme-issuer';
-import { CloudflareIssuer } from './cloudflare/cloudflare-issuer';
+import { CloudflareIssuer } from './cloudflare-for-saas/cloudflare-issuer';
 import type { Issuer } from './issuer';
 
 /** `CERT_ISSUER` is not one of the documented modes, or the mode lacks its settings. */

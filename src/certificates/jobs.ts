@@ -13,7 +13,7 @@ import {
   recordIssued,
   recordJobFailed,
 } from '../storage/certificates';
-import { getSiteOwner } from '../storage/sites';
+import { getSiteOwner } from '../storage/sites-table';
 import type { Issuer } from './issuer';
 import { certificatesOff, issuerFor } from './issuers';
 import { seal } from './keys-at-rest';

@@ -1,5 +1,5 @@
 import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream';
-import { ApiError, apiErrorOf } from './problem.ts';
+import { ApiError, apiErrorOf } from './received-problem.ts';
 
 export type { EventSourceMessage };
 

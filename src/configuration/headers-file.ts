@@ -1,4 +1,4 @@
-import { configurationLimits } from './limits';
+import { configurationLimits } from './configuration-limits';
 import { headerRulesBytes } from './header-bytes';
 import { type FileHeaderRule, patternTemplate, ruleLines, rulesFileLimits, rulesFileProblem, valueTemplate } from './rules-files';
 

@@ -1,4 +1,4 @@
-import { configurationLimits } from './limits';
+import { configurationLimits } from './configuration-limits';
 import { locationBytes } from './header-bytes';
 import { isTemplated } from './path-templates';
 import {

@@ -3,7 +3,7 @@
  * a single-file upload (src/deploy/upload-file.ts) and the coordinator's commit of that upload.
  * Plain functions of paths and sizes; each throws the problem a user gets.
  */
-import { type DeployLimits, limitExceeded } from './limits';
+import { type DeployLimits, limitExceeded } from './deploy-limits';
 import { fileAndFolder, foldersOf } from './paths';
 
 /** 400 when a path of `paths` is also the folder of another (`a` beside `a/b.html`). */

@@ -9,10 +9,10 @@ import { base64url } from 'jose';
 import { type HostConfiguration, checkHostConfiguration } from '../configuration/parse';
 import { maxJsonBytes } from '../http/json-body';
 import { Problem } from '../http/problem';
-import { type RequestedLabels, checkedAlias, checkedMessage } from './deployment-labels';
+import { type RequestedLabels, checkedAlias, checkedMessage } from './label-checks';
 import { checkFilesAndFolders, checkSiteSize } from './file-rules';
 import { type FileIndex, byPath } from '../storage/file-index';
-import { type DeployLimits, limitExceeded } from './limits';
+import { type DeployLimits, limitExceeded } from './deploy-limits';
 import { checkFilePath, commonFolderPrefixLength, maxPathBytes } from './paths';
 
 export interface ManifestFile {

@@ -10,7 +10,7 @@
  */
 import { Problem } from '../http/problem';
 import { timestamp } from '../http/time';
-import type { SiteOwner } from '../storage/sites';
+import type { SiteOwner } from '../storage/sites-table';
 
 /** Who is asking. `scopes` are the token's; the coordinator, which sees no token, passes none. */
 export interface Requester {

@@ -1,11 +1,11 @@
 /** What the Worker hands a domain's coordinator to commit: ./coordinator.ts's changes take these. */
 import type { HostConfiguration } from '../configuration/parse';
-import type { DeploymentLabels } from '../content/deployment-labels';
+import type { DeploymentLabels } from '../content/label-checks';
 import type { ManifestContent } from '../content/manifest';
-import type { BlobLocation } from '../storage/deployments';
+import type { BlobLocation } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
-import type { Deployment } from '../storage/sites';
-import type { StoredObject } from '../storage/usage';
+import type { Deployment } from '../storage/sites-table';
+import type { StoredObject } from '../storage/usage-ledger';
 
 /** A deploy whose files (if any) are already stored, waiting to become a deployment. */
 export interface DeployCommit {

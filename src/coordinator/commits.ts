@@ -5,7 +5,7 @@
  * deadlines of incremental deploys and a purge not handed over (./freshness.ts). An object has one alarm: it is set for the earliest of them.
  */
 import type { Env } from '../platform/env';
-import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } from '../storage/sites';
+import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } from '../storage/sites-table';
 import { FollowUps, type PendingChange } from './follow-ups';
 import type { LiveRecord } from './freshness';
 import { IncrementalDeadlines } from './incremental-deadlines';

@@ -3,25 +3,25 @@ import { DurableObject } from 'cloudflare:workers';
 import { checkHostConfiguration } from '../configuration/parse';
 import type { DeployResult } from '../common/api-types';
 import type { DeploymentClient } from '../common/deployment-labels';
-import { unlabelled } from '../content/deployment-labels';
+import { unlabelled } from '../content/label-checks';
 import { readManifest } from '../content/manifest';
 import { checkMetadata, type SiteMetadata } from '../content/metadata';
 import type { Env } from '../platform/env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, recordBlobs } from '../storage/deployments';
+import { type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, recordBlobs } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
-import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
-import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage';
-import { deployLimits, limitExceeded } from '../content/limits';
+import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
+import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage-ledger';
+import { deployLimits, limitExceeded } from '../content/deploy-limits';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { administer, authorize, deploymentNotFound } from './access';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
-import { deployResult, labelsOfRecord, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployments';
+import { deployResult, labelsOfRecord, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployment-records';
 import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
@@ -39,7 +39,7 @@ import { servesAlready, unchangedResult } from './unchanged';
  * What it holds between changes, and how a deployment is committed, is in ./site-state.ts; how
  * a change is committed and recovered in ./commits.ts (what follows it: ./follow-ups.ts), the
  * live record and its purges in ./freshness.ts, recorded uploads in ./uploads.ts; the Worker
- * calls this object through ./client.ts.
+ * calls this object through ./coordinator-client.ts.
  */
 export class SiteCoordinator extends DurableObject<Env> {
   #queue: Promise<unknown> = Promise.resolve();

@@ -3,8 +3,8 @@
  * change clears the one thing in it that can go stale, a site's live record (docs/serving.md).
  * Keys are URLs on `EDGE_CACHE_HOST`, a host the service fixes: never a visitor's Host.
  */
-import type { PurgeState } from '../cloudflare/account';
-import { purgeByUrl } from '../cloudflare/client';
+import type { PurgeState } from '../cloudflare-api/account';
+import { purgeByUrl } from '../cloudflare-api/account-client';
 import type { Env } from '../platform/env';
 import { type EdgeSettings, settingsOf } from '../platform/settings';
 
@@ -31,7 +31,7 @@ export function defaultLocation(): Cache {
 
 /**
  * Removes `urls` from every location: through the zone's purge API, by the account's batcher
- * (src/cloudflare/account.ts), which answers once Cloudflare accepted them or after `waitMs`
+ * (src/cloudflare-api/account.ts), which answers once Cloudflare accepted them or after `waitMs`
  * with the purge pending and stored; or locally, from the default cache and the named caches
  * tests and benches emulate locations with. Throws when nothing could be handed over.
  */

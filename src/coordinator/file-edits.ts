@@ -3,19 +3,19 @@
  * stored bytes with the live one.
  */
 import type { DeploymentClient } from '../common/deployment-labels';
-import { unlabelled } from '../content/deployment-labels';
-import { deployLimits } from '../content/limits';
+import { unlabelled } from '../content/label-checks';
+import { deployLimits } from '../content/deploy-limits';
 import { readFromBucket, withEditedRules } from '../content/site-rules';
 import { checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type BlobLocation, knownBlobs, recordBlobs } from '../storage/deployments';
+import { type BlobLocation, knownBlobs, recordBlobs } from '../storage/deployments-table';
 import { type FileEntry, type FileIndex, keys, withFile, withoutFile } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
-import { type SiteRecord, upsertSite } from '../storage/sites';
+import { type SiteRecord, upsertSite } from '../storage/sites-table';
 import type { FileUpload } from './changes';
 import { newDeploymentId } from './deployment-id';
-import { readyDeployment, siteWith } from './deployments';
+import { readyDeployment, siteWith } from './deployment-records';
 import type { SiteEvent } from './follow-ups';
 import type { SiteState } from './site-state';
 

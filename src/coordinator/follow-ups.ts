@@ -17,7 +17,7 @@ import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
 import { deleteObjects, deleteSiteObjects } from '../storage/objects';
 import { edgeKeys, purgeEverywhere } from './edge-cache';
-import { lastSiteChange } from '../storage/sites';
+import { lastSiteChange } from '../storage/sites-table';
 
 /** The events a change announces: in the event log, and on the notifications queue. */
 export type SiteEvent =

@@ -9,11 +9,11 @@
  */
 import { parseDomain } from '../platform/domain-name';
 import type { Env } from '../platform/env';
-import type { PurgeState } from '../cloudflare/account';
+import type { PurgeState } from '../cloudflare-api/account';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
-import type { SiteRecord } from '../storage/sites';
-import { siteCoordinator } from './client';
+import type { SiteRecord } from '../storage/sites-table';
+import { siteCoordinator } from './coordinator-client';
 import { edgeKeys, liveRecordMaxAgeSeconds, purgeEverywhere } from './edge-cache';
 
 /** The coordinator's answer: the live record under a version, new with every change. */

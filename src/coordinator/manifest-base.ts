@@ -5,7 +5,7 @@
  */
 import { emptyHash, type ManifestFile } from '../content/manifest';
 import { Problem } from '../http/problem';
-import { type BlobLocation, type DeploymentRecord, knownBlobs } from '../storage/deployments';
+import { type BlobLocation, type DeploymentRecord, knownBlobs } from '../storage/deployments-table';
 import type { FileIndex } from '../storage/file-index';
 
 /** The base deployment `id` of `domain`, `record` being its row as found (none: not kept); 409 unless it is a ready deployment. */

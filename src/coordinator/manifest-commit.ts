@@ -4,18 +4,18 @@
  * written, and the deployment committed, live or as a preview.
  */
 import type { DeployResult } from '../common/api-types';
-import { deployLimits } from '../content/limits';
+import { deployLimits } from '../content/deploy-limits';
 import { readWithPending, withSiteRules } from '../content/site-rules';
 import { type Manifest, type ManifestContent, patchedManifest } from '../content/manifest';
 import { checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type DeploymentRecord, deploymentsOf, recordBlobs } from '../storage/deployments';
+import { type DeploymentRecord, deploymentsOf, recordBlobs } from '../storage/deployments-table';
 import { type FileIndex, keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
-import { type SiteRecord, upsertSite } from '../storage/sites';
+import { type SiteRecord, upsertSite } from '../storage/sites-table';
 import type { ManifestCommit } from './changes';
-import { deployResult, indexOfManifest, missingHashes, readyDeployment, siteWith } from './deployments';
+import { deployResult, indexOfManifest, missingHashes, readyDeployment, siteWith } from './deployment-records';
 import type { FollowUp } from './follow-ups';
 import { addBaseLocations, addStoredLocations, baseIndex, keptBase } from './manifest-base';
 import { configurationChange, previewClaim, type SiteState } from './site-state';

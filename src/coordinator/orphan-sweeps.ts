@@ -11,7 +11,7 @@ import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
 import { keys } from '../storage/file-index';
 import { listObjects } from '../storage/objects';
-import { siteCoordinator } from './client';
+import { siteCoordinator } from './coordinator-client';
 
 const dayMs = 86_400_000;
 /** Sweeps running at once: a Worker invocation keeps six connections open at most. */

@@ -13,7 +13,7 @@
 import type { Env } from '../platform/env';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
-import { deploymentsOf } from '../storage/deployments';
+import { deploymentsOf } from '../storage/deployments-table';
 import { keys } from '../storage/file-index';
 import { deleteObjects, listObjects } from '../storage/objects';
 import type { Commits } from './commits';

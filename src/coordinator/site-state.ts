@@ -6,17 +6,17 @@
  */
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments';
+import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments-table';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
-import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites';
-import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage';
+import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
+import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage-ledger';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { deleteObjects } from '../storage/objects';
 import { log } from '../platform/log';
 import { checkClaim } from '../domains/claim';
 import { authorize } from './access';
 import { Commits } from './commits';
-import { keptWindowOf, newestFirst, sameConfiguration } from './deployments';
+import { keptWindowOf, newestFirst, sameConfiguration } from './deployment-records';
 import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
 import { type Collection, collection, freedBy } from './kept-window';

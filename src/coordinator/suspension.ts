@@ -4,7 +4,7 @@
  * (./freshness.ts) and its event is announced exactly once (./commits.ts).
  */
 import { Problem } from '../http/problem';
-import { type SiteRecord, type Suspension, setSuspension } from '../storage/sites';
+import { type SiteRecord, type Suspension, setSuspension } from '../storage/sites-table';
 import type { SiteState } from './site-state';
 
 /**

@@ -3,12 +3,12 @@
  * deploys on every push does not push real deployments out of the kept window, and says so.
  */
 import type { DeployResult } from '../common/api-types';
-import type { DeploymentLabels } from '../content/deployment-labels';
+import type { DeploymentLabels } from '../content/label-checks';
 import { timestamp } from '../http/time';
-import { type DeploymentRecord, getDeployment } from '../storage/deployments';
+import { type DeploymentRecord, getDeployment } from '../storage/deployments-table';
 import type { FileIndex } from '../storage/file-index';
-import type { SiteRecord } from '../storage/sites';
-import { sameConfiguration } from './deployments';
+import type { SiteRecord } from '../storage/sites-table';
+import { sameConfiguration } from './deployment-records';
 import type { SiteState } from './site-state';
 
 /** What a live deploy would make live: its files (an index, or the key of one; undefined: the live files), host options and labels. */

@@ -12,10 +12,10 @@
  */
 import { Problem } from '../http/problem';
 import { checkFileSize, checkSiteSize } from '../content/file-rules';
-import { type DeployLimits, limitExceeded } from '../content/limits';
+import { type DeployLimits, limitExceeded } from '../content/deploy-limits';
 import { type ManifestFile, hexToHash, isSha256Hex } from '../content/manifest';
 import type { StorageRoom } from '../quotas/admission';
-import type { BlobLocation } from '../storage/deployments';
+import type { BlobLocation } from '../storage/deployments-table';
 import type { PackWriter } from '../storage/pack-writer';
 import type { PartHeader, PartReceiver } from './multipart-reader';
 import { packedPart } from './packed-part';

@@ -2,22 +2,22 @@ import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { authorize } from '../coordinator/access';
 import { checkClaim } from '../domains/claim';
-import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/client';
+import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
 import { keys, writeFileIndex } from '../storage/file-index';
 import { readFromBucket, withSiteRules } from '../content/site-rules';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
-import { type DeploymentRecord, siteBlobs } from '../storage/deployments';
-import { getSiteOwner } from '../storage/sites';
+import { type DeploymentRecord, siteBlobs } from '../storage/deployments-table';
+import { getSiteOwner } from '../storage/sites-table';
 import type { DeployResult } from '../common/api-types';
 import { handOver } from './hand-over';
-import { deployLimits } from '../content/limits';
+import { deployLimits } from '../content/deploy-limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
 import { type StorageRoom, admitDeploy } from '../quotas/admission';
-import { labelsOf, requestClient } from '../content/deployment-labels';
-import type { StoredObject } from '../storage/usage';
+import { labelsOf, requestClient } from '../content/label-checks';
+import type { StoredObject } from '../storage/usage-ledger';
 
 /**
  * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has

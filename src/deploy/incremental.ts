@@ -14,20 +14,20 @@ import { log } from '../platform/log';
 import { authorize } from '../coordinator/access';
 import { checkClaim } from '../domains/claim';
 import type { PackUpload } from '../coordinator/changes';
-import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/client';
+import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import { newDeploymentId } from '../coordinator/deployment-id';
-import { missingHashes, uploadingDeployment } from '../coordinator/deployments';
+import { missingHashes, uploadingDeployment } from '../coordinator/deployment-records';
 import { addBaseLocations, addStoredLocations, baseIndex } from '../coordinator/manifest-base';
 import { checkSiteSize } from '../content/file-rules';
-import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs } from '../storage/deployments';
+import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs } from '../storage/deployments-table';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
-import { getSiteOwner } from '../storage/sites';
+import { getSiteOwner } from '../storage/sites-table';
 import { handOver } from './hand-over';
 import type { DeploymentClient } from '../common/deployment-labels';
-import { type DeploymentLabels, type RequestedLabels, labelsOf, requestClient } from '../content/deployment-labels';
-import { type DeployLimits, checkContentLength, deployLimits } from '../content/limits';
+import { type DeploymentLabels, type RequestedLabels, labelsOf, requestClient } from '../content/label-checks';
+import { type DeployLimits, checkContentLength, deployLimits } from '../content/deploy-limits';
 import {
   type Finalize,
   type Manifest,

@@ -2,17 +2,17 @@ import { type HostConfiguration, parseHostConfiguration } from '../configuration
 import { jsonTooLarge, maxJsonBytes } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { checkFileSize, checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
-import type { BlobLocation } from '../storage/deployments';
+import type { BlobLocation } from '../storage/deployments-table';
 import { type FileEntry, byPath } from '../storage/file-index';
 import type { PackWriter } from '../storage/pack-writer';
 import { contentTypeOf } from '../content/content-type';
-import { type DeployLimits, checkContentLength } from '../content/limits';
+import { type DeployLimits, checkContentLength } from '../content/deploy-limits';
 import { type PartHeader, type PartReceiver, maxFramingBytes, readMultipartFormData } from './multipart-reader';
 import { packedPart } from './packed-part';
 import { checkFilePath, commonFolderPrefixLength } from '../content/paths';
 import { type TextPartRules, textPart } from './text-part';
 import { maxAliasLength, maxMessageLength } from '../common/deployment-labels';
-import { type RequestedLabels, checkedAlias, checkedMessage } from '../content/deployment-labels';
+import { type RequestedLabels, checkedAlias, checkedMessage } from '../content/label-checks';
 import type { StorageRoom } from '../quotas/admission';
 
 export interface ReceivedFiles {

@@ -7,9 +7,9 @@ import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { settingsOf } from '../platform/settings';
 import { abandonedIncrementalMs, deadlineOf } from '../coordinator/kept-window';
-import { type DeploymentRecord, insertUploading, oldestUploading } from '../storage/deployments';
+import { type DeploymentRecord, insertUploading, oldestUploading } from '../storage/deployments-table';
 import { deleteObjects } from '../storage/objects';
-import { retryAfterSeconds } from '../quotas/limits';
+import { retryAfterSeconds } from '../quotas/user-quotas';
 
 /** Stores the uploading `record`, or deletes its manifest and throws the 429 when its site holds as many as it may. */
 export async function storeUploading(env: Env, record: DeploymentRecord): Promise<void> {

@@ -2,16 +2,16 @@ import { base64url } from 'jose';
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { authorize } from '../coordinator/access';
-import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/client';
+import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import type { FileUpload } from '../coordinator/changes';
 import { checkFileSize } from '../content/file-rules';
 import { type FileEntry, keys } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
-import { getSiteOwner } from '../storage/sites';
+import { getSiteOwner } from '../storage/sites-table';
 import { contentTypeOf } from '../content/content-type';
 import { handOver } from './hand-over';
-import { deployLimits } from '../content/limits';
-import { requestClient } from '../content/deployment-labels';
+import { deployLimits } from '../content/deploy-limits';
+import { requestClient } from '../content/label-checks';
 
 /**
  * `PUT /v2/sites/<domain>/files/<path>`: streams the raw body into its own pack, hashing it on

@@ -1,4 +1,4 @@
-import type { CloudflareAccount } from '../cloudflare/account';
+import type { CloudflareAccount } from '../cloudflare-api/account';
 import type { SiteCoordinator } from '../coordinator/coordinator';
 import type { EventLog } from '../events/event-log';
 import type { WebhookReceiver } from '../events/webhook-receiver';

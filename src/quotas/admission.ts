@@ -7,8 +7,8 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import type { UserQuotas } from '../platform/settings';
-import { type Usage, beginDeploy, forgetDeploy, readUsage } from '../storage/usage';
-import { tooManyBytes, tooManyDeploys, tooManySites, userQuotas } from './limits';
+import { type Usage, beginDeploy, forgetDeploy, readUsage } from '../storage/usage-ledger';
+import { tooManyBytes, tooManyDeploys, tooManySites, userQuotas } from './user-quotas';
 
 /**
  * What the user may still store, as read before the body: the quota less what is stored and

@@ -1,14 +1,14 @@
 /**
  * The coordinator's side of the quotas, authoritative: what a commit adds (a new site, the bytes
  * of the objects it stored) is reserved in D1 under the quotas before its batch, and that batch
- * turns the reservation into the site's row and the stored objects' (src/storage/usage.ts).
+ * turns the reservation into the site's row and the stored objects' (src/storage/usage-ledger.ts).
  * Coordinators of different domains commit for one user at once; D1 decides each reservation
  * against every other, so no interleaving takes a user past MAX_SITES_PER_USER or MAX_USER_BYTES.
  */
 import type { Env } from '../platform/env';
 import { log } from '../platform/log';
-import { type QuotaClaim, readUsage, release, reserve } from '../storage/usage';
-import { tooManyBytes, tooManySites, userQuotas } from './limits';
+import { type QuotaClaim, readUsage, release, reserve } from '../storage/usage-ledger';
+import { tooManyBytes, tooManySites, userQuotas } from './user-quotas';
 
 /** Reserves `claim`, or throws the 403 of the quota it would exceed; nothing to reserve, undefined. */
 export async function reserveQuota(env: Env, claim: QuotaClaim): Promise<string | undefined> {

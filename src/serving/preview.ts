@@ -6,7 +6,7 @@
  * those of all the site's deployments (a `purge-previews` follow-up), so a preview stops at once.
  *
  * An alias host, `<alias>--<site part>.<PREVIEW_HOSTNAME>`, serves the newest ready deployment
- * with that alias (src/content/deployment-labels.ts), a branch's stable preview. Which one that is
+ * with that alias (src/content/label-checks.ts), a branch's stable preview. Which one that is
  * changes with every aliased deploy, so it is asked of D1 on each request: previews are looked at
  * by a few people, and a deploy's alias must serve it on the very next request.
  */
@@ -14,8 +14,8 @@ import type { Env } from '../platform/env';
 import { defaultLocation, edgeKeys, liveRecordMaxAgeSeconds } from '../coordinator/edge-cache';
 import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
-import { type DeploymentRecord, getDeploymentById, latestAliased } from '../storage/deployments';
-import type { Deployment } from '../storage/sites';
+import { type DeploymentRecord, getDeploymentById, latestAliased } from '../storage/deployments-table';
+import type { Deployment } from '../storage/sites-table';
 import { hostOptionsOf } from './host-options';
 import { noAliasedDeployment, noDeploymentHosted, serverError } from './pages';
 import { type ServedDeployment, answerWith } from './serve';

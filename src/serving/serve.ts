@@ -4,7 +4,7 @@ import { defaultLocation } from '../coordinator/edge-cache';
 import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
 import type { FileEntry } from '../storage/file-index';
-import type { Deployment, Suspension } from '../storage/sites';
+import type { Deployment, Suspension } from '../storage/sites-table';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
 import { type HeaderRule, type HostOptions, hostOptionsOf } from './host-options';

@@ -1,7 +1,7 @@
 import { edgeKeys, immutable } from '../coordinator/edge-cache';
 import type { EdgeSettings } from '../platform/settings';
 import { type FileEntry, type FileIndex, decodeFileIndex, readFileIndexText } from '../storage/file-index';
-import type { Deployment } from '../storage/sites';
+import type { Deployment } from '../storage/sites-table';
 import { WeightedLru } from './lru';
 import { type CompiledSiteRules, compileSiteRules } from './site-rules';
 import { rulesFileNames } from '../content/site-rules';

@@ -1,4 +1,4 @@
-import { configurationLimits } from '../configuration/limits';
+import { configurationLimits } from '../configuration/configuration-limits';
 import { maxJsonBytes } from '../http/json-body';
 import { log } from '../platform/log';
 import type { HostOptions } from './host-options';

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { getSite } from '../../src/storage/sites';
+import { getSite } from '../../src/storage/sites-table';
 import { storedObjects } from '../support/deployments';
 import { liveFiles } from '../support/live-files';
 import { authorized, deploy, problemOf } from '../support/client';

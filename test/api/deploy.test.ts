@@ -1,14 +1,14 @@
 import { createExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { getSite } from '../../src/storage/sites';
-import { deployLimits } from '../../src/content/limits';
+import { getSite } from '../../src/storage/sites-table';
+import { deployLimits } from '../../src/content/deploy-limits';
 import { maxFramingBytes } from '../../src/deploy/multipart-reader';
 import { checkDeployLength } from '../../src/deploy/receive';
 import { maxJsonBytes } from '../../src/http/json-body';
 import { liveFiles } from '../support/live-files';
 import { authorized, call, deploy, deployForm, problemOf, token } from '../support/client';
-import { unlabelled } from '../../src/content/deployment-labels';
+import { unlabelled } from '../../src/content/label-checks';
 
 /** The Worker's fetch handler called directly, so that the request's body is the stream given, errors included. */
 async function callWorker(request: Request): Promise<Response> {
@@ -157,7 +157,7 @@ describe('PUT /v2/sites/<domain>', () => {
   it('answers 409 when the site was unpublished while the deploy uploaded', async () => {
     const domain = 'unpublished-midway.example';
     await deploy(domain, { 'index.html': 'v1' });
-    const { siteCoordinator } = await import('../../src/coordinator/client');
+    const { siteCoordinator } = await import('../../src/coordinator/coordinator-client');
     const { keys } = await import('../../src/storage/file-index');
     // What a deploy has uploaded when the unpublish deletes every object of the site:
     const indexKey = keys.index(domain, 'in-flight');

@@ -2,7 +2,7 @@ import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
-import { getSite } from '../../src/storage/sites';
+import { getSite } from '../../src/storage/sites-table';
 import { authorized, authorizedWith, deploy, deployForm, problemOf } from '../support/client';
 import { coordinatorOf } from '../support/deployments';
 import { storedKeys } from '../support/live-files';

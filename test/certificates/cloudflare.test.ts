@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { CloudflareApiError, directZoneApi } from '../../src/cloudflare/zone-api';
-import { CloudflareIssuer } from '../../src/certificates/cloudflare/cloudflare-issuer';
+import { CloudflareApiError, directZoneApi } from '../../src/cloudflare-api/zone-api';
+import { CloudflareIssuer } from '../../src/certificates/cloudflare-for-saas/cloudflare-issuer';
 import type { IssueRequest } from '../../src/certificates/issuer';
 import { runCertificateJob } from '../../src/certificates/jobs';
 import { getCertificate } from '../../src/storage/certificates';

@@ -4,7 +4,7 @@ import { generateDomainKey } from '../../src/certificates/certificate-material';
 import type { IssueOutcome, IssueRequest, Issuer } from '../../src/certificates/issuer';
 import type { JobMessage } from '../../src/certificates/jobs';
 import type { Env } from '../../src/platform/env';
-import { emptySite, upsertSite } from '../../src/storage/sites';
+import { emptySite, upsertSite } from '../../src/storage/sites-table';
 
 export const day = 24 * 60 * 60 * 1000;
 

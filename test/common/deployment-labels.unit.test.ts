@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aliasFrom, aliasProblem, clientOf, messageProblem, messageSummary } from '../../src/common/deployment-labels';
-import { aliasLabel, checkedAlias, checkedMessage } from '../../src/content/deployment-labels';
+import { aliasLabel, checkedAlias, checkedMessage } from '../../src/content/label-checks';
 import { Problem } from '../../src/http/problem';
 import { fuzzParameters } from '../fuzz/settings';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { followEvents } from '../../src/common/event-stream';
-import { ApiError } from '../../src/common/problem';
+import { ApiError } from '../../src/common/received-problem';
 
 /** An answer of `GET /v2/events` as the service sends it, and the Last-Event-ID each request carried. */
 function scriptedService(answers: (() => Response)[]) {

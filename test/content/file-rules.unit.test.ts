@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DeployLimits } from '../../src/content/limits';
+import type { DeployLimits } from '../../src/content/deploy-limits';
 import { checkFileSize, checkFilesAndFolders, checkSiteSize } from '../../src/content/file-rules';
 import { outcomeOf } from '../support/outcome';
 

@@ -5,7 +5,7 @@ import type { Deployment } from '../../src/common/api-types';
 import { settingsOf } from '../../src/platform/settings';
 import { abandonedIncrementalMs, deadlineOf } from '../../src/coordinator/kept-window';
 import { newDeploymentId } from '../../src/coordinator/deployment-id';
-import { getDeployment } from '../../src/storage/deployments';
+import { getDeployment } from '../../src/storage/deployments-table';
 import { keys } from '../../src/storage/file-index';
 import { call, deploy } from '../support/client';
 import { coordinatorOf, sha256Hex, storedObjects } from '../support/deployments';

@@ -5,7 +5,7 @@ import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import { sweepOrphanedObjects } from '../../src/coordinator/orphan-sweeps';
 import worker from '../../src/index';
 import { settingsOf } from '../../src/platform/settings';
-import { deploymentsOf } from '../../src/storage/deployments';
+import { deploymentsOf } from '../../src/storage/deployments-table';
 import { deploy, deployForm, token } from '../support/client';
 import { coordinatorOf, keepDeployments } from '../support/deployments';
 import { begin, blobForm, manifestOf, sendBlobs } from '../support/incremental';

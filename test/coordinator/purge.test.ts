@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { CloudflareAccount } from '../../src/cloudflare/account';
+import type { CloudflareAccount } from '../../src/cloudflare-api/account';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import type { Env } from '../../src/platform/env';
 import { authorized, deploy } from '../support/client';
@@ -10,7 +10,7 @@ import { ZoneApiStandIn, freePlan } from '../support/zone-api';
 
 /**
  * A change with `EDGE_PURGE=cloudflare`: its purge goes through the account
- * (src/cloudflare/account.ts) to a stand-in for Cloudflare's zone API (test/support/zone-api.ts),
+ * (src/cloudflare-api/account.ts) to a stand-in for Cloudflare's zone API (test/support/zone-api.ts),
  * and the change answers 200 once Cloudflare accepted it, or with `Sitehost-Purge: pending`.
  */
 const cloudflarePurge = { EDGE_PURGE: 'cloudflare', CLOUDFLARE_ZONE_ID: 'zone-test', CLOUDFLARE_API_TOKEN: 'token-test', EDGE_PURGE_WAIT_MS: '10000' };

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import { readFileIndex } from '../../src/storage/file-index';
-import { getSite } from '../../src/storage/sites';
+import { getSite } from '../../src/storage/sites-table';
 import { call, deploy, token } from '../support/client';
 import { liveFiles, liveKeys, storedKeys } from '../support/live-files';
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import { abandonedUploadMs } from '../../src/coordinator/uploads';
 import worker from '../../src/index';
-import { getSite } from '../../src/storage/sites';
+import { getSite } from '../../src/storage/sites-table';
 import { authorized, deploy, token } from '../support/client';
 import { coordinatorOf } from '../support/deployments';
 import { liveFiles, liveKeys, storedKeys } from '../support/live-files';

@@ -2,11 +2,11 @@ import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Deployment, DeploymentPage, DeployResult } from '../../src/common/api-types';
-import { getSite } from '../../src/storage/sites';
+import { getSite } from '../../src/storage/sites-table';
 import { authorized, call, deploy, deployForm } from '../support/client';
 import { coordinatorOf, keepDeployments, storedObjects } from '../support/deployments';
 import { liveFiles } from '../support/live-files';
-import { unlabelled } from '../../src/content/deployment-labels';
+import { unlabelled } from '../../src/content/label-checks';
 
 async function list(domain: string, cursor?: string): Promise<DeploymentPage> {
   const response = await authorized(`/v2/sites/${domain}/deployments${cursor ? `?cursor=${cursor}` : ''}`);

@@ -7,7 +7,7 @@ import { authorized, call, deploy, problemOf } from '../support/client';
 import { coordinatorOf, keepDeployments, sha256Hex, storedObjects } from '../support/deployments';
 import { blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
-import { unlabelled } from '../../src/content/deployment-labels';
+import { unlabelled } from '../../src/content/label-checks';
 
 type Patch = Record<string, string | null>;
 

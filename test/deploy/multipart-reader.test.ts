@@ -6,7 +6,7 @@ import { receiveDeploy } from '../../src/deploy/receive';
 import { Problem } from '../../src/http/problem';
 import { readFileIndex } from '../../src/storage/file-index';
 import { PackWriter } from '../../src/storage/pack-writer';
-import { getSite } from '../../src/storage/sites';
+import { getSite } from '../../src/storage/sites-table';
 import { authorized, deploy, problemOf } from '../support/client';
 import { site } from '../serving/support';
 

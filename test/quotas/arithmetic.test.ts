@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type StoredObject, forgetObjects, readUsage, recordObjects, release, reserve } from '../../src/storage/usage';
+import { type StoredObject, forgetObjects, readUsage, recordObjects, release, reserve } from '../../src/storage/usage-ledger';
 import { fuzzParameters, fuzzTimeout } from '../fuzz/settings';
 
 /**

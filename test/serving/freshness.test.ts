@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Env } from '../../src/platform/env';
 import { settingsOf } from '../../src/platform/settings';
-import { siteCoordinator } from '../../src/coordinator/client';
+import { siteCoordinator } from '../../src/coordinator/coordinator-client';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import { edgeKeys } from '../../src/coordinator/edge-cache';
 import { memoryHoldMs, storeWindowMs } from '../../src/coordinator/freshness';

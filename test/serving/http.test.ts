@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { getSite } from '../../src/storage/sites';
+import { getSite } from '../../src/storage/sites-table';
 import { call, problemOf } from '../support/client';
 import { deployed, sha256Base64url, site } from './support';
 

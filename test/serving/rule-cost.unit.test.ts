@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configurationLimits } from '../../src/configuration/limits';
+import { configurationLimits } from '../../src/configuration/configuration-limits';
 import { checkHostConfiguration } from '../../src/configuration/parse';
 import { maxPathLength } from '../../src/http/path-length';
 import { hostOptionsOf } from '../../src/serving/host-options';

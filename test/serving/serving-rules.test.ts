@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configurationLimits } from '../../src/configuration/limits';
+import { configurationLimits } from '../../src/configuration/configuration-limits';
 import { maxPathLength } from '../../src/serving/request-path';
 import { authorized, deploy, problemOf } from '../support/client';
 import { deployed, site } from './support';

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { readFileIndex } from '../../src/storage/file-index';
-import { getSite } from '../../src/storage/sites';
+import { getSite } from '../../src/storage/sites-table';
 
 /** The live deployment's files and their content, read straight from R2 through its index. */
 export async function liveFiles(domain: string): Promise<Record<string, string>> {

@@ -1,5 +1,5 @@
 import type { ConfigurationRecord } from '../../../src/common/api-types';
-import { ApiError } from '../../../src/common/problem';
+import { ApiError } from '../../../src/common/received-problem';
 import { sitePath } from '../../../src/common/site-paths';
 import { request } from '../api';
 import { announce, fill, h } from '../dom';

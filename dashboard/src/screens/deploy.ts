@@ -1,6 +1,6 @@
 import type { Deployment } from '../../../src/common/api-types';
 import { formatBytes } from '../../../src/common/format-bytes';
-import { ApiError } from '../../../src/common/problem';
+import { ApiError } from '../../../src/common/received-problem';
 import { sitePath } from '../../../src/common/site-paths';
 import { domainField } from '../domain-field';
 import { announce, fill, h } from '../dom';

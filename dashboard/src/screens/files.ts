@@ -1,6 +1,6 @@
 import type { DirectoryEntry, FileEntry, FileListing } from '../../../src/common/api-types';
 import { formatBytes } from '../../../src/common/format-bytes';
-import { ApiError } from '../../../src/common/problem';
+import { ApiError } from '../../../src/common/received-problem';
 import { encodePath, filesPath } from '../../../src/common/site-paths';
 import { request } from '../api';
 import { confirmAction } from '../dialog';

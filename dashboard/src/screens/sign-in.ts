@@ -1,4 +1,4 @@
-import { ApiError } from '../../../src/common/problem';
+import { ApiError } from '../../../src/common/received-problem';
 import { request } from '../api';
 import { fill, h } from '../dom';
 import { startSignIn } from '../openid';

@@ -1,7 +1,7 @@
 import type { SiteInfo } from '../../../src/common/api-types';
 import { formatBytes } from '../../../src/common/format-bytes';
 import { sitePath } from '../../../src/common/site-paths';
-import { ApiError } from '../../../src/common/problem';
+import { ApiError } from '../../../src/common/received-problem';
 import { request } from '../api';
 import { fill, h } from '../dom';
 import { followEvents, type ServiceEvent } from '../events';

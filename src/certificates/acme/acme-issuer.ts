@@ -3,8 +3,8 @@ import { certificateRequest, generateDomainKey, parseChain } from '../certificat
 import type { IssueOutcome, IssueRequest, Issuer } from '../issuer';
 import { deleteChallenge, getAcmeAccount, putAcmeAccount, putChallenge } from '../../storage/certificates';
 import { exportAccountKey, generateAccountKey, importAccountKey } from './account-key';
-import { AcmeClient, type AcmeAuthorization, type AcmeClientOptions, type AcmeOrder } from './client';
-import { AcmeError } from './problem';
+import { AcmeClient, type AcmeAuthorization, type AcmeClientOptions, type AcmeOrder } from './acme-client';
+import { AcmeError } from './acme-problem';
 import { log } from '../../platform/log';
 
 export interface AcmeIssuerOptions extends AcmeClientOptions {

@@ -1,5 +1,5 @@
 import { base64url, calculateJwkThumbprint, exportJWK, FlattenedSign, type JWK } from 'jose';
-import { AcmeError, type AcmeProblemDocument } from './problem';
+import { AcmeError, type AcmeProblemDocument } from './acme-problem';
 
 /** RFC 8555 resources the client reads. */
 export interface AcmeDirectory {

@@ -6,7 +6,7 @@
 import { Problem } from '../http/problem';
 import { type UserQuotas, settingsOf } from '../platform/settings';
 import type { Env } from '../platform/env';
-import { type QuotaLimits, type Usage, hourMs } from '../storage/usage';
+import { type QuotaLimits, type Usage, hourMs } from '../storage/usage-ledger';
 import { formatBytes } from '../common/format-bytes';
 
 export function userQuotas(env: Env): UserQuotas & QuotaLimits {

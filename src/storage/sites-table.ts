@@ -24,7 +24,7 @@ export interface SiteRecord {
   configuration: Record<string, unknown>;
   configurationModified: number;
   metadata: Record<string, string>;
-  /** The live deployment (storage/deployments.ts), null before the first. */
+  /** The live deployment (storage/deployments-table.ts), null before the first. */
   liveDeploymentId: string | null;
   /** The live deployment's files; null while it has none. */
   deployment: Deployment | null;

@@ -1,5 +1,5 @@
 import type { IssueOutcome, IssueRequest, Issuer } from '../issuer';
-import type { ZoneApi } from '../../cloudflare/zone-api';
+import type { ZoneApi } from '../../cloudflare-api/zone-api';
 import { type CustomHostname, CustomHostnames } from './api';
 
 /**
@@ -11,7 +11,7 @@ export class CloudflareIssuer implements Issuer {
   readonly name = 'cloudflare';
   readonly #api: CustomHostnames;
 
-  /** `zone`: the zone's API within the account's budget (src/cloudflare/client.ts), or a test's replay. */
+  /** `zone`: the zone's API within the account's budget (src/cloudflare-api/account-client.ts), or a test's replay. */
   constructor(zone: ZoneApi) {
     this.#api = new CustomHostnames(zone);
   }

@@ -29,7 +29,7 @@ export interface DeploymentRecord {
   /** Null for a deployment made before clients were recorded. */
   client: DeploymentClient | null;
   alias: string | null;
-  /** The first label of the alias's host (src/content/deployment-labels.ts). */
+  /** The first label of the alias's host (src/content/label-checks.ts). */
   aliasLabel: string | null;
   /** Made without going live, even if made live later. */
   preview: boolean;

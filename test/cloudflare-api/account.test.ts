@@ -1,13 +1,13 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { CloudflareAccount } from '../../src/cloudflare/account';
-import { CloudflareApiError, type ZoneAnswer } from '../../src/cloudflare/zone-api';
+import type { CloudflareAccount } from '../../src/cloudflare-api/account';
+import { CloudflareApiError, type ZoneAnswer } from '../../src/cloudflare-api/zone-api';
 import type { Env } from '../../src/platform/env';
 import { ZoneApiStandIn, freePlan } from '../support/zone-api';
 
 /**
- * The account's budget and purge batcher (src/cloudflare/account.ts) against a stand-in for
+ * The account's budget and purge batcher (src/cloudflare-api/account.ts) against a stand-in for
  * Cloudflare's zone API that enforces the documented limits and answers 429s
  * (test/support/zone-api.ts). Each test has its own account object; the limits are scaled down
  * (a window of seconds, a handful of requests) so that a test reaches them, and the stand-in
@@ -182,8 +182,8 @@ describe('certificate calls through the same budget', () => {
   });
 
   it('reach the issuer as a CloudflareApiError it retries after', async () => {
-    const { budgetedZoneApi } = await import('../../src/cloudflare/client');
-    const { CloudflareIssuer } = await import('../../src/certificates/cloudflare/cloudflare-issuer');
+    const { budgetedZoneApi } = await import('../../src/cloudflare-api/account-client');
+    const { CloudflareIssuer } = await import('../../src/certificates/cloudflare-for-saas/cloudflare-issuer');
     const standIn = new ZoneApiStandIn(freePlan);
     await account('account', standIn);
     const issuer = new CloudflareIssuer(budgetedZoneApi(env));

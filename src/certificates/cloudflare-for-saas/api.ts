@@ -1,5 +1,5 @@
-/** A zone's custom hostnames (Cloudflare for SaaS) in Cloudflare's REST API (v4), called through a `ZoneApi` (src/cloudflare/). */
-import { CloudflareApiError, type ZoneApi, type ZoneCall } from '../../cloudflare/zone-api';
+/** A zone's custom hostnames (Cloudflare for SaaS) in Cloudflare's REST API (v4), called through a `ZoneApi` (src/cloudflare-api/). */
+import { CloudflareApiError, type ZoneApi, type ZoneCall } from '../../cloudflare-api/zone-api';
 
 export interface CustomHostnameCertificate {
   issued_on?: string;

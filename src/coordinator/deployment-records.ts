@@ -9,11 +9,11 @@ import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { timestamp } from '../http/time';
 import type { DeployResult } from '../common/api-types';
-import type { DeploymentLabels } from '../content/deployment-labels';
+import type { DeploymentLabels } from '../content/label-checks';
 import { settingsOf } from '../platform/settings';
-import { type BlobLocation, type DeploymentRecord, type DeploymentSource, getDeployment } from '../storage/deployments';
+import { type BlobLocation, type DeploymentRecord, type DeploymentSource, getDeployment } from '../storage/deployments-table';
 import { type FileEntry, type FileIndex } from '../storage/file-index';
-import type { Deployment, SiteRecord } from '../storage/sites';
+import type { Deployment, SiteRecord } from '../storage/sites-table';
 import type { KeptWindow } from './kept-window';
 
 export function keptWindowOf(env: Env): KeptWindow {
