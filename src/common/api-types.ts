@@ -77,6 +77,49 @@ export interface DeploymentPage {
   next: string | null;
 }
 
+/** A redirect or rewrite of a deployment: from its `_redirects`, or its host options' `redirects`. */
+export interface DeploymentRedirect {
+  source: '_redirects' | 'configuration';
+  /** RFC 6570 template of the request paths it applies to (a file's `:name` is `{name}`, its `*` is `{+splat}`). */
+  from: string;
+  /** Template of the target: a path of the site, or for a redirect an absolute URL. */
+  to: string;
+  /** 3xx redirects; from `_redirects`, 200 rewrites and 404/410 serve the target with that status. */
+  status: number;
+  /** Applies where a file answers the path too: `!` in `_redirects`; always for the host options', tried before files. */
+  force: boolean;
+  /** An absolute `from`: only requests for this scheme and host, on the live site. */
+  origin?: { protocol: 'http:' | 'https:'; host: string };
+  /** Query parameters the request must carry. */
+  query?: { name: string; variable?: string; equals?: string }[];
+  /** `Country=`: ISO 3166 codes. */
+  countries?: string[];
+  /** `Language=`: language tags. */
+  languages?: string[];
+}
+
+/** Header fields a deployment adds: from its host options' `headers`, or its `_headers`. */
+export interface DeploymentHeaders {
+  source: '_headers' | 'configuration';
+  /** Template of the request paths it applies to; null: every response that serves a file. */
+  uri: string | null;
+  /** Values by field name, each set in place of what came before. */
+  fields: Record<string, string[]>;
+  /** Fields removed before these are set (`! Name` in `_headers`). */
+  detach: string[];
+}
+
+/**
+ * `GET .../deployments/<id>/rules`: the rules a deployment is served with, read-only, in the
+ * order the service applies them: redirects from `_redirects`, then the host options' (the first
+ * that applies wins); headers from the host options, then `_headers` (a later value replaces).
+ */
+export interface DeploymentRules {
+  deploymentId: string;
+  redirects: DeploymentRedirect[];
+  headers: DeploymentHeaders[];
+}
+
 /** A file of a listing, and the answer of a file upload. */
 export interface FileEntry {
   name: string;
