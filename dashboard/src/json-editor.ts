@@ -3,6 +3,9 @@ import { validateHostConfiguration } from '../../src/configuration/host-schema';
 import type { PointerError } from '../../src/common/api-types';
 import { fill, h } from './dom';
 
+/** How long typing pauses before the text is checked, with `checkAsTyped`. */
+const checkDelayMs = 300;
+
 /** An error placed in the editor's text: where to select when the person asks to see it (syntax errors have no pointer). */
 interface PlacedError {
   pointer?: string;
@@ -27,7 +30,7 @@ export interface JsonEditor {
  * selects the offending value in the text. The same schema module as the server's
  * (src/configuration/host-schema.ts) validates it, so both speak the same pointers and words.
  */
-export function jsonEditor(options: { id: string; label: string; hint: string; value: string; rows?: number; optional?: boolean }): JsonEditor {
+export function jsonEditor(options: { id: string; label: string; hint: string; value: string; rows?: number; optional?: boolean; checkAsTyped?: boolean }): JsonEditor {
   const hintId = `${options.id}-hint`;
   const errorsId = `${options.id}-errors`;
   const textarea = h('textarea', {
@@ -108,6 +111,15 @@ export function jsonEditor(options: { id: string; label: string; hint: string; v
     }
     clearErrors();
     return { valid: true, value };
+  }
+
+  if (options.checkAsTyped) {
+    // Checked once typing pauses, so that the list of errors (a live region) does not change on every key.
+    let pending: ReturnType<typeof setTimeout> | undefined;
+    textarea.addEventListener('input', () => {
+      clearTimeout(pending);
+      pending = setTimeout(check, checkDelayMs);
+    });
   }
 
   return { element, textarea, check, showErrors, clearErrors };
