@@ -88,7 +88,11 @@ export function jsonEditor(options: { id: string; label: string; hint: string; v
     render(summary, errors.map((error) => place(textarea.value, tree, error)));
   }
 
+  /** A check waiting for typing to pause (`checkAsTyped`); any check makes it unneeded. */
+  let pending: ReturnType<typeof setTimeout> | undefined;
+
   function check(): { valid: true; value: unknown } | { valid: false } {
+    clearTimeout(pending);
     const text = textarea.value;
     if (options.optional && text.trim() === '') {
       clearErrors();
@@ -115,7 +119,6 @@ export function jsonEditor(options: { id: string; label: string; hint: string; v
 
   if (options.checkAsTyped) {
     // Checked once typing pauses, so that the list of errors (a live region) does not change on every key.
-    let pending: ReturnType<typeof setTimeout> | undefined;
     textarea.addEventListener('input', () => {
       clearTimeout(pending);
       pending = setTimeout(check, checkDelayMs);

@@ -5,6 +5,18 @@ import { fill, h } from '../dom';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
 
+/**
+ * A path, target or header value of a rule as its file writes it: the service keeps the rules of
+ * `_redirects` and `_headers` as RFC 6570 templates (src/configuration/rules-files.ts), `:name`
+ * as `{name}` in a path and `{+name}` elsewhere, `*` as `{+splat}`, and in paths and targets
+ * literal braces percent-encoded. The host options' are templates as written.
+ */
+function asWritten(template: string, source: string, kind: 'path' | 'target' | 'value'): string {
+  if (source === 'configuration') return template;
+  const placeholders = kind === 'path' ? template.replace(/\{\+splat\}/g, '*').replace(/\{([A-Za-z][A-Za-z0-9_]*)\}/g, ':$1') : template.replace(/\{\+([A-Za-z][A-Za-z0-9_]*)\}/g, ':$1');
+  return kind === 'value' ? placeholders : placeholders.replace(/%7B/gi, '{').replace(/%7D/gi, '}');
+}
+
 /** Where a rule comes from, in words: the file it was read from, or the host options. */
 function sourceOf(rule: { source: string }): HTMLElement {
   return rule.source === 'configuration' ? h('span', {}, 'host options') : h('code', {}, rule.source);
@@ -43,8 +55,8 @@ function redirectsTable(rules: DeploymentRedirect[]): HTMLElement {
           'tr',
           { 'data-source': rule.source },
           h('th', { scope: 'row', 'data-label': '#' }, String(index + 1)),
-          h('td', { 'data-label': 'From' }, h('code', {}, rule.from)),
-          h('td', { 'data-label': 'To' }, h('code', {}, rule.to)),
+          h('td', { 'data-label': 'From' }, h('code', {}, asWritten(rule.from, rule.source, 'path'))),
+          h('td', { 'data-label': 'To' }, h('code', {}, asWritten(rule.to, rule.source, 'target'))),
           h('td', { 'data-label': 'Does' }, effectOf(rule)),
           h('td', { 'data-label': 'When' }, conditionsOf(rule).join('; ')),
           h('td', { 'data-label': 'Source' }, sourceOf(rule)),
@@ -61,7 +73,7 @@ function headersTable(rules: DeploymentHeaders[]): HTMLElement {
       'ul',
       { class: 'plain' },
       rule.detach.map((name) => h('li', {}, h('code', {}, `! ${name}`), ' (removed)')),
-      Object.entries(rule.fields).flatMap(([name, values]) => values.map((value) => h('li', {}, h('code', {}, `${name}: ${value}`)))),
+      Object.entries(rule.fields).flatMap(([name, values]) => values.map((value) => h('li', {}, h('code', {}, `${name}: ${asWritten(value, rule.source, 'value')}`)))),
     );
   return h(
     'table',
@@ -76,7 +88,7 @@ function headersTable(rules: DeploymentHeaders[]): HTMLElement {
           'tr',
           { 'data-source': rule.source },
           h('th', { scope: 'row', 'data-label': '#' }, String(index + 1)),
-          h('td', { 'data-label': 'Paths' }, rule.uri === null ? 'every file' : h('code', {}, rule.uri)),
+          h('td', { 'data-label': 'Paths' }, rule.uri === null ? 'every file' : h('code', {}, asWritten(rule.uri, rule.source, 'path'))),
           h('td', { 'data-label': 'Fields' }, fieldLines(rule)),
           h('td', { 'data-label': 'Source' }, sourceOf(rule)),
         ),
@@ -107,7 +119,11 @@ export function rulesScreen(_context: ScreenContext, domain: string, deploymentI
       h(
         'p',
         { class: 'hint' },
-        'Read-only. The rules of the files _redirects and _headers are read when a deployment is made (the files are never served); those of the host options come from its ',
+        'Read-only. The rules of the files ',
+        h('code', {}, '_redirects'),
+        ' and ',
+        h('code', {}, '_headers'),
+        ' are read when a deployment is made (the files are never served), and shown as they write them; those of the host options come from its ',
         h('a', { href: link({ screen: 'configuration', domain }) }, 'configuration'),
         '. To change a rule, deploy the files again or edit the configuration.',
       ),
