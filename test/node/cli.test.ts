@@ -429,7 +429,7 @@ describe('incremental deploys, previews and rollback', () => {
     const url = new RegExp(`^  http://([a-z2-7]{20,})\\.preview\\.localhost:${new URL(relay.origin).port}/$`, 'm').exec(run.stdout);
     expect(url, run.stdout).not.toBeNull();
     expect(run.stdout).toContain('The live site is unchanged.');
-    expect(run.stdout).toMatch(/^  Uploaded 1 file \(9 B\); skipped 2 files \(\d+ kB\) already stored\. Deployment [a-z2-7]{20}\.$/m);
+    expect(run.stdout).toMatch(/^  Uploaded 1 file \(9 B\); skipped 2 files \(\d+ KiB\) already stored\. Deployment [a-z2-7]{20}\.$/m);
     await expectServed(second);
     await expectServed(preview, `${url![1]}.preview`);
     await writeTree(folder, second);
