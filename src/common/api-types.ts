@@ -109,15 +109,26 @@ export interface DeploymentHeaders {
   detach: string[];
 }
 
+/** A file that answers a path nothing else answers: the host options' `fallback`, or the root `404.html` when none names a 404 page. */
+export interface DeploymentFallback {
+  source: 'configuration' | 'default';
+  /** 2xx: for page requests only (a single-page app's shell); 4xx and 5xx: for any miss. */
+  status: number;
+  /** From the site's root (`root`), with a leading slash. */
+  path: string;
+}
+
 /**
  * `GET .../deployments/<id>/rules`: the rules a deployment is served with, read-only, in the
  * order the service applies them: redirects from `_redirects`, then the host options' (the first
- * that applies wins); headers from the host options, then `_headers` (a later value replaces).
+ * that applies wins); headers from the host options, then `_headers` (a later value replaces);
+ * the fallbacks tried, in order, when no file answers.
  */
 export interface DeploymentRules {
   deploymentId: string;
   redirects: DeploymentRedirect[];
   headers: DeploymentHeaders[];
+  fallbacks: DeploymentFallback[];
 }
 
 /** A file of a listing, and the answer of a file upload. */

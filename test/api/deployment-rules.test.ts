@@ -37,6 +37,8 @@ describe('GET /v2/sites/<domain>/deployments/<id>/rules', () => {
         { source: 'configuration', uri: '/{file}.html', fields: { 'X-Page': ['{file}', 'two'] }, detach: [] },
         { source: '_headers', uri: '/assets/{+splat}', fields: { 'Cache-Control': ['public, max-age=31536000'] }, detach: ['X-Frame-Options'] },
       ],
+      // No fallback configured: the root 404.html answers misses.
+      fallbacks: [{ source: 'default', status: 404, path: '/404.html' }],
     });
   });
 
@@ -46,7 +48,27 @@ describe('GET /v2/sites/<domain>/deployments/<id>/rules', () => {
     const first = await (await deploy(domain, { 'index.html': 'one', _redirects: '/a /b' })).json<DeployResult>();
     const second = await (await deploy(domain, { 'index.html': 'two' })).json<DeployResult>();
     expect((await (await rulesOf(domain, first.deploymentId)).json<DeploymentRules>()).redirects).toEqual([{ source: '_redirects', from: '/a', to: '/b', status: 301, force: false }]);
-    expect(await (await rulesOf(domain, second.deploymentId)).json<DeploymentRules>()).toEqual({ deploymentId: second.deploymentId, redirects: [], headers: [] });
+    expect(await (await rulesOf(domain, second.deploymentId)).json<DeploymentRules>()).toEqual({
+      deploymentId: second.deploymentId,
+      redirects: [],
+      headers: [],
+      fallbacks: [{ source: 'default', status: 404, path: '/404.html' }],
+    });
+  });
+
+  it("answers the fallbacks as serving tries them: the host options' by status, the root 404.html unless one names a 404 page", async () => {
+    const domain = 'rules-fallbacks.example';
+    await keepDeployments(domain, 20, 30);
+    const shell = await (await deploy(domain, { 'index.html': 'app' }, { fallback: '/index.html' })).json<DeployResult>();
+    expect((await (await rulesOf(domain, shell.deploymentId)).json<DeploymentRules>()).fallbacks).toEqual([
+      { source: 'configuration', status: 200, path: '/index.html' },
+      { source: 'default', status: 404, path: '/404.html' },
+    ]);
+    const pages = await (await deploy(domain, { 'index.html': 'app' }, { fallback: { 404: '/missing.html', 200: '/app.html', extensions: ['htm'] } })).json<DeployResult>();
+    expect((await (await rulesOf(domain, pages.deploymentId)).json<DeploymentRules>()).fallbacks).toEqual([
+      { source: 'configuration', status: 200, path: '/app.html' },
+      { source: 'configuration', status: 404, path: '/missing.html' },
+    ]);
   });
 
   it('is read as the deployment is: 404 for an unknown one, 403 for another user, 409 while it uploads', async () => {

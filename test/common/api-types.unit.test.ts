@@ -4,6 +4,7 @@ import type {
   CertificateSummary,
   ConfigurationRecord,
   Deployment,
+  DeploymentFallback,
   DeploymentHeaders,
   DeploymentPage,
   DeploymentRedirect,
@@ -112,7 +113,8 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
   ],
   ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required' } satisfies Shape<Identity>],
   ['DeploymentPage', schemas.DeploymentPage, { deployments: 'required', next: 'required' } satisfies Shape<DeploymentPage>],
-  ['DeploymentRules', schemas.DeploymentRules, { deploymentId: 'required', redirects: 'required', headers: 'required' } satisfies Shape<DeploymentRules>],
+  ['DeploymentRules', schemas.DeploymentRules, { deploymentId: 'required', redirects: 'required', headers: 'required', fallbacks: 'required' } satisfies Shape<DeploymentRules>],
+  ['DeploymentFallback', schemas.DeploymentFallback, { source: 'required', status: 'required', path: 'required' } satisfies Shape<DeploymentFallback>],
   [
     'DeploymentRedirect',
     schemas.DeploymentRedirect,

@@ -1,4 +1,4 @@
-import type { DeploymentHeaders, DeploymentRedirect, DeploymentRules, SiteInfo } from '../../../src/common/api-types';
+import type { DeploymentFallback, DeploymentHeaders, DeploymentRedirect, DeploymentRules, SiteInfo } from '../../../src/common/api-types';
 import { sitePath } from '../../../src/common/site-paths';
 import { request } from '../api';
 import { fill, h } from '../dom';
@@ -97,9 +97,34 @@ function headersTable(rules: DeploymentHeaders[]): HTMLElement {
   );
 }
 
+function fallbacksTable(fallbacks: DeploymentFallback[]): HTMLElement {
+  return h(
+    'table',
+    { class: 'responsive', id: 'fallback-rules' },
+    h('caption', { class: 'visually-hidden' }, 'Files that answer a path no file answers, in the order they are tried'),
+    h('thead', {}, h('tr', {}, ['#', 'File', 'Status', 'For', 'Source'].map((name) => h('th', { scope: 'col' }, name)))),
+    h(
+      'tbody',
+      {},
+      fallbacks.map((fallback, index) =>
+        h(
+          'tr',
+          { 'data-source': fallback.source },
+          h('th', { scope: 'row', 'data-label': '#' }, String(index + 1)),
+          h('td', { 'data-label': 'File' }, h('code', {}, fallback.path)),
+          h('td', { 'data-label': 'Status' }, String(fallback.status)),
+          h('td', { 'data-label': 'For' }, fallback.status < 300 ? 'page requests only' : 'any request'),
+          h('td', { 'data-label': 'Source' }, fallback.source === 'default' ? 'default (no fallback names a 404 page)' : sourceOf(fallback)),
+        ),
+      ),
+    ),
+  );
+}
+
 /**
  * A deployment's rules, read-only (`GET .../deployments/<id>/rules`): the redirects and header
- * rules of its `_redirects`, `_headers` and host options, in the order the service applies them.
+ * rules of its `_redirects`, `_headers` and host options, and its fallbacks, in the order the
+ * service applies them.
  * Without a deployment id, the live deployment's.
  */
 export function rulesScreen(_context: ScreenContext, domain: string, deploymentId?: string): Screen {
@@ -140,6 +165,13 @@ export function rulesScreen(_context: ScreenContext, domain: string, deploymentI
         h('h2', { id: 'header-rules-heading' }, 'Headers'),
         h('p', { class: 'hint' }, 'Added to every answer that serves a file of a matching path, in this order: a later rule’s value replaces an earlier one’s.'),
         headersTable(rules.headers),
+      ),
+      h(
+        'section',
+        { class: 'card', 'aria-labelledby': 'fallback-rules-heading' },
+        h('h2', { id: 'fallback-rules-heading' }, 'When no file matches'),
+        h('p', { class: 'hint' }, 'Tried in this order for a path that no rule and no file answers; the first file that exists is served with its status.'),
+        fallbacksTable(rules.fallbacks),
       ),
     );
   }

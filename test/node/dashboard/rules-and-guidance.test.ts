@@ -106,6 +106,7 @@ describe('the dashboard, issue 35', () => {
     const headers = page.locator('#header-rules tbody tr');
     expect(await headers.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-source')))).toEqual(['configuration', '_headers']);
     expect(await headers.nth(1).locator('td').allTextContents()).toEqual(['/assets/*', '! X-Frame-Options (removed)Cache-Control: public, max-age=31536000', '_headers']);
+    expect(await page.locator('#fallback-rules tbody tr td').allTextContents()).toEqual(['/404.html', '404', 'any request', 'default (no fallback names a 404 page)']);
     expect(await page.locator('#rules-deployment').textContent()).toMatch(/^Deployment [a-z2-7]{20} \(live\)\.$/);
     // Read-only: nothing on the screen changes them.
     expect(await page.locator('main button, main input, main textarea').count()).toBe(0);
