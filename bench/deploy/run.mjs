@@ -48,6 +48,7 @@ const MiB = 1024 * 1024;
 const mb = (bytes) => `${(bytes / MB).toFixed(1)} MB`;
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const requests = (count) => `${count} ${count === 1 ? 'request' : 'requests'}`;
 
 async function formOf(root, files) {
   const form = new FormData();
@@ -307,7 +308,7 @@ try {
       const rollbackMs = await rollbackTime(service, token, domain, full.result.deploymentId, '/index.html', original);
       cliRuns.push({ full, redeploy, floor: floorRun, rollbackMs });
       console.log(
-        `  CLI run ${run + 1}: full ${seconds(full.ms)} (${mb(full.bytes)} sent), 1 file changed ${seconds(redeploy.ms)} (${redeploy.bytes} bytes sent in ${redeploy.requests} requests), CLI floor ${seconds(floorRun.ms)}, rollback served after ${(rollbackMs / 1000).toFixed(3)} s`,
+        `  CLI run ${run + 1}: full ${seconds(full.ms)} (${mb(full.bytes)} sent), 1 file changed ${seconds(redeploy.ms)} (${redeploy.bytes} bytes sent in ${requests(redeploy.requests)}), CLI floor ${seconds(floorRun.ms)}, rollback served after ${(rollbackMs / 1000).toFixed(3)} s`,
       );
     }
   } finally {
@@ -389,7 +390,7 @@ try {
     ['100 MiB deploy: growth beyond the floor', mb(growth - growthOf(floorBig))],
     ['20,000 small files: wall time', `${seconds(smallDeploy.ms)} (floor ${seconds(floorSmall.ms)})`],
     ['CLI full deploy (2,000 files)', `median ${seconds(cliFullMs)}, ${mb(median(cliRuns.map((run) => run.full.bytes)))} sent`],
-    ['CLI redeploy, 1 file changed', `median ${seconds(cliRedeployMs)}, ${median(cliRuns.map((run) => run.redeploy.bytes))} bytes sent in ${median(cliRuns.map((run) => run.redeploy.requests))} requests`],
+    ['CLI redeploy, 1 file changed', `median ${seconds(cliRedeployMs)}, ${median(cliRuns.map((run) => run.redeploy.bytes))} bytes sent in ${requests(median(cliRuns.map((run) => run.redeploy.requests)))}`],
     [
       'CLI floor: whoami + 2 round trips',
       `median ${seconds(cliFloorMs)} (sitehost whoami ${seconds(median(cliRuns.map((run) => run.floor.whoamiMs)))}, two requests ${seconds(median(cliRuns.map((run) => run.floor.requestsMs)))})`,
