@@ -23,8 +23,10 @@ export function configurationScreen(_context: ScreenContext, domain: string): Sc
       value: JSON.stringify(record.configuration ?? {}, null, 2),
       checkAsTyped: true,
     });
-    // What the option at the cursor is: its path and the schema's description of it.
-    const atCursor = h('p', { id: 'configuration-context', class: 'hint', 'aria-live': 'polite' });
+    // What the option at the cursor is: its path and the schema's description of it. Part of the
+    // text's description rather than a live region, which would speak at every move of the cursor.
+    const atCursor = h('p', { id: 'configuration-context', class: 'hint' });
+    editor.textarea.setAttribute('aria-describedby', `${editor.textarea.getAttribute('aria-describedby')} configuration-context`);
     const showContext = () => {
       const described = describeAt(editor.textarea.value, editor.textarea.selectionStart);
       fill(atCursor, described && [h('code', {}, described.path), `: ${described.description ?? 'not an option of the host schema.'}`]);
