@@ -10,7 +10,7 @@ import type { Env } from '../platform/env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, recordBlobs } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, knownBlobs, recordBlobs } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
@@ -26,6 +26,7 @@ import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
+import { objectsOf } from './kept-window';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
@@ -162,7 +163,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     let deployments: DeploymentRecord[] | undefined;
     if (commit.files) {
       const own = ownPacks(commit.files);
-      await this.#state.claimUpload(domain, commit.files.indexKey, own);
+      await this.#state.claimUpload(domain, commit.files.written.map((object) => object.key), own);
       deployments = await deploymentsOf(this.env.DB, domain);
       const held = new Set([...own, ...deployments.flatMap((kept) => kept.packs)]);
       if (!commit.files.packs.every((key) => held.has(key))) {
@@ -202,7 +203,13 @@ export class SiteCoordinator extends DurableObject<Env> {
       const site = await this.#state.load(domain);
       authorize({ userId }, domain, site, 'deploy');
       const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, userId);
-      await this.#state.claimUpload(domain, pack, [pack]);
+      await this.#state.claimUpload(domain, [pack], [pack]);
+      // Blobs another request stored meanwhile (the same ones sent at once) are kept and counted once: a pack that adds none goes.
+      const fresh = await freshBlobs(this.env.DB, domain, upload.blobs);
+      if (fresh.length === 0) {
+        await deleteObjects(this.env.FILES, [pack]);
+        return null;
+      }
       const limits = deployLimits(this.env);
       const uploaded = (await recordedBytes(this.env.DB, uploading.packs)) + upload.packBytes;
       if (uploaded > limits.maxTotalBytes) {
@@ -215,7 +222,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { DB } = this.env;
       try {
         await DB.batch([
-          ...recordBlobs(DB, domain, upload.blobs),
+          ...recordBlobs(DB, domain, fresh),
           addUploadedPack(DB, upload.deploymentId, pack),
           recordObjects(DB, domain, userId, [{ key: pack, bytes: upload.packBytes }]),
           ...(reservation ? [release(DB, reservation, userId)] : []),
@@ -246,7 +253,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { domain, userId, upload } = commit;
       const site = await this.#state.permitted(domain, userId, 'deploy');
       // A pack the Worker stored must still be there; one it hands over is written with the index.
-      if (upload && !upload.bytes) await this.#state.claimUpload(domain, upload.pack, [upload.pack]);
+      if (upload && !upload.bytes) await this.#state.claimUpload(domain, [upload.pack], [upload.pack]);
       return commitManifest(this.#state, site, commit, [], upload ? [upload.pack] : []);
     });
   }
@@ -257,6 +264,8 @@ export class SiteCoordinator extends DurableObject<Env> {
       if (by === 'operator') administer(domain, await this.#state.load(domain));
       else await this.#state.changeable(domain, userId);
       const { DB } = this.env;
+      // Objects uploaded from here on are not the unpublished site's: a site claimed again keeps them.
+      const before = Date.now();
       const deploymentIds = (await deploymentsOf(DB, domain)).map((deployment) => deployment.id);
       const statements = [
         deleteSite(DB, domain),
@@ -267,7 +276,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       ];
       await this.#state.commits.commit(domain, statements, null, {
         now: [
-          { kind: 'delete-site-objects', domain },
+          { kind: 'delete-site-objects', domain, before },
           { kind: 'purge-previews', deploymentIds },
           { kind: 'forget-certificate', domain },
           { kind: 'notify', event: { type: 'site-delete', domain } },
@@ -275,6 +284,45 @@ export class SiteCoordinator extends DurableObject<Env> {
         unpublish: true,
       });
       return null;
+    });
+  }
+
+  /**
+   * Cancels the incremental deploy `id` that `userId` began and is still uploading: its deployment
+   * goes, and what only it holds is freed, as its deadline would collect it.
+   */
+  cancel(domain: string, userId: string, id: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      const deployments = await deploymentsOf(this.env.DB, domain);
+      const uploading = deployments.find((kept) => kept.id === id && kept.createdBy === userId);
+      if (!uploading) throw deploymentNotFound(domain, id);
+      if (uploading.state !== 'uploading') throw new Problem('conflict', `The deployment ${id} is not uploading: only an upload under way can be cancelled.`);
+      const freed = this.#state.abandon(domain, uploading, deployments);
+      await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
+      return null;
+    });
+  }
+
+  /**
+   * Deletes objects the Worker wrote for a change that did not take them (refused, failed, or never
+   * asked), but none a deployment holds: this object alone deletes what is stored under its site,
+   * and under its lock, after any change left unsettled, it cannot take a committed one's.
+   */
+  discard(domain: string, written: string[]): Promise<void> {
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      const held = new Set((await deploymentsOf(this.env.DB, domain)).flatMap(objectsOf));
+      const unheld = written.filter((key) => !held.has(key));
+      for (const key of unheld) this.#state.commits.uploads.forget(key);
+      await deleteObjects(this.env.FILES, unheld);
+    });
+  }
+
+  /** An operator replays the site's follow-ups kept as dead letters (./follow-ups.ts); answers how many. */
+  replayDeadLetters(domain: string): Promise<number> {
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      return this.#state.commits.replayDeadLetters(domain);
     });
   }
 
@@ -369,13 +417,19 @@ export class SiteCoordinator extends DurableObject<Env> {
     const { domain } = due[0]!;
     const site = await this.#state.load(domain);
     const deployments = await deploymentsOf(this.env.DB, domain);
-    const freed = this.#state.collection(domain, deployments, site?.liveDeploymentId ?? null);
+    const freed = this.#state.collection(domain, deployments, site?.liveDeploymentId ?? null, site?.userId ?? null);
     if (freed.statements.length > 0) await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
     const written = new Set(deployments.map((deployment) => deployment.id));
     const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
     await deleteObjects(this.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));
     this.#state.commits.deadlines.forget(due);
   }
+}
+
+/** Of `blobs`, those whose content the site does not store already: another request may have stored the same meanwhile. */
+async function freshBlobs(db: D1Database, domain: string, blobs: readonly BlobLocation[]): Promise<BlobLocation[]> {
+  const known = await knownBlobs(db, domain, blobs.map((blob) => blob.hash));
+  return blobs.filter((blob) => !known.has(blob.hash));
 }
 
 /** The packs a deploy wrote itself: those its new bytes lie in (the others hold stored bytes it reuses). */
