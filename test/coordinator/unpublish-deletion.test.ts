@@ -8,6 +8,7 @@ import { getSite } from '../../src/storage/sites-table';
 import { authorized, deploy, deployForm, problemOf, token } from '../support/client';
 import { coordinatorOf } from '../support/deployments';
 import { liveFiles, liveKeys, storedKeys } from '../support/live-files';
+import { subscribe } from '../events/subscriber';
 
 /** Makes R2 deletes of `domain`'s coordinator fail until the returned function is called. */
 async function failDeletes(domain: string): Promise<() => Promise<void>> {
@@ -95,5 +96,63 @@ describe('an unpublish deletes only what the unpublished site held', () => {
     expect(await problemOf(response)).toMatchObject({ type: expect.stringMatching(/\/problems\/conflict$/) });
     expect(await getSite(env.DB, domain)).toBeNull();
     expect(await storedKeys(domain)).toEqual([]);
+  });
+});
+
+/** When the coordinator's alarm is set for. */
+async function alarmOf(domain: string): Promise<number | null> {
+  return runInDurableObject(coordinatorOf(domain), (_instance: SiteCoordinator, state) => state.storage.getAlarm());
+}
+
+async function deadFollowUps(domain: string): Promise<Record<string, unknown>[]> {
+  const { results } = await env.DB.prepare(`SELECT body FROM dead_letters WHERE queue = 'site-follow-ups' AND json_extract(body, '$.site') = ?`)
+    .bind(domain)
+    .all<{ body: string }>();
+  return results.map((row) => JSON.parse(row.body));
+}
+
+describe('a follow-up that fails', () => {
+  it("holds back none of its site's events", async () => {
+    const domain = 'failing-deletion-events.example';
+    const subscriber = await subscribe();
+    expect((await deploy(domain, { 'index.html': 'home' })).status).toBe(200);
+    await failDeletes(domain);
+    expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' })).status).toBe(200);
+    await subscriber.until(() => subscriber.of([domain]).some((event) => event.event === 'site-delete'));
+    expect((await deploy(domain, { 'index.html': 'again' })).status).toBe(200);
+    await subscriber.until(() => subscriber.of([domain]).filter((event) => event.event === 'site-deploy').length === 2);
+    expect(subscriber.of([domain]).map((event) => event.event)).toEqual(['site-deploy', 'site-delete', 'site-deploy']);
+    await subscriber.close();
+  });
+
+  it('is retried after waits that double, kept as a dead letter after its last attempt, and replayed by an operator', async () => {
+    const domain = 'failing-deletion-dead.example';
+    expect((await deploy(domain, { 'index.html': 'home' })).status).toBe(200);
+    const restore = await failDeletes(domain);
+    expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' })).status).toBe(200);
+    // Each attempt runs when the alarm is due, by a clock that moves only then.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const waits: number[] = [];
+    for (let attempt = 1; attempt < followUpRetry.maxAttempts; attempt++) {
+      const due = (await alarmOf(domain))!;
+      waits.push(due - Date.now());
+      vi.setSystemTime(due);
+      await runDurableObjectAlarm(coordinatorOf(domain));
+    }
+    vi.useRealTimers();
+    expect(waits.slice(1, 5).map((wait) => wait / 1000)).toEqual([20, 40, 80, 160]);
+    expect(Math.max(...waits)).toBe(followUpRetry.longestWaitMs);
+    expect(await alarmOf(domain)).toBeNull();
+    expect(await deadFollowUps(domain)).toEqual([expect.objectContaining({ kind: 'delete-site-objects', domain, site: domain })]);
+    expect(await storedKeys(domain)).not.toEqual([]);
+
+    await restore();
+    const operator = { user: 'github|operator', scope: 'admin' };
+    expect((await authorized(`/v2/sites/${domain}/dead-letters/replay`, { method: 'POST' }, { scope: 'deploy' })).status).toBe(403);
+    const replayed = await authorized(`/v2/sites/${domain}/dead-letters/replay`, { method: 'POST' }, operator);
+    expect(replayed.status).toBe(200);
+    expect(await replayed.json()).toEqual({ domain, replayed: 1 });
+    expect(await storedKeys(domain)).toEqual([]);
+    expect(await deadFollowUps(domain)).toEqual([]);
   });
 });
