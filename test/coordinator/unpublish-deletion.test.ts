@@ -116,12 +116,15 @@ describe('a follow-up that fails', () => {
     const domain = 'failing-deletion-events.example';
     const subscriber = await subscribe();
     expect((await deploy(domain, { 'index.html': 'home' })).status).toBe(200);
+    const first = await liveKeys(domain);
     await failDeletes(domain);
     expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' })).status).toBe(200);
     await subscriber.until(() => subscriber.of([domain]).some((event) => event.event === 'site-delete'));
     expect((await deploy(domain, { 'index.html': 'again' })).status).toBe(200);
     await subscriber.until(() => subscriber.of([domain]).filter((event) => event.event === 'site-deploy').length === 2);
     expect(subscriber.of([domain]).map((event) => event.event)).toEqual(['site-deploy', 'site-delete', 'site-deploy']);
+    // Announced while the deletion still fails: the first site's objects are there yet.
+    expect(await storedKeys(domain)).toEqual(expect.arrayContaining(first));
     await subscriber.close();
   });
 
