@@ -10,9 +10,8 @@ import type { Env } from '../platform/env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type BlobLocation, type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, knownBlobs, recordBlobs } from '../storage/deployments-table';
+import { type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, recordBlobs } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
-import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
 import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage-ledger';
@@ -26,7 +25,7 @@ import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
-import { objectsOf } from './kept-window';
+import { collectAbandoned, discardUnheld, freshBlobs, ownPacks } from './uploaded-objects';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
@@ -287,10 +286,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Cancels the incremental deploy `id` that `userId` began and is still uploading: its deployment
-   * goes, and what only it holds is freed, as its deadline would collect it.
-   */
+  /** Cancels the incremental deploy `id` that `userId` began and still uploads: collected now, as at its deadline. */
   cancel(domain: string, userId: string, id: string): Promise<Outcome<null>> {
     return this.#change(async () => {
       const deployments = await deploymentsOf(this.env.DB, domain);
@@ -311,19 +307,13 @@ export class SiteCoordinator extends DurableObject<Env> {
   discard(domain: string, written: string[]): Promise<void> {
     return this.#exclusive(async () => {
       await this.#state.commits.recover();
-      const held = new Set((await deploymentsOf(this.env.DB, domain)).flatMap(objectsOf));
-      const unheld = written.filter((key) => !held.has(key));
-      for (const key of unheld) this.#state.commits.uploads.forget(key);
-      await deleteObjects(this.env.FILES, unheld);
+      await discardUnheld(this.#state, domain, written);
     });
   }
 
   /** An operator replays the site's follow-ups kept as dead letters (./follow-ups.ts); answers how many. */
   replayDeadLetters(domain: string): Promise<number> {
-    return this.#exclusive(async () => {
-      await this.#state.commits.recover();
-      return this.#state.commits.replayDeadLetters(domain);
-    });
+    return this.#exclusive(async () => (await this.#state.commits.recover(), this.#state.commits.replayDeadLetters(domain)));
   }
 
   /** An operator suspends the site for `reason` (./suspension.ts). */
@@ -401,39 +391,8 @@ export class SiteCoordinator extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     await this.#exclusive(async () => {
       await this.#state.commits.recover();
-      await this.#collectAbandoned().catch((error: unknown) => log.error('Collecting abandoned incremental deploys failed; the alarm retries it', { error }));
+      await collectAbandoned(this.#state).catch((error: unknown) => log.error('Collecting abandoned incremental deploys failed; the alarm retries it', { error }));
       await this.#state.commits.catchUp();
     });
   }
-
-  /**
-   * Once an incremental deploy's deadline has passed, collects the kept window as a commit does:
-   * on a site that never commits again, nothing else would. A deploy whose row the Worker never
-   * wrote (it stopped after recording the deadline) leaves at most its manifest, which nothing names.
-   */
-  async #collectAbandoned(): Promise<void> {
-    const due = this.#state.commits.deadlines.due();
-    if (due.length === 0) return;
-    const { domain } = due[0]!;
-    const site = await this.#state.load(domain);
-    const deployments = await deploymentsOf(this.env.DB, domain);
-    const freed = this.#state.collection(domain, deployments, site?.liveDeploymentId ?? null, site?.userId ?? null);
-    if (freed.statements.length > 0) await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
-    const written = new Set(deployments.map((deployment) => deployment.id));
-    const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
-    await deleteObjects(this.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));
-    this.#state.commits.deadlines.forget(due);
-  }
-}
-
-/** Of `blobs`, those whose content the site does not store already: another request may have stored the same meanwhile. */
-async function freshBlobs(db: D1Database, domain: string, blobs: readonly BlobLocation[]): Promise<BlobLocation[]> {
-  const known = await knownBlobs(db, domain, blobs.map((blob) => blob.hash));
-  return blobs.filter((blob) => !known.has(blob.hash));
-}
-
-/** The packs a deploy wrote itself: those its new bytes lie in (the others hold stored bytes it reuses). */
-function ownPacks(files: NonNullable<DeployCommit['files']>): string[] {
-  const written = new Set(files.blobs.map((blob) => blob.pack));
-  return files.packs.filter((key) => written.has(key));
 }
