@@ -1,5 +1,6 @@
 import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import type { Deployment, Usage } from '../../src/common/api-types';
@@ -8,6 +9,7 @@ import { coordinatorOf, storedObjects } from '../support/deployments';
 import { blobForm, manifestOf } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
 import { coordinatorVars } from '../support/vars';
+import { fuzzParameters, fuzzTimeout } from '../fuzz/settings';
 import { noise } from './support';
 
 afterEach(() => {
@@ -25,8 +27,36 @@ async function bytesInR2(domain: string): Promise<number> {
   return sum;
 }
 
-describe('a blob sent several times at once', () => {
-  it('is stored once and counted once', async () => {
+/** A `PUT .../blobs` of `contents` whose body sends nothing until released, so that requests interleave as a test says. */
+async function heldUpload(user: TokenOptions, domain: string, id: string, contents: string[]) {
+  const form = new Response(await blobForm(contents));
+  const contentType = form.headers.get('content-type')!;
+  const bytes = new Uint8Array(await form.arrayBuffer());
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let pulled = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        pulled = true;
+        await released;
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const answer = authorized(`/v2/sites/${domain}/deployments/${id}/blobs`, { method: 'PUT', body, headers: { 'content-type': contentType }, duplex: 'half' } as RequestInit, user);
+  return { answer, release, pulled: () => pulled };
+}
+
+/** The bytes of `domain`'s packs in R2. */
+async function packBytes(domain: string): Promise<number> {
+  return [...(await storedObjects(domain))].filter(([key]) => key.includes('/packs/')).reduce((sum, [, size]) => sum + size, 0);
+}
+
+describe('blobs sent several times at once', () => {
+  it('are stored once and counted once: a manifest of one 1 MB file, and 6 requests that send it at once', async () => {
     const user = { user: 'github|parallel-blobs' };
     const domain = 'parallel-blobs.example';
     const blob = noise(1024 * 1024, 11);
@@ -37,9 +67,57 @@ describe('a blob sent several times at once', () => {
     expect((await authorized(`/v2/sites/${domain}/deployments/${pending.id}/finalize`, { method: 'POST' }, user)).status).toBe(200);
 
     expect(await liveFiles(domain)).toEqual(files);
-    const packs = [...(await storedObjects(domain)).entries()].filter(([key]) => key.includes('/packs/'));
-    expect(packs.map(([, size]) => size)).toEqual([blob.length]);
+    expect(await packBytes(domain)).toBe(blob.length);
     expect(await bytesUsed(user)).toBe(await bytesInR2(domain));
+  });
+
+  let run = 0;
+  const interleaving = fc
+    .record({ blobs: fc.integer({ min: 1, max: 3 }), requests: fc.integer({ min: 2, max: 4 }) })
+    .chain(({ blobs, requests }) =>
+      fc.record({
+        blobs: fc.constant(blobs),
+        /** The blobs each request sends (indexes), all of them alike or not. */
+        sends: fc.oneof(
+          fc.subarray([...Array(blobs).keys()], { minLength: 1 }).map((one) => Array.from({ length: requests }, () => one)),
+          fc.array(fc.subarray([...Array(blobs).keys()], { minLength: 1 }), { minLength: requests, maxLength: requests }),
+        ),
+        /** The order the requests' bodies are released in, and after which of them the next waits for its answer. */
+        order: fc.shuffledSubarray([...Array(requests).keys()], { minLength: requests, maxLength: requests }),
+        waits: fc.array(fc.boolean(), { minLength: requests, maxLength: requests }),
+      }),
+    );
+
+  it('count what they store, whatever the interleaving, and store a blob once when every request sends the same', { timeout: fuzzTimeout(6, 3000) }, async () => {
+    await fc.assert(
+      fc.asyncProperty(interleaving, async ({ blobs, sends, order, waits }) => {
+        run++;
+        const user = { user: `github|interleaving-${run}` };
+        const domain = `interleaving-${run}.example`;
+        const contents = Array.from({ length: blobs }, (_, index) => noise(4096 + index * 512, 100 * run + index));
+        const sent = [...new Set(sends.flat())];
+        const files = Object.fromEntries(sent.map((index) => [`f${index}.txt`, contents[index]!]));
+        const begun = await authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ files: await manifestOf(files) }) }, user);
+        const { id } = await begun.json<Deployment>();
+
+        const uploads = await Promise.all(sends.map((indexes) => heldUpload(user, domain, id, indexes.map((index) => contents[index]!))));
+        // Every request has asked what the site stores before any sends its blobs.
+        await expect.poll(() => uploads.every((upload) => upload.pulled())).toBe(true);
+        for (const [step, request] of order.entries()) {
+          uploads[request]!.release();
+          if (waits[step]) await uploads[request]!.answer;
+        }
+        expect((await Promise.all(uploads.map(async (upload) => (await upload.answer).status))).every((status) => status === 200)).toBe(true);
+        expect((await authorized(`/v2/sites/${domain}/deployments/${id}/finalize`, { method: 'POST' }, user)).status).toBe(200);
+
+        expect(await liveFiles(domain)).toEqual(files);
+        expect(await bytesUsed(user)).toBe(await bytesInR2(domain));
+        if (sends.every((indexes) => indexes.join() === sends[0]!.join())) {
+          expect(await packBytes(domain)).toBe(sent.reduce((sum, index) => sum + contents[index]!.length, 0));
+        }
+      }),
+      fuzzParameters(6, 34),
+    );
   });
 });
 
