@@ -300,9 +300,8 @@ export class SiteCoordinator extends DurableObject<Env> {
   }
 
   /**
-   * Deletes objects the Worker wrote for a change that did not take them (refused, failed, or never
-   * asked), but none a deployment holds: this object alone deletes what is stored under its site,
-   * and under its lock, after any change left unsettled, it cannot take a committed one's.
+   * Deletes objects the Worker wrote for a change that did not take them (refused, failed, never
+   * asked), but none a deployment holds: under the lock, after any change left unsettled.
    */
   discard(domain: string, written: string[]): Promise<void> {
     return this.#exclusive(async () => {
@@ -313,7 +312,10 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   /** An operator replays the site's follow-ups kept as dead letters (./follow-ups.ts); answers how many. */
   replayDeadLetters(domain: string): Promise<number> {
-    return this.#exclusive(async () => (await this.#state.commits.recover(), this.#state.commits.replayDeadLetters(domain)));
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      return this.#state.commits.replayDeadLetters(domain);
+    });
   }
 
   /** An operator suspends the site for `reason` (./suspension.ts). */

@@ -4,12 +4,13 @@
  * old state, or in the new one with every follow-up done.
  *
  * A change's follow-ups are stored *pending* before its D1 commit; the commit's batch records
- * the change's id in D1; then they are *settled*: made due, and run. One that fails is tried
- * again by the alarm after a wait that doubles, `followUpRetry.maxAttempts` times at most; then it
- * is kept as a dead letter for operators (D1's `dead_letters`, queue `site-follow-ups`), who can
- * replay it. Only what depends on order runs in order (`laneOf`): a domain's events, and its
- * certificate's issue and removal; a deletion or a purge that fails holds back nothing else. A coordinator that stopped in between asks D1 whether the change happened
- * (`committed`) and settles or drops them. A notification is written into the event log by its
+ * the change's id in D1; then they are *settled*: made due, and run. A coordinator that stopped
+ * in between asks D1 whether the change happened (`committed`) and settles or drops them. One
+ * that fails is tried again by the alarm after a wait that doubles, `followUpRetry.maxAttempts`
+ * times at most; then it is kept as a dead letter for operators (D1's `dead_letters`, queue
+ * `site-follow-ups`), who can replay it. Only what depends on order runs in order (`laneOf`): a
+ * domain's events, and its certificate's issue and removal; a failing deletion or purge holds
+ * back nothing else. A notification is written into the event log by its
  * follow-up (../events/notifications.ts, `publish`), so it is logged before it is forgotten.
  */
 import { forgetCertificate } from '../certificates/unpublish';
