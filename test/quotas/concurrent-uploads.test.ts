@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Deployment, Usage } from '../../src/common/api-types';
 import { type TokenOptions, authorized, authorizedWith, deploy } from '../support/client';
 import { coordinatorOf, storedObjects } from '../support/deployments';
-import { blobForm, manifestOf } from '../support/incremental';
+import { blobForm, heldBlobs, manifestOf } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
 import { coordinatorVars } from '../support/vars';
 import { fuzzParameters, fuzzTimeout } from '../fuzz/settings';
@@ -25,29 +25,6 @@ async function bytesInR2(domain: string): Promise<number> {
   let sum = 0;
   for (const [key, size] of await storedObjects(domain)) if (!key.endsWith('.manifest.json')) sum += size;
   return sum;
-}
-
-/** A `PUT .../blobs` of `contents` whose body sends nothing until released, so that requests interleave as a test says. */
-async function heldUpload(user: TokenOptions, domain: string, id: string, contents: string[]) {
-  const form = new Response(await blobForm(contents));
-  const contentType = form.headers.get('content-type')!;
-  const bytes = new Uint8Array(await form.arrayBuffer());
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let pulled = false;
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        pulled = true;
-        await released;
-        controller.enqueue(bytes);
-        controller.close();
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  const answer = authorized(`/v2/sites/${domain}/deployments/${id}/blobs`, { method: 'PUT', body, headers: { 'content-type': contentType }, duplex: 'half' } as RequestInit, user);
-  return { answer, release, pulled: () => pulled };
 }
 
 /** The bytes of `domain`'s packs in R2. */
@@ -100,7 +77,7 @@ describe('blobs sent several times at once', () => {
         const begun = await authorized(`/v2/sites/${domain}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ files: await manifestOf(files) }) }, user);
         const { id } = await begun.json<Deployment>();
 
-        const uploads = await Promise.all(sends.map((indexes) => heldUpload(user, domain, id, indexes.map((index) => contents[index]!))));
+        const uploads = await Promise.all(sends.map((indexes) => heldBlobs(domain, id, indexes.map((index) => contents[index]!), user)));
         // Every request has asked what the site stores before any sends its blobs.
         await expect.poll(() => uploads.every((upload) => upload.pulled())).toBe(true);
         for (const [step, request] of order.entries()) {
