@@ -10,14 +10,12 @@ import type { Env } from '../platform/env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, recordBlobs } from '../storage/deployments-table';
+import { type DeploymentRecord, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, recordBlobs } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
-import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage-ledger';
-import { deployLimits, limitExceeded } from '../content/deploy-limits';
-import { releaseQuota, reserveQuota } from '../quotas/reservation';
-import { administer, authorize, deploymentNotFound } from './access';
+import { forgetObjectsOf } from '../storage/usage-ledger';
+import { administer, deploymentNotFound } from './access';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
 import { deployResult, labelsOfRecord, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployment-records';
@@ -25,7 +23,8 @@ import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
-import { collectAbandoned, discardUnheld, freshBlobs, ownPacks } from './uploaded-objects';
+import { collectAbandoned, discardUnheld, ownPacks } from './uploaded-objects';
+import { recordBlobUpload } from './blob-uploads';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
@@ -191,45 +190,10 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Records blobs an incremental deploy uploaded into `upload.pack`: the deployment keeps the pack,
-   * and later manifests find them. Every pack a deployment uploads counts against MAX_TOTAL_BYTES
-   * (413, and the pack goes), however many requests sent them, and against its user's MAX_USER_BYTES.
-   */
+  /** Records blobs an incremental deploy uploaded into `upload.pack`, each once: see ./blob-uploads.ts. */
   addBlobs(upload: BlobUpload): Promise<Outcome<null>> {
     return this.#change(async () => {
-      const { domain, pack, userId } = upload;
-      const site = await this.#state.load(domain);
-      authorize({ userId }, domain, site, 'deploy');
-      const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, userId);
-      await this.#state.claimUpload(domain, [pack], [pack]);
-      // Blobs another request stored meanwhile (the same ones sent at once) are kept and counted once: a pack that adds none goes.
-      const fresh = await freshBlobs(this.env.DB, domain, upload.blobs);
-      if (fresh.length === 0) {
-        await deleteObjects(this.env.FILES, [pack]);
-        return null;
-      }
-      const limits = deployLimits(this.env);
-      const uploaded = (await recordedBytes(this.env.DB, uploading.packs)) + upload.packBytes;
-      if (uploaded > limits.maxTotalBytes) {
-        throw limitExceeded(limits, 'maxTotalBytes', `The blobs uploaded for the deployment ${uploading.id} would store ${uploaded} bytes`);
-      }
-      const reservation = await reserveQuota(this.env, { userId, sites: 0, bytes: upload.packBytes });
-      // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
-      this.#state.commits.deadlines.record(domain, uploading.id, uploading.created);
-      await this.#state.commits.scheduleAlarm();
-      const { DB } = this.env;
-      try {
-        await DB.batch([
-          ...recordBlobs(DB, domain, fresh),
-          addUploadedPack(DB, upload.deploymentId, pack),
-          recordObjects(DB, domain, userId, [{ key: pack, bytes: upload.packBytes }]),
-          ...(reservation ? [release(DB, reservation, userId)] : []),
-        ]);
-      } catch (error) {
-        await releaseQuota(this.env, reservation, userId);
-        throw error;
-      }
+      await recordBlobUpload(this.#state, upload);
       return null;
     });
   }

@@ -1,10 +1,10 @@
 /**
  * What the coordinator decides of the objects the Worker uploaded for a change: which packs a
- * deploy wrote itself, which of its blobs are new to the site, and the deletion of those no change
- * took, or that an incremental deploy left past its deadline. The coordinator alone deletes what
+ * deploy wrote itself, and the deletion of those no change took, or that an incremental deploy
+ * left past its deadline (blob uploads: ./blob-uploads.ts). The coordinator alone deletes what
  * is stored under its site (docs/design.md), always under its lock.
  */
-import { type BlobLocation, deploymentsOf, knownBlobs } from '../storage/deployments-table';
+import { deploymentsOf } from '../storage/deployments-table';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import type { DeployCommit } from './changes';
@@ -15,12 +15,6 @@ import type { SiteState } from './site-state';
 export function ownPacks(files: NonNullable<DeployCommit['files']>): string[] {
   const written = new Set(files.blobs.map((blob) => blob.pack));
   return files.packs.filter((key) => written.has(key));
-}
-
-/** Of `blobs`, those whose content the site does not store already: another request may have stored the same meanwhile. */
-export async function freshBlobs(db: D1Database, domain: string, blobs: readonly BlobLocation[]): Promise<BlobLocation[]> {
-  const known = await knownBlobs(db, domain, blobs.map((blob) => blob.hash));
-  return blobs.filter((blob) => !known.has(blob.hash));
 }
 
 /** Deletes of `written` what no deployment of `domain` holds; no unfinished upload of theirs is left to abort. */
