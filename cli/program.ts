@@ -170,7 +170,7 @@ export function createProgram(json = false): Command {
     .option('--last-event-id <id>', 'start after this event (resume where an earlier run stopped)')
     .action(async (options) => (await import('./commands/events.ts')).followEventsCommand(options));
 
-  const admin = program.command('admin').description("operators' commands: suspend, resume or unpublish any site (the token needs the admin scope)");
+  const admin = program.command('admin').description("operators' commands: suspend, resume, unpublish any site or replay its dead follow-ups (the token needs the admin scope)");
   admin
     .command('suspend')
     .description('suspend a site: its domain and previews answer 451, and its owner cannot change it until it is resumed')
@@ -184,6 +184,12 @@ export function createProgram(json = false): Command {
     .argument('<domain>')
     .option('--json', 'print what was resumed as JSON')
     .action(async (domain, options) => (await import('./commands/admin.ts')).resumeSite(domain, options));
+  admin
+    .command('replay')
+    .description("run again a site's follow-ups that spent their attempts (kept as dead letters): events, certificate work, deletions")
+    .argument('<domain>')
+    .option('--json', 'print how many were replayed as JSON')
+    .action(async (domain, options) => (await import('./commands/admin.ts')).replayDeadLetters(domain, options));
   admin
     .command('delete')
     .description('unpublish any site, whoever owns it: its files and configuration go, and the domain is free')

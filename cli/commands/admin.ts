@@ -25,3 +25,11 @@ export async function resumeSite(domain: string, options: { json?: boolean }): P
   if (options.json) return printJson({ domain, resumed: true });
   console.log(`${pc.green('✔')} Resumed ${pc.bold(domain)}: it is served again, and its owner may change it.`);
 }
+
+/** `sitehost admin replay`: the site's follow-ups kept as dead letters run again (docs/operating.md). */
+export async function replayDeadLetters(domain: string, options: { json?: boolean }): Promise<void> {
+  const api = await connect();
+  const replayed = await api.json<{ domain: string; replayed: number }>(sitePath(domain, '/dead-letters/replay'), { method: 'POST' });
+  if (options.json) return printJson(replayed);
+  console.log(`${pc.green('✔')} Replayed ${replayed.replayed} dead follow-up${replayed.replayed === 1 ? '' : 's'} of ${pc.bold(domain)}.`);
+}

@@ -124,6 +124,16 @@ resource(deployments, '/v2/sites/:domain/deployments/:id', {
       return c.json(deploymentView(c, record, site?.liveDeploymentId ?? null, missing));
     },
   ],
+  // Cancels an upload under way, by the user who began it: its deployment and the bytes only it holds go, and stop counting against them.
+  DELETE: [
+    requireScope('deploy'),
+    async (c) => {
+      const domain = domainParam(c);
+      const id = deploymentIdParam(c, domain);
+      await siteCoordinator(c.env, domain).cancel(domain, c.get('principal').userId, id);
+      return c.body(null, 204);
+    },
+  ],
 });
 
 resource(deployments, '/v2/sites/:domain/deployments/:id/activate', {

@@ -1,4 +1,4 @@
-/** What an operator (a token with the `admin` scope) does to any site: suspend it, lift the suspension, unpublish it. */
+/** What an operator (a token with the `admin` scope) does to any site: suspend it, lift the suspension, unpublish it, replay its dead follow-ups. */
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
@@ -70,6 +70,19 @@ resource(operators, '/v2/sites/:domain/suspension', {
       await siteCoordinator(c.env, domain, purgeNotice(c)).resume(domain);
       logOperator(c, "A site's suspension was lifted", { domain });
       return c.body(null, 200);
+    },
+  ],
+});
+
+/** Replays the site's follow-ups that spent their attempts, kept as dead letters (docs/operating.md): due again now, with their attempts afresh. */
+resource(operators, '/v2/sites/:domain/dead-letters/replay', {
+  POST: [
+    requireScope('admin'),
+    async (c) => {
+      const domain = domainParam(c);
+      const replayed = await siteCoordinator(c.env, domain).replayDeadLetters(domain);
+      logOperator(c, "A site's dead follow-ups were replayed", { domain, replayed });
+      return c.json({ domain, replayed });
     },
   ],
 });

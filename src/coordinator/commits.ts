@@ -6,9 +6,11 @@
  */
 import type { Env } from '../platform/env';
 import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } from '../storage/sites-table';
+import { keptFollowUps } from '../storage/dead-letters';
 import { FollowUps, type PendingChange } from './follow-ups';
 import type { LiveRecord } from './freshness';
 import { IncrementalDeadlines } from './incremental-deadlines';
+import { deleteUnheld } from './orphans';
 import { RecordedUploads } from './uploads';
 
 /** How soon the alarm tries again work that failed, or a change whose outcome is unknown. */
@@ -25,7 +27,7 @@ export class Commits {
     private readonly envOf: () => Env,
     private readonly live: LiveRecord,
   ) {
-    this.#followUps = new FollowUps(storage, envOf);
+    this.#followUps = new FollowUps(storage, envOf, (domain, cutoff) => deleteUnheld(envOf(), domain, this, cutoff));
     this.uploads = new RecordedUploads(storage, () => envOf().FILES);
     this.deadlines = new IncrementalDeadlines(storage);
   }
@@ -77,6 +79,17 @@ export class Commits {
   /** Objects follow-ups delete later, after the grace for reads in flight. */
   scheduledDeletions(): string[] {
     return this.#followUps.scheduledDeletions();
+  }
+
+  /** Makes the follow-ups of `domain` kept as dead letters due again (an operator replays them), and runs them; answers how many. */
+  async replayDeadLetters(domain: string): Promise<number> {
+    const { DB } = this.envOf();
+    const { followUps, forget } = await keptFollowUps(DB, domain);
+    if (followUps.length === 0) return 0;
+    this.#followUps.replay(followUps);
+    await forget.run();
+    await this.catchUp();
+    return followUps.length;
   }
 
   /** Runs what is due, then sets the alarm for what remains. */

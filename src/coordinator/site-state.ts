@@ -90,12 +90,14 @@ export class SiteState {
   }
 
   /**
-   * Takes into a change what the Worker uploaded: 409 when `written` is gone (an unpublish while
-   * it uploaded deleted everything under the site, its new objects too); else its `packs` are
-   * complete, and no unfinished upload of theirs is left to abort.
+   * Takes into a change what the Worker uploaded: 409 when any of `written` is gone (an unpublish
+   * while it uploaded deleted what nothing held under the site, a pack written before the
+   * unpublish and its index after it included); else its `packs` are complete, and no unfinished
+   * upload of theirs is left to abort.
    */
-  async claimUpload(domain: string, written: string, packs: readonly string[]): Promise<void> {
-    if (!(await this.env.FILES.head(written))) {
+  async claimUpload(domain: string, written: readonly string[], packs: readonly string[]): Promise<void> {
+    const found = await Promise.all(written.map((key) => this.env.FILES.head(key)));
+    if (found.some((object) => object === null)) {
       throw new Problem('conflict', `The site ${domain} was unpublished while this deploy uploaded; deploy again.`);
     }
     for (const pack of packs) this.commits.uploads.forget(pack);
@@ -122,7 +124,7 @@ export class SiteState {
     const wasLive = this.live.site?.liveDeploymentId ?? null;
     const liveId = live ? live.liveDeploymentId : wasLive;
     const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
-    const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId);
+    const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId, record.createdBy);
     // Only the owner commits to a site, so the deployment's creator is whom its bytes count against.
     const claim = {
       userId: record.createdBy,
@@ -157,13 +159,14 @@ export class SiteState {
   }
 
   /**
-   * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live:
+   * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live on
+   * `owner`'s site (uploads other users left stranded on it included):
    * statements deleting its rows, hashes and recorded objects, for a commit's batch; the purge of the records
    * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
-  collection(domain: string, deployments: DeploymentRecord[], liveId: string | null): Freed {
-    return this.#freed(domain, collection(deployments, liveId, keptWindowOf(this.env), Date.now()));
+  collection(domain: string, deployments: DeploymentRecord[], liveId: string | null, owner: string | null): Freed {
+    return this.#freed(domain, collection(deployments, liveId, keptWindowOf(this.env), Date.now(), owner));
   }
 
   /** Collects the incremental deploy `uploading` now, as its deadline would: what none of the site's other `deployments` holds is freed. */

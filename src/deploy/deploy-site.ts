@@ -7,12 +7,11 @@ import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
 import { keys, writeFileIndex } from '../storage/file-index';
 import { readFromBucket, withSiteRules } from '../content/site-rules';
-import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { type DeploymentRecord, siteBlobs } from '../storage/deployments-table';
 import { getSiteOwner } from '../storage/sites-table';
 import type { DeployResult } from '../common/api-types';
-import { handOver } from './hand-over';
+import { discard, handOver } from './hand-over';
 import { deployLimits } from '../content/deploy-limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
 import { type StorageRoom, admitDeploy } from '../quotas/admission';
@@ -22,8 +21,8 @@ import type { StoredObject } from '../storage/usage-ledger';
 /**
  * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has
  * the domain's coordinator switch the site to it in one step. Until that switch nothing a
- * reader sees has changed; when the upload fails or the coordinator refuses, the new objects
- * are deleted. A `preview` is stored as a deployment and answered with it, nothing live changed.
+ * reader sees has changed; when the upload fails or the coordinator refuses, the coordinator
+ * deletes the new objects (./hand-over.ts). A `preview` is stored as a deployment and answered with it, nothing live changed.
  * A live deploy of what the site serves already makes no deployment (`unchanged`).
  */
 export async function deploySite(
@@ -43,7 +42,7 @@ export async function deploySite(
     authorize({ userId }, domain, owner, 'deploy');
     if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
-    return store(env, request, { domain, userId, preview, room: admission.room, onPurgePending });
+    return store(env, request, { domain, userId, preview, room: admission.room, reading: admission.reading, onPurgePending });
   });
 }
 
@@ -51,7 +50,14 @@ export async function deploySite(
 async function store(
   env: Env,
   request: Request,
-  { domain, userId, preview, room, onPurgePending }: { domain: string; userId: string; preview: boolean; room: StorageRoom; onPurgePending?: OnPurgePending },
+  {
+    domain,
+    userId,
+    preview,
+    room,
+    reading,
+    onPurgePending,
+  }: { domain: string; userId: string; preview: boolean; room: StorageRoom; reading: () => void; onPurgePending?: OnPurgePending },
 ): Promise<DeployResult | DeploymentRecord> {
   const deploymentId = newDeploymentId();
   const now = Date.now();
@@ -59,6 +65,7 @@ async function store(
   // Read while the body streams in; the coordinator checks at the commit that they are still kept.
   const stored = siteBlobs(env.DB, domain);
   stored.catch(() => {});
+  reading();
   const received = await receiveDeploy(request, deployLimits(env), pack, now, stored, room);
 
   const ownPack: StoredObject[] = received.files?.packs.includes(pack.key) ? [{ key: pack.key, bytes: pack.stored }] : [];
@@ -84,9 +91,9 @@ async function store(
       };
     }
   } catch (error) {
-    await deleteObjects(env.FILES, written);
+    await discard(env, domain, written);
     throw error;
   }
   const coordinator = siteCoordinator(env, domain, onPurgePending);
-  return handOver<DeployResult | DeploymentRecord>(env, written, () => (preview ? coordinator.preview(commit) : coordinator.deploy(commit)));
+  return handOver<DeployResult | DeploymentRecord>(env, domain, written, () => (preview ? coordinator.preview(commit) : coordinator.deploy(commit)));
 }

@@ -22,9 +22,8 @@ import { checkSiteSize } from '../content/file-rules';
 import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs } from '../storage/deployments-table';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
-import { deleteObjects } from '../storage/objects';
 import { getSiteOwner } from '../storage/sites-table';
-import { handOver } from './hand-over';
+import { discard, handOver } from './hand-over';
 import type { DeploymentClient } from '../common/deployment-labels';
 import { type DeploymentLabels, type RequestedLabels, labelsOf, requestClient } from '../content/label-checks';
 import { type DeployLimits, checkContentLength, deployLimits } from '../content/deploy-limits';
@@ -121,6 +120,8 @@ interface BeginRequest {
   userId: string;
   limits: DeployLimits;
   room: StorageRoom;
+  /** Called as the body begins to be read: the deploy counts from then (src/quotas/admission.ts). */
+  reading: () => void;
   /** Told when the commit answered with its purge pending (src/api/purge-notice.ts). */
   onPurgePending?: OnPurgePending;
 }
@@ -138,7 +139,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
     authorize({ userId }, domain, owner, 'deploy');
     if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
-    return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room, onPurgePending });
+    return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room, reading: admission.reading, onPurgePending });
   });
 }
 
@@ -147,6 +148,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
   const id = newDeploymentId();
   const client = requestClient(request);
   if (!isMultipartFormData(request)) {
+    begin.reading();
     const body = await readJsonBody(request, 'application/json', {
       maxBytes: maxManifestBytes(limits),
       tooLarge: () => manifestTooLarge(limits),
@@ -156,6 +158,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
     return settle(env, { domain, userId, id, limits, client, onPurgePending }, await complete(env, begin, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
+  begin.reading();
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
   const received: BlobLocation[] = [];
   // Set once the manifest part has been read; the blob parts follow it.
@@ -185,17 +188,17 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
     inline = received.length > 0 && commitsAtOnce(begun.prepared) ? pack.heldSince(0)?.slice() : undefined;
     if (received.length > 0 && !inline) await pack.finish();
   } catch (error) {
-    await discard(pack.key, pack.abort());
+    await abandon(pack);
     throw error;
   }
-  // From here the pack is the coordinator's to keep or, when its commit fails, to delete.
+  // The coordinator keeps the pack, or deletes it when nothing takes it (./hand-over.ts).
   const upload = received.length > 0 ? { pack: pack.key, blobs: received, ...(inline ? { bytes: inline, packBytes: inline.byteLength } : { packBytes: pack.stored }) } : undefined;
   return settle(env, { domain, userId, id, limits, client, upload, onPurgePending }, begun.prepared);
 }
 
-/** Waits for a pack no deployment holds to be discarded; failing, it only leaves bytes behind. */
-async function discard(pack: string, discarding: Promise<void>): Promise<void> {
-  await discarding.catch((error: unknown) => log.error('A failed deploy could not discard its pack', { pack, error }));
+/** Aborts a pack's unfinished upload; failing, the coordinator aborts it once abandoned. */
+async function abandon(pack: PackWriter): Promise<void> {
+  await pack.abort().catch((error: unknown) => log.error('A failed deploy could not abort its pack', { pack: pack.key, error }));
 }
 
 function manifestPart(limits: DeployLimits): TextPartRules {
@@ -223,12 +226,12 @@ async function settle(
   try {
     labels = await labelsOf(domain, prepared.labels, begin.client);
   } catch (error) {
-    if (upload && !upload.bytes) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    await discard(env, domain, storedPack(upload));
     throw error;
   }
   if (commitsAtOnce(prepared)) {
     const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview', labels };
-    const done = await handOver(env, storedPack(upload), () => siteCoordinator(env, domain, begin.onPurgePending).deployManifest(commit));
+    const done = await handOver(env, domain, storedPack(upload), () => siteCoordinator(env, domain, begin.onPurgePending).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
   }
   let manifest: Manifest;
@@ -242,11 +245,10 @@ async function settle(
     await writeManifest(env.FILES, record.manifestKey!, manifest);
     await storeUploading(env, record);
   } catch (error) {
-    // The pack is still this request's own: no deployment holds it yet.
-    if (upload) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    await discard(env, domain, storedPack(upload));
     throw error;
   }
-  if (upload) await handOver(env, storedPack(upload), () => siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload }));
+  if (upload) await handOver(env, domain, storedPack(upload), () => siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload }));
   return { state: 'uploading', record, missing: missingHashes(manifest.files, known) };
 }
 
@@ -329,10 +331,10 @@ async function keepReceived(
   try {
     await pack.finish(received.reduce((end, blob) => Math.max(end, blob.offset + blob.size), 0));
   } catch (error) {
-    await pack.abort();
+    await abandon(pack);
     throw error;
   }
-  await handOver(env, [pack.key], () =>
+  await handOver(env, upload.domain, [pack.key], () =>
     siteCoordinator(env, upload.domain).addBlobs({
       domain: upload.domain,
       userId: upload.userId,
