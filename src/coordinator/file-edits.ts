@@ -5,7 +5,7 @@
 import type { DeploymentClient } from '../common/deployment-labels';
 import { unlabelled } from '../content/label-checks';
 import { deployLimits } from '../content/deploy-limits';
-import { readFromBucket, withEditedRules } from '../content/site-rules';
+import { readFromBucket, withEditedRules } from '../rules/deployment-rules';
 import { checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';

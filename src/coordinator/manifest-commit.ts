@@ -5,7 +5,7 @@
  */
 import type { DeployResult } from '../common/api-types';
 import { deployLimits } from '../content/deploy-limits';
-import { readWithPending, withSiteRules } from '../content/site-rules';
+import { readWithPending, withSiteRules } from '../rules/deployment-rules';
 import { type Manifest, type ManifestContent, patchedManifest } from '../content/manifest';
 import { checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';

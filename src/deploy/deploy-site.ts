@@ -6,7 +6,7 @@ import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinat
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
 import { keys, writeFileIndex } from '../storage/file-index';
-import { readFromBucket, withSiteRules } from '../content/site-rules';
+import { readFromBucket, withSiteRules } from '../rules/deployment-rules';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { type DeploymentRecord, siteBlobs } from '../storage/deployments-table';

@@ -1,8 +1,8 @@
 import type { HostConfiguration } from '../configuration/parse';
-import { type PathTemplate, type TemplateValues, fieldValueTemplate, pathTemplate } from './path-template';
-import { PathRules } from './path-rules';
+import { type PathTemplate, type TemplateValues, fieldValueTemplate, pathTemplate } from '../rules/path-template';
+import { PathRules } from '../rules/path-rules';
 import { type ManifestRule, PreloadManifest } from './preload-manifest';
-import { normaliseSitePath } from './request-path';
+import { normaliseSitePath } from '../http/request-path';
 
 /** The host options as `schema/host.schema.json` describes them (already validated on deploy). */
 interface HostFields {

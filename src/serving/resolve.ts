@@ -1,11 +1,11 @@
 import { uriReference } from '../http/uri-reference';
 import type { FileEntry } from '../storage/file-index';
 import { type HostOptions, isScriptUrl } from './host-options';
-import { type RequestPath, formatPath, joinSitePath, parseRequestPath } from './request-path';
+import { type RequestPath, formatPath, joinSitePath, parseRequestPath } from '../http/request-path';
 import type { SiteFiles } from './site-files';
-import { type FileRedirectRule, type RuleRequest, firstRedirect } from './site-rules';
-import type { PathMatch } from './path-rules';
-import type { PathTemplate, TemplateValues } from './path-template';
+import { type FileRedirectRule, type RuleRequest, firstRedirect } from '../rules/compiled-rules';
+import type { PathMatch } from '../rules/path-rules';
+import type { PathTemplate, TemplateValues } from '../rules/path-template';
 
 export type Resolution =
   | { type: 'file'; entry: FileEntry; status: number }

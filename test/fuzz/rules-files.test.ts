@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseHeadersFile } from '../../src/configuration/headers-file';
-import { parseRedirectsFile } from '../../src/configuration/redirects-file';
-import type { SiteRules } from '../../src/configuration/rules-files';
+import { parseHeadersFile } from '../../src/rules/headers-file';
+import { parseRedirectsFile } from '../../src/rules/redirects-file';
+import type { SiteRules } from '../../src/rules/rules-files';
 import { Problem } from '../../src/http/problem';
-import { parseRequestPath } from '../../src/serving/request-path';
-import { compileSiteRules, firstRedirect } from '../../src/serving/site-rules';
+import { parseRequestPath } from '../../src/http/request-path';
+import { compileSiteRules, firstRedirect } from '../../src/rules/compiled-rules';
 import { fuzzParameters, fuzzTimeout } from './settings';
 
 /** Pieces real files are made of, and characters that are not, so lines are near-misses as often as rules. */

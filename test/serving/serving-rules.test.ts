@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { configurationLimits } from '../../src/configuration/configuration-limits';
-import { maxPathLength } from '../../src/serving/request-path';
+import { configurationLimits } from '../../src/rules/configuration-limits';
+import { maxPathLength } from '../../src/http/request-path';
 import { authorized, deploy, problemOf } from '../support/client';
 import { deployed, site } from './support';
 

@@ -1,6 +1,6 @@
 import { configurationLimits } from './configuration-limits';
 import { locationBytes } from './header-bytes';
-import { isTemplated } from './path-templates';
+import { isTemplated } from './template-parts';
 import {
   type FileRedirect,
   type QueryCondition,
@@ -19,7 +19,7 @@ import {
  * Written by hand: Netlify's parser (netlify-redirect-parser) reads files through Node's `fs`
  * and Cloudflare's (`parseRedirects`) ships only inside wrangler's and miniflare's bundles,
  * and neither reads the other's syntax whole (Pages has no `!`, queries or conditions; Netlify
- * reads no 1,000-character limit). test/configuration/rules-files-reference.unit.test.ts holds
+ * reads no 1,000-character limit). test/rules/rules-files-reference.unit.test.ts holds
  * this one to Netlify's on a corpus of both hosts' documented forms.
  *
  * Any line it cannot read, or past a limit, throws a 400 naming the line: a deploy fails

@@ -1,6 +1,6 @@
 import type { MatchMeter } from './path-scan';
 import type { PathTemplate, TemplateValues } from './path-template';
-import { type RequestPath, formattedPath } from './request-path';
+import { type RequestPath, formattedPath } from '../http/request-path';
 
 /** A rule, and the template of the request paths it applies to (none: every path). */
 export interface PathRule<T> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configurationLimits } from '../../src/configuration/configuration-limits';
+import { configurationLimits } from '../../src/rules/configuration-limits';
 import { checkHostConfiguration } from '../../src/configuration/parse';
 import { Problem } from '../../src/http/problem';
 

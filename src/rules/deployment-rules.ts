@@ -1,6 +1,6 @@
-import { parseHeadersFile } from '../configuration/headers-file';
-import { parseRedirectsFile } from '../configuration/redirects-file';
-import { type RulesFileName, type SiteRules, rulesFileLimits, rulesFileProblem } from '../configuration/rules-files';
+import { parseHeadersFile } from './headers-file';
+import { parseRedirectsFile } from './redirects-file';
+import { type RulesFileName, type SiteRules, rulesFileLimits, rulesFileProblem } from './rules-files';
 import { Problem } from '../http/problem';
 import type { FileEntry, FileIndex } from '../storage/file-index';
 

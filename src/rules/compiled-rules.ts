@@ -1,7 +1,7 @@
-import type { FileHeaderRule, FileRedirect, QueryCondition, SiteRules } from '../configuration/rules-files';
+import type { FileHeaderRule, FileRedirect, QueryCondition, SiteRules } from './rules-files';
 import { type PathTemplate, type TemplateValues, fieldValueTemplate, pathTemplate } from './path-template';
 import { type PathMatch, type PathRule, PathRules } from './path-rules';
-import { type RequestPath, formatPath, parseRequestPath } from './request-path';
+import { type RequestPath, formatPath, parseRequestPath } from '../http/request-path';
 
 /** What a rule's conditions read from a request besides its path. */
 export interface RuleRequest {

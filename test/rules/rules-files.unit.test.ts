@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseHeadersFile } from '../../src/configuration/headers-file';
-import { parseRedirectsFile } from '../../src/configuration/redirects-file';
-import { rulesFileLimits } from '../../src/configuration/rules-files';
+import { parseHeadersFile } from '../../src/rules/headers-file';
+import { parseRedirectsFile } from '../../src/rules/redirects-file';
+import { rulesFileLimits } from '../../src/rules/rules-files';
 import { Problem } from '../../src/http/problem';
 
 /** The problem a file is refused with, as `<file> line <n>[ <limit>]`, or 'ok'. */
