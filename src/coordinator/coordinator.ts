@@ -29,6 +29,8 @@ import { commitManifest } from './manifest-commit';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
+import { configuredRoot } from '../rules/deployment-rules';
+import { filesForRoot } from './rules-root';
 import { resume, suspend } from './suspension';
 import { servesAlready, unchangedResult } from './unchanged';
 
@@ -171,7 +173,8 @@ export class SiteCoordinator extends DurableObject<Env> {
     }
     const id = commit.files?.id ?? newDeploymentId();
     const configuration = commit.configuration ?? site?.configuration ?? {};
-    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), commit.files ?? site?.deployment ?? null, configuration, commit.labels, preview);
+    const { files } = await filesForRoot(this.#state, domain, id, commit.files ?? site?.deployment ?? null, configuredRoot(configuration), commit.files);
+    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), files, configuration, commit.labels, preview);
     return { site, record, deployments };
   }
 
@@ -302,11 +305,15 @@ export class SiteCoordinator extends DurableObject<Env> {
       const configuration = checkHostConfiguration('replace' in edit ? edit.replace : applyMergePatch(site.configuration, edit.patch));
       if (sameConfiguration(site.configuration, configuration)) return site;
       const now = Date.now();
-      const record = readyDeployment(domain, newDeploymentId(), userId, 'configuration', now, site.deployment, configuration, unlabelled(client));
+      const id = newDeploymentId();
+      const root = configuredRoot(configuration);
+      const { files, written } = root === configuredRoot(site.configuration) ? { files: site.deployment, written: undefined } : await filesForRoot(this.#state, domain, id, site.deployment, root);
+      const record = readyDeployment(domain, id, userId, 'configuration', now, files, configuration, unlabelled(client));
       const next = siteWith(site, record, userId, now);
       const { DB } = this.env;
       const committed = await this.#state.commitDeployment(record, [upsertSite(DB, next), ...configurationChange(DB, site, next)], next, {
         now: [{ kind: 'notify', event: { type: 'configuration-update', domain, deploymentId: record.id } }],
+        written: written && [written],
       });
       return committed ?? next;
     });

@@ -6,7 +6,7 @@ import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinat
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
 import { keys, writeFileIndex } from '../storage/file-index';
-import { readFromBucket, withSiteRules } from '../rules/deployment-rules';
+import { configuredRoot, readFromBucket, withSiteRules } from '../rules/deployment-rules';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { type DeploymentRecord, siteBlobs } from '../storage/deployments-table';
@@ -71,7 +71,7 @@ async function store(
       const { packs, blobs } = received.files;
       written.push(indexKey);
       // A `_redirects` or `_headers` that cannot be read refuses the deploy here, before its index is written.
-      const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES));
+      const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES), configuredRoot(received.configuration));
       const indexBytes = await writeFileIndex(env.FILES, indexKey, index);
       commit.files = {
         id: deploymentId,

@@ -1,7 +1,10 @@
 import type { FileHeaderRule, FileRedirect, QueryCondition, SiteRules } from './rules-files';
-import { type PathTemplate, type TemplateValues, fieldValueTemplate, pathTemplate } from './path-template';
+import { type TemplateValues, fieldValueTemplate, pathTemplate } from './path-template';
+import { mergedFields } from './header-fields';
+import { isTemplated } from './template-parts';
 import { type PathMatch, type PathRule, PathRules } from './path-rules';
 import { type RequestPath, formatPath, parseRequestPath } from '../http/request-path';
+import { type TargetTemplate, targetTemplate } from './target-template';
 
 /** What a rule's conditions read from a request besides its path. */
 export interface RuleRequest {
@@ -11,12 +14,12 @@ export interface RuleRequest {
   query: URLSearchParams;
   /** `request.cf.country`, when the platform says it. */
   country?: string;
-  /** The language ranges of `Accept-Language` the visitor takes (q > 0), lower case. */
-  languages: readonly string[];
+  /** The visitor's preferred language range of `Accept-Language`, lower case (`preferredLanguage`). */
+  language: string | undefined;
 }
 
 export interface FileRedirectRule extends Omit<FileRedirect, 'from' | 'to'> {
-  to: PathTemplate;
+  to: TargetTemplate;
 }
 
 export interface FileHeaders {
@@ -28,16 +31,29 @@ export interface FileHeaders {
 export interface CompiledSiteRules {
   redirects: PathRules<FileRedirectRule>;
   headers: PathRules<FileHeaders>;
+  /** The paths a `Language` rule covers: their answers vary by `Accept-Language`, the rule fired or not. */
+  byLanguage: PathRules<true>;
 }
 
-const noRules: CompiledSiteRules = { redirects: new PathRules([]), headers: new PathRules([]) };
+const noRules: CompiledSiteRules = { redirects: new PathRules([]), headers: new PathRules([]), byLanguage: new PathRules([]) };
 
 export function compileSiteRules(rules: SiteRules | undefined): CompiledSiteRules {
   if (!rules) return noRules;
   return {
-    redirects: new PathRules(rules.redirects.flatMap(({ from, to, ...rule }) => withAndWithoutSlash(from, { ...rule, to: pathTemplate(to) }))),
+    redirects: new PathRules(rules.redirects.flatMap(({ from, to, ...rule }) => redirectForms(from, { ...rule, to: targetTemplate(to, queryVariables(rule.query)) }))),
     headers: new PathRules(rules.headers.flatMap(compileHeaders)),
+    byLanguage: new PathRules(rules.redirects.flatMap(({ from, languages }) => (languages ? redirectForms(from, true as const) : []))),
   };
+}
+
+/** Whether a `Language` rule covers the path, whatever the request's language. */
+export function coveredByLanguage(rules: CompiledSiteRules, path: RequestPath): boolean {
+  return rules.byLanguage.first(path, undefined, undefined, withoutSlash(path)) !== undefined;
+}
+
+/** A directory's path without its trailing slash, which each rule takes too (as Netlify reads paths). */
+function withoutSlash(path: RequestPath): RequestPath | undefined {
+  return path.directory && path.segments.length > 0 ? { ...path, directory: false } : undefined;
 }
 
 /**
@@ -58,9 +74,30 @@ function withAndWithoutSlash<T>(from: string, rule: T): PathRule<T>[] {
   return forms.map((directory) => ({ template: { ...template, literal: formatPath(path.segments, directory) }, rule }));
 }
 
+/**
+ * A redirect's templates, as Netlify matches them: a placeholder rule written with a trailing
+ * slash (`/:lang/guide/`) without it (requests are tried without theirs too, see
+ * `firstRedirect`), and a splat rule (`/pkg/*`) also for the path it ends under (`/pkg`, what
+ * `go get` asks for), its splat empty.
+ */
+function redirectForms<T>(from: string, rule: T): PathRule<T>[] {
+  if (!isTemplated(from)) return withAndWithoutSlash(from, rule);
+  const source = from.length > 1 && from.endsWith('/') ? from.slice(0, -1) : from;
+  const forms: PathRule<T>[] = [{ template: pathTemplate(source), rule }];
+  const bare = source.endsWith(splatEnd) ? source.slice(0, -splatEnd.length) : '';
+  return bare === '' ? forms : [...forms, ...withAndWithoutSlash(bare, rule)];
+}
+
+/** How a pattern's trailing `/*` reads as a template (./rules-files.ts). */
+const splatEnd = '/{+splat}';
+
+function queryVariables(query: readonly QueryCondition[] = []): ReadonlySet<string> {
+  return new Set(query.flatMap(({ variable }) => (variable === undefined ? [] : [variable])));
+}
+
 function compileHeaders({ uri, fields, detach }: FileHeaderRule): PathRule<FileHeaders>[] {
   const { variables } = pathTemplate(uri);
-  const compiled = Object.entries(fields).map(([name, values]): FileHeaders['fields'][number] => [name, values.map((value) => fieldValueTemplate(value, variables))]);
+  const compiled = mergedFields(Object.entries(fields)).map(([name, values]): FileHeaders['fields'][number] => [name, values.map((value) => fieldValueTemplate(value, variables))]);
   return withAndWithoutSlash(uri, { fields: compiled, detach });
 }
 
@@ -79,19 +116,18 @@ export function firstRedirect(rules: CompiledSiteRules, path: RequestPath, reque
     if (!rule.force && (exists ??= fileExists())) return undefined;
     return { rule, values: query ? { ...values, ...query } : values };
   };
-  const match = rules.redirects.first(path, undefined, accept);
-  // As Netlify, `/blog/:slug` takes `/blog/hello/` too (plain paths are stored in both forms).
-  if (match || !path.directory || path.segments.length === 0) return match;
-  return rules.redirects.first({ ...path, directory: false }, undefined, accept);
+  // As Netlify, each rule in turn takes the path with and without its trailing slash (`/blog/:slug`
+  // takes `/blog/hello/`), so a catch-all further down never wins over it; plain paths are stored in both forms.
+  return rules.redirects.first(path, undefined, accept, withoutSlash(path));
 }
 
 function conditionsHold(rule: FileRedirectRule, request: RuleRequest): boolean {
   if (rule.origin && (rule.origin.protocol !== request.protocol || rule.origin.host !== request.host)) return false;
   if (rule.countries && !(request.country && rule.countries.includes(request.country.toUpperCase()))) return false;
   if (rule.languages) {
-    const wanted = rule.languages;
+    const preferred = request.language;
     // `Language=en` takes `en-GB` too: a listed tag matches a range that is it or begins with it and "-".
-    if (!request.languages.some((range) => wanted.some((tag) => range === tag || range.startsWith(`${tag}-`)))) return false;
+    if (preferred === undefined || !rule.languages.some((tag) => preferred === tag || preferred.startsWith(`${tag}-`))) return false;
   }
   return true;
 }
@@ -106,12 +142,21 @@ function queryValues(conditions: readonly QueryCondition[], query: URLSearchPara
   return values;
 }
 
-/** The language ranges a visitor takes, from `Accept-Language` (RFC 9110 §12.5.4), q=0 left out. */
-export function acceptedLanguages(header: string | null): string[] {
-  if (!header) return [];
-  return header.split(',').flatMap((item) => {
+/**
+ * The visitor's preferred language range, lower case: the one of highest weight in
+ * `Accept-Language` (RFC 9110 §12.5.4), the first listed among equals, `*` and q=0 left out.
+ * As Netlify's own local server, a rule follows this one language only: `en-US, de;q=0.5` is
+ * not sent to German.
+ */
+export function preferredLanguage(header: string | null): string | undefined {
+  if (!header) return undefined;
+  let best: { range: string; q: number } | undefined;
+  for (const item of header.split(',')) {
     const [range = '', ...parameters] = item.split(';').map((part) => part.trim());
-    const q = parameters.find((parameter) => /^q=/i.test(parameter));
-    return range === '' || (q !== undefined && Number(q.slice(2)) === 0) ? [] : [range.toLowerCase()];
-  });
+    const weight = parameters.find((parameter) => /^q=/i.test(parameter));
+    const q = weight === undefined ? 1 : Number(weight.slice(2));
+    if (range === '' || range === '*' || !(q > 0)) continue;
+    if (!best || q > best.q) best = { range: range.toLowerCase(), q };
+  }
+  return best?.range;
 }

@@ -46,7 +46,7 @@ describe('_redirects and _headers from any text', () => {
         } catch {
           return;
         }
-        const request = { protocol: 'https:', host: 'h.example', query: new URLSearchParams('x=1&q=1'), country: 'US', languages: ['en'] };
+        const request = { protocol: 'https:', host: 'h.example', query: new URLSearchParams('x=1&q=1'), country: 'US', language: 'en' };
         const match = firstRedirect(rules, requestPath, request, () => false);
         match?.rule.to.expand(match.values);
         rules.headers.all(requestPath);

@@ -109,7 +109,9 @@ describe('_redirects and _headers of a deployed folder', async () => {
     expectRedirect(await site(domain, '/', { cf: { country: 'NZ' } } as RequestInit), 302, '/au/');
     const home = await site(domain, '/', { headers: { 'accept-language': 'de' } });
     expect([home.status, await home.text()]).toEqual([200, 'home']);
-    expectRedirect(await site(domain, '/welcome', { headers: { 'accept-language': 'de;q=0.9, fr;q=0.8' } }), 302, '/bienvenue');
+    expectRedirect(await site(domain, '/welcome', { headers: { 'accept-language': 'de;q=0.8, fr;q=0.9' } }), 302, '/bienvenue');
+    // The preferred language alone counts, as on Netlify.
+    expect((await site(domain, '/welcome', { headers: { 'accept-language': 'de;q=0.9, fr;q=0.8' } })).status).toBe(404);
     expect((await site(domain, '/welcome', { headers: { 'accept-language': 'fr;q=0' } })).status).toBe(404);
   });
 
