@@ -20,6 +20,8 @@ export interface RuleRequest {
 
 export interface FileRedirectRule extends Omit<FileRedirect, 'from' | 'to'> {
   to: TargetTemplate;
+  /** The `:placeholders` of its path: each takes a segment's text, never nothing (`/:lang` is not `/`). */
+  placeholders: readonly string[];
 }
 
 export interface FileHeaders {
@@ -40,7 +42,7 @@ const noRules: CompiledSiteRules = { redirects: new PathRules([]), headers: new 
 export function compileSiteRules(rules: SiteRules | undefined): CompiledSiteRules {
   if (!rules) return noRules;
   return {
-    redirects: new PathRules(rules.redirects.flatMap(({ from, to, ...rule }) => redirectForms(from, { ...rule, to: targetTemplate(to, queryVariables(rule.query)) }))),
+    redirects: new PathRules(rules.redirects.flatMap(({ from, to, ...rule }) => redirectForms(from, { ...rule, to: targetTemplate(to, queryVariables(rule.query)), placeholders: placeholdersOf(from) }))),
     headers: new PathRules(rules.headers.flatMap(compileHeaders)),
     byLanguage: new PathRules(rules.redirects.flatMap(({ from, languages }) => (languages ? redirectForms(from, true as const) : []))),
   };
@@ -91,6 +93,10 @@ function redirectForms<T>(from: string, rule: T): PathRule<T>[] {
 /** How a pattern's trailing `/*` reads as a template (./rules-files.ts). */
 const splatEnd = '/{+splat}';
 
+function placeholdersOf(from: string): string[] {
+  return pathTemplate(from).variables.filter((name) => name !== 'splat');
+}
+
 function queryVariables(query: readonly QueryCondition[] = []): ReadonlySet<string> {
   return new Set(query.flatMap(({ variable }) => (variable === undefined ? [] : [variable])));
 }
@@ -109,6 +115,7 @@ function compileHeaders({ uri, fields, detach }: FileHeaderRule): PathRule<FileH
 export function firstRedirect(rules: CompiledSiteRules, path: RequestPath, request: RuleRequest | undefined, fileExists: () => boolean): PathMatch<FileRedirectRule> | undefined {
   let exists: boolean | undefined;
   const accept = ({ rule, values }: PathMatch<FileRedirectRule>): PathMatch<FileRedirectRule> | undefined => {
+    if (rule.placeholders.some((name) => values[name] === '')) return undefined;
     // Without the request's facts, a rule that names an origin, a query or a condition never applies.
     if (request ? !conditionsHold(rule, request) : rule.origin || rule.query || rule.countries || rule.languages) return undefined;
     const query = rule.query && request ? queryValues(rule.query, request.query) : undefined;
