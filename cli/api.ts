@@ -135,7 +135,7 @@ function kindOf(error: ApiError): ErrorKind {
   if (status === 404) return 'not-found';
   if (status === 409 || status === 412 || status === 423) return 'conflict';
   if (status >= 500 || status === 408 || status === 429) return 'server';
-  return 'usage';
+  return 'refused';
 }
 
 /**

@@ -14,17 +14,16 @@ export function parseHeadersFile(text: string): FileHeaderRule[] {
   readRuleLines('_headers', text, ({ text: line, number }) => {
     const fail = (why: string) => rulesFileProblem('_headers', number, why);
     if (line.startsWith('/')) {
-      if (/[?#]/.test(line)) throw fail('a path rule matches paths only: a query or fragment ("?", "#") never reaches it.');
       if (rules.length >= rulesFileLimits.MAX_HEADERS_FILE_RULES) {
         throw rulesFileProblem('_headers', number, `more than ${rulesFileLimits.MAX_HEADERS_FILE_RULES} path rules.`, 'MAX_HEADERS_FILE_RULES');
       }
       const names: string[] = [];
-      const template = patternTemplate(line, names);
+      const template = /[?#]/.test(line) ? 'a path rule matches paths only: a query or fragment ("?", "#") never reaches it.' : patternTemplate(line, names);
+      const tooMany = names.length > configurationLimits.MAX_TEMPLATE_VARIABLES;
+      // A refused path still gathers its header lines, read for their own faults, so they are not blamed on it.
+      rules.push({ uri: typeof template === 'string' || tooMany ? '' : template[0]!, fields: {}, detach: [], variables: new Set(names), line: number });
       if (typeof template === 'string') throw fail(template);
-      if (names.length > configurationLimits.MAX_TEMPLATE_VARIABLES) {
-        throw fail(`the path has ${names.length} placeholders; at most ${configurationLimits.MAX_TEMPLATE_VARIABLES} are allowed.`);
-      }
-      rules.push({ uri: template[0]!, fields: {}, detach: [], variables: new Set(names), line: number });
+      if (tooMany) throw fail(`the path has ${names.length} placeholders; at most ${configurationLimits.MAX_TEMPLATE_VARIABLES} are allowed.`);
       return;
     }
     if (/^https?:\/\//i.test(line)) throw fail('rules for other hosts are not supported: a rule starts with a path ("/…").');

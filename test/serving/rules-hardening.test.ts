@@ -150,14 +150,14 @@ describe('lines that can never work are refused, every one in one answer', () =>
   it('answers 400 with an errors array naming each file and line', async () => {
     const response = await deploy('rules-refusals.example', {
       'index.html': 'home',
-      _headers: ['/a', '  X-Name: caf\u00e9', '/b?x=1', '  X-B: 1', '/c#top', '  X-C: 1'].join('\n'),
+      _headers: ['/a', '  X-Name: caf\u00e9', '/b?x=1', '  X-B: 1', '/c#top', '  X-C: 1', '  Content-Length: 1'].join('\n'),
       _redirects: ['/a /b/:splat 302', '/c%zz /d 302', '/e /f%2 302', '/g/:na:me /h 302', '/ok /fine 302'].join('\n'),
     });
     expect(response.status).toBe(400);
     const problem = await problemOf(response);
     expect(problem.type).toBe('/problems/invalid-rules-file');
     const errors = (problem as { errors?: { file: string; line: number; message: string }[] }).errors ?? [];
-    expect(errors.map(({ file, line }) => `${file}:${line}`)).toEqual(['_redirects:1', '_redirects:2', '_redirects:3', '_redirects:4', '_headers:2', '_headers:3', '_headers:5']);
+    expect(errors.map(({ file, line }) => `${file}:${line}`)).toEqual(['_redirects:1', '_redirects:2', '_redirects:3', '_redirects:4', '_headers:2', '_headers:3', '_headers:5', '_headers:7']);
     for (const error of errors) expect(error.message).toMatch(/\S/);
   });
 });
