@@ -15,7 +15,7 @@ import type { FileEntry } from '../storage/file-index';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
-import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage-ledger';
+import { type StoredObject, forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage-ledger';
 import { deployLimits, limitExceeded } from '../content/deploy-limits';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { administer, authorize, deploymentNotFound } from './access';
@@ -108,10 +108,10 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Deploys `commit` live: a new deployment of its files (or the live ones) and its host options (or the live ones); none when the site serves them already. */
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
-      const { site, record, deployments } = await this.#deployment(commit);
+      const { site, record, deployments, written } = await this.#deployment(commit);
       if (await servesAlready(this.#state, site, { files: commit.files, configuration: record.configuration, labels: commit.labels }, deployments)) {
         // What the deploy stored goes: nothing names it.
-        await deleteObjects(this.env.FILES, (commit.files?.written ?? []).map((object) => object.key));
+        await deleteObjects(this.env.FILES, written.map((object) => object.key));
         return unchangedResult(site!, record.created);
       }
       const next = siteWith(site, record, commit.userId, record.created);
@@ -124,7 +124,7 @@ export class SiteCoordinator extends DurableObject<Env> {
         next,
         {
           now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
-          written: commit.files?.written,
+          written,
         },
         deployments,
       );
@@ -135,14 +135,14 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Stores `commit` as a deployment that is not live, to be previewed and activated later; the first claims a new domain. */
   preview(commit: DeployCommit): Promise<Outcome<DeploymentRecord>> {
     return this.#change(async () => {
-      const { site, record, deployments } = await this.#deployment(commit, true);
+      const { site, record, deployments, written } = await this.#deployment(commit, true);
       const { DB } = this.env;
       const claim = previewClaim(DB, site, commit.userId, commit.domain, record.created);
       await this.#state.commitDeployment(
         record,
         [...claim.statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
         claim.live,
-        { now: claim.now, written: commit.files?.written },
+        { now: claim.now, written },
         deployments,
       );
       return record;
@@ -158,7 +158,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   async #deployment(
     commit: DeployCommit,
     preview = false,
-  ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[] }> {
+  ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[]; written: StoredObject[] }> {
     const { domain } = commit;
     const site = await this.#state.permitted(domain, commit.userId, 'deploy');
     let deployments: DeploymentRecord[] | undefined;
@@ -173,9 +173,13 @@ export class SiteCoordinator extends DurableObject<Env> {
     }
     const id = commit.files?.id ?? newDeploymentId();
     const configuration = commit.configuration ?? site?.configuration ?? {};
-    const { files } = await filesForRoot(this.#state, domain, id, commit.files ?? site?.deployment ?? null, configuredRoot(configuration), commit.files);
+    // The files' rules were read under the deploy's own host options' root, or the live ones'.
+    const root = configuredRoot(configuration);
+    const readUnder = configuredRoot(commit.files ? commit.configuration : site?.configuration);
+    const { files, written } =
+      root === readUnder ? { files: commit.files ?? site?.deployment ?? null, written: undefined } : await filesForRoot(this.#state, domain, id, commit.files ?? site?.deployment ?? null, root, commit.files);
     const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), files, configuration, commit.labels, preview);
-    return { site, record, deployments };
+    return { site, record, deployments, written: [...(commit.files?.written ?? []), ...(written ? [written] : [])] };
   }
 
   /** Makes the kept deployment `id` live again (a rollback, or a roll forward): its files and its host options. */
