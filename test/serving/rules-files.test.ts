@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { authorized, call, deploy, problemOf } from '../support/client';
 import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
-import { deployed, site } from './support';
+import { deployed, expectRedirect, site } from './support';
 
 const redirects = `
 # Netlify's and Cloudflare Pages' forms
@@ -50,11 +50,6 @@ const files = {
   '_redirects': redirects,
   '_headers': headers,
 };
-
-function expectRedirect(response: Response, status: number, location: string): void {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('location')).toBe(location);
-}
 
 describe('_redirects and _headers of a deployed folder', async () => {
   const domain = 'redirects.example';

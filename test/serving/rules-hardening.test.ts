@@ -4,12 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { authorized, call, deploy, problemOf } from '../support/client';
-import { deployed, site } from './support';
-
-function expectRedirect(response: Response, status: number, location: string): void {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('location')).toBe(location);
-}
+import { deployed, expectRedirect, site } from './support';
 
 describe('placeholder values are encoded for where they land in the target', async () => {
   const domain = 'rules-encoding.example';
@@ -55,6 +50,16 @@ describe('the rules files of the served root (the root option)', async () => {
     expect((await site(domain, '/')).headers.get('x-from-root')).toBe('yes');
     expect((await site(domain, '/_redirects')).status).toBe(404);
     expect((await site(domain, '/_headers')).status).toBe(404);
+  });
+
+  it('reads the root’s files on a redeploy without host options, and on a file PUT of one of them', async () => {
+    const again = await deploy(domain, { ...files, 'dist/_redirects': '/again /target.html 307' });
+    expect(again.status, await again.clone().text()).toBe(200);
+    expectRedirect(await site(domain, '/again'), 307, '/target.html');
+    const put = await authorized(`/v2/sites/${domain}/files/dist/_redirects`, { method: 'PUT', body: '/put /target.html 302' });
+    expect(put.status).toBe(200);
+    expectRedirect(await site(domain, '/put'), 302, '/target.html');
+    expect((await site(domain, '/again')).status).toBe(404);
   });
 
   it('reads them again when a configuration edit moves the root', async () => {
