@@ -173,9 +173,9 @@ export class SiteCoordinator extends DurableObject<Env> {
     }
     const id = commit.files?.id ?? newDeploymentId();
     const configuration = commit.configuration ?? site?.configuration ?? {};
-    // The files' rules were read under the deploy's own host options' root, or the live ones'.
+    // The root the files' rules were read under: the Worker's (its host options', or the live ones' as it read them), or the live ones'.
     const root = configuredRoot(configuration);
-    const readUnder = configuredRoot(commit.files ? commit.configuration : site?.configuration);
+    const readUnder = commit.files ? commit.files.rulesRoot : configuredRoot(site?.configuration);
     const { files, written } =
       root === readUnder ? { files: commit.files ?? site?.deployment ?? null, written: undefined } : await filesForRoot(this.#state, domain, id, commit.files ?? site?.deployment ?? null, root, commit.files);
     const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), files, configuration, commit.labels, preview);

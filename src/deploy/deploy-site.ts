@@ -43,7 +43,7 @@ export async function deploySite(
     authorize({ userId }, domain, owner, 'deploy');
     if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
-    return store(env, request, { domain, userId, preview, room: admission.room, onPurgePending });
+    return store(env, request, { domain, userId, preview, room: admission.room, onPurgePending, liveRoot: owner?.root });
   });
 }
 
@@ -51,7 +51,7 @@ export async function deploySite(
 async function store(
   env: Env,
   request: Request,
-  { domain, userId, preview, room, onPurgePending }: { domain: string; userId: string; preview: boolean; room: StorageRoom; onPurgePending?: OnPurgePending },
+  { domain, userId, preview, room, onPurgePending, liveRoot }: { domain: string; userId: string; preview: boolean; room: StorageRoom; onPurgePending?: OnPurgePending; liveRoot: unknown },
 ): Promise<DeployResult | DeploymentRecord> {
   const deploymentId = newDeploymentId();
   const now = Date.now();
@@ -70,8 +70,9 @@ async function store(
       const indexKey = keys.index(domain, deploymentId);
       const { packs, blobs } = received.files;
       written.push(indexKey);
-      // A `_redirects` or `_headers` that cannot be read refuses the deploy here, before its index is written.
-      const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES), configuredRoot(received.configuration));
+      // A `_redirects` or `_headers` of the root it will be served under that cannot be read refuses the deploy here, before its index is written.
+      const rulesRoot = configuredRoot(received.configuration ?? { root: liveRoot });
+      const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES), rulesRoot);
       const indexBytes = await writeFileIndex(env.FILES, indexKey, index);
       commit.files = {
         id: deploymentId,
@@ -81,6 +82,7 @@ async function store(
         totalBytes: received.files.totalBytes,
         blobs,
         written: [...ownPack, { key: indexKey, bytes: indexBytes }],
+        rulesRoot,
       };
     }
   } catch (error) {

@@ -53,7 +53,8 @@ describe('the rules files of the served root (the root option)', async () => {
   });
 
   it('reads the root’s files on a redeploy without host options, and on a file PUT of one of them', async () => {
-    const again = await deploy(domain, { ...files, 'dist/_redirects': '/again /target.html 307' });
+    // The top's _redirects is no rules file of this site: not read, so it cannot refuse the deploy.
+    const again = await deploy(domain, { ...files, 'dist/_redirects': '/again /target.html 307', _redirects: 'not a rule' });
     expect(again.status, await again.clone().text()).toBe(200);
     expectRedirect(await site(domain, '/again'), 307, '/target.html');
     const put = await authorized(`/v2/sites/${domain}/files/dist/_redirects`, { method: 'PUT', body: '/put /target.html 302' });
