@@ -35,9 +35,11 @@ export interface CompiledSiteRules {
   headers: PathRules<FileHeaders>;
   /** The paths a `Language` rule covers: their answers vary by `Accept-Language`, the rule fired or not. */
   byLanguage: PathRules<true>;
+  /** The paths a `Country` rule covers: their answers vary by the visitor's country. */
+  byCountry: PathRules<true>;
 }
 
-const noRules: CompiledSiteRules = { redirects: new PathRules([]), headers: new PathRules([]), byLanguage: new PathRules([]) };
+const noRules: CompiledSiteRules = { redirects: new PathRules([]), headers: new PathRules([]), byLanguage: new PathRules([]), byCountry: new PathRules([]) };
 
 export function compileSiteRules(rules: SiteRules | undefined): CompiledSiteRules {
   if (!rules) return noRules;
@@ -45,12 +47,18 @@ export function compileSiteRules(rules: SiteRules | undefined): CompiledSiteRule
     redirects: new PathRules(rules.redirects.flatMap(({ from, to, ...rule }) => redirectForms(from, { ...rule, to: targetTemplate(to, queryVariables(rule.query)), placeholders: placeholdersOf(from) }))),
     headers: new PathRules(rules.headers.flatMap(compileHeaders)),
     byLanguage: new PathRules(rules.redirects.flatMap(({ from, languages }) => (languages ? redirectForms(from, true as const) : []))),
+    byCountry: new PathRules(rules.redirects.flatMap(({ from, countries }) => (countries ? redirectForms(from, true as const) : []))),
   };
 }
 
-/** Whether a `Language` rule covers the path, whatever the request's language. */
-export function coveredByLanguage(rules: CompiledSiteRules, path: RequestPath): boolean {
-  return rules.byLanguage.first(path, undefined, undefined, withoutSlash(path)) !== undefined;
+/**
+ * The request fields the answer on `path` varies by, for the conditions of the rules that cover
+ * it, whatever the request: `Accept-Language` for `Language`; for `Country`, `CF-IPCountry`, the
+ * field Cloudflare gives the visitor's country in (from the same lookup as `request.cf.country`).
+ */
+export function conditionFields(rules: CompiledSiteRules, path: RequestPath): string[] {
+  const covers = (byCondition: PathRules<true>) => byCondition.first(path, undefined, undefined, withoutSlash(path)) !== undefined;
+  return [...(covers(rules.byLanguage) ? ['Accept-Language'] : []), ...(covers(rules.byCountry) ? ['CF-IPCountry'] : [])];
 }
 
 /** A directory's path without its trailing slash, which each rule takes too (as Netlify reads paths). */

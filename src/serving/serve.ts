@@ -9,7 +9,7 @@ import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
 import { type HeaderRule, type HostOptions, hostOptionsOf } from './host-options';
 import type { TemplateValues } from '../rules/path-template';
-import { type RuleRequest, coveredByLanguage, preferredLanguage } from '../rules/compiled-rules';
+import { type RuleRequest, conditionFields, preferredLanguage } from '../rules/compiled-rules';
 import { mergedVary } from '../rules/header-fields';
 import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError, siteSuspended } from './pages';
@@ -182,12 +182,12 @@ const fileAnswers = new Set([200, 206, 304]);
  * `! Name` detaches what came before), with their values expanded. Redirects and errors get
  * none: a rule meant for assets (a year of immutable caching) must not make a miss stick in caches.
  * `Vary` keeps what the server chose by (`Accept-Encoding` on a compressed answer) beside the
- * site's values, and every answer on a path a `Language` rule covers varies by `Accept-Language`.
+ * site's values, and every answer on a path a `Language` or `Country` rule covers names what it reads.
  */
 function withSiteHeaders(response: Response, path: RequestPath, host: HostOptions, files: SiteFiles): Response {
   const headers = withCors(response, host).headers;
   const serverVary = headers.get('vary');
-  const byLanguage = coveredByLanguage(files.rules, path) ? 'Accept-Language' : null;
+  const byCondition = conditionFields(files.rules, path);
   if (fileAnswers.has(response.status)) {
     for (const { rule, values } of host.headers.all(path)) setFields(headers, rule.fields, values);
     for (const { rule, values } of files.rules.headers.all(path)) {
@@ -195,7 +195,7 @@ function withSiteHeaders(response: Response, path: RequestPath, host: HostOption
       setFields(headers, rule.fields, values);
     }
   }
-  if (serverVary !== null || byLanguage !== null) headers.set('vary', mergedVary(headers.get('vary'), serverVary, byLanguage));
+  if (serverVary !== null || byCondition.length > 0) headers.set('vary', mergedVary(headers.get('vary'), serverVary, ...byCondition));
   return response;
 }
 

@@ -119,7 +119,7 @@ describe('Vary', async () => {
       'page.html': '<p>page</p>',
       'en/index.html': 'english',
       _headers: '/index.html\n  Vary: Origin',
-      _redirects: '/en/ /fr/ 302! Language=fr',
+      _redirects: '/en/ /fr/ 302! Language=fr\n/ /us/ 302 Country=us',
     },
     { headers: [{ uri: '/page', fields: { Vary: 'Cookie' } }] },
   );
@@ -131,14 +131,17 @@ describe('Vary', async () => {
     expect((await varyOf('/page')).sort()).toEqual(['accept-encoding', 'cookie']);
   });
 
-  it('carries Accept-Language on every answer of a path a Language rule covers, fired or not', async () => {
+  it('carries what a Language or Country rule reads on every answer of its path, fired or not', async () => {
     const english = await site(domain, '/en/', { headers: { 'accept-language': 'en' } });
     expect(english.status).toBe(200);
     expect(english.headers.get('vary') ?? '').toMatch(/accept-language/i);
     const french = await site(domain, '/en/', { headers: { 'accept-language': 'fr' } });
     expect(french.status).toBe(302);
     expect(french.headers.get('vary') ?? '').toMatch(/accept-language/i);
-    expect((await site(domain, '/page')).headers.get('vary') ?? '').not.toMatch(/accept-language/i);
+    const home = await site(domain, '/');
+    expect(home.status).toBe(200);
+    expect(home.headers.get('vary') ?? '').toMatch(/cf-ipcountry/i);
+    expect((await site(domain, '/page')).headers.get('vary') ?? '').not.toMatch(/accept-language|cf-ipcountry/i);
   });
 });
 
