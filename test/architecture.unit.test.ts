@@ -23,6 +23,7 @@ const layers: readonly (readonly string[])[] = [
   ['common'],
   ['http'],
   ['platform'],
+  ['rules'],
   ['storage', 'configuration', 'auth', 'domains', 'cloudflare-api'],
   ['content', 'certificates', 'events', 'quotas'],
   ['coordinator'],

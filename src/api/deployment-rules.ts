@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
 import type { DeploymentFallback, DeploymentHeaders, DeploymentRedirect, DeploymentRules } from '../common/api-types';
-import type { SiteRules } from '../configuration/rules-files';
+import type { SiteRules } from '../rules/rules-files';
 import { deploymentNotFound } from '../coordinator/access';
 import { Problem } from '../http/problem';
 import type { HostConfiguration } from '../configuration/parse';

@@ -208,14 +208,21 @@ export interface PointerError {
   message: string;
 }
 
+/** A line of a `_redirects` or `_headers` file that cannot be read, and why. */
+export interface LineError {
+  file: string;
+  line: number;
+  message: string;
+}
+
 /** An RFC 9457 problem, the body of every error answer. */
 export interface ProblemDetails {
   type: string;
   title: string;
   status: number;
   detail: string;
-  /** The violations of a schema. */
-  errors?: PointerError[];
+  /** The violations of a schema, or the lines of a rules file that cannot be read. */
+  errors?: (PointerError | LineError)[];
 }
 
 /** The DNS record that proves control of a domain: add it to the domain's DNS before its first deploy. */

@@ -14,8 +14,8 @@ import { type DeploymentRecord, deleteDeploymentsOf, deploymentsOf, forgetBlobsO
 import type { FileEntry } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
-import { forgetObjectsOf } from '../storage/usage-ledger';
-import { administer, deploymentNotFound } from './access';
+import { type StoredObject, forgetObjectsOf } from '../storage/usage-ledger';
+import { administer, authorize, deploymentNotFound } from './access';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
 import { deployResult, labelsOfRecord, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployment-records';
@@ -28,6 +28,8 @@ import { recordBlobUpload } from './blob-uploads';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
+import { configuredRoot } from '../rules/deployment-rules';
+import { filesForRoot } from './rules-root';
 import { resume, suspend } from './suspension';
 import { servesAlready, unchangedResult } from './unchanged';
 
@@ -105,10 +107,10 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Deploys `commit` live: a new deployment of its files (or the live ones) and its host options (or the live ones); none when the site serves them already. */
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
-      const { site, record, deployments } = await this.#deployment(commit);
+      const { site, record, deployments, written } = await this.#deployment(commit);
       if (await servesAlready(this.#state, site, { files: commit.files, configuration: record.configuration, labels: commit.labels }, deployments)) {
         // What the deploy stored goes: nothing names it.
-        await deleteObjects(this.env.FILES, (commit.files?.written ?? []).map((object) => object.key));
+        await deleteObjects(this.env.FILES, written.map((object) => object.key));
         return unchangedResult(site!, record.created);
       }
       const next = siteWith(site, record, commit.userId, record.created);
@@ -121,7 +123,7 @@ export class SiteCoordinator extends DurableObject<Env> {
         next,
         {
           now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
-          written: commit.files?.written,
+          written,
         },
         deployments,
       );
@@ -132,14 +134,14 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Stores `commit` as a deployment that is not live, to be previewed and activated later; the first claims a new domain. */
   preview(commit: DeployCommit): Promise<Outcome<DeploymentRecord>> {
     return this.#change(async () => {
-      const { site, record, deployments } = await this.#deployment(commit, true);
+      const { site, record, deployments, written } = await this.#deployment(commit, true);
       const { DB } = this.env;
       const claim = previewClaim(DB, site, commit.userId, commit.domain, record.created);
       await this.#state.commitDeployment(
         record,
         [...claim.statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
         claim.live,
-        { now: claim.now, written: commit.files?.written },
+        { now: claim.now, written },
         deployments,
       );
       return record;
@@ -155,7 +157,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   async #deployment(
     commit: DeployCommit,
     preview = false,
-  ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[] }> {
+  ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[]; written: StoredObject[] }> {
     const { domain } = commit;
     const site = await this.#state.permitted(domain, commit.userId, 'deploy');
     let deployments: DeploymentRecord[] | undefined;
@@ -170,8 +172,13 @@ export class SiteCoordinator extends DurableObject<Env> {
     }
     const id = commit.files?.id ?? newDeploymentId();
     const configuration = commit.configuration ?? site?.configuration ?? {};
-    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), commit.files ?? site?.deployment ?? null, configuration, commit.labels, preview);
-    return { site, record, deployments };
+    // The root the files' rules were read under: the Worker's (its host options', or the live ones' as it read them), or the live ones'.
+    const root = configuredRoot(configuration);
+    const readUnder = commit.files ? commit.files.rulesRoot : configuredRoot(site?.configuration);
+    const { files, written } =
+      root === readUnder ? { files: commit.files ?? site?.deployment ?? null, written: undefined } : await filesForRoot(this.#state, domain, id, commit.files ?? site?.deployment ?? null, root, commit.files);
+    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), files, configuration, commit.labels, preview);
+    return { site, record, deployments, written: [...(commit.files?.written ?? []), ...(written ? [written] : [])] };
   }
 
   /** Makes the kept deployment `id` live again (a rollback, or a roll forward): its files and its host options. */
@@ -306,11 +313,15 @@ export class SiteCoordinator extends DurableObject<Env> {
       const configuration = checkHostConfiguration('replace' in edit ? edit.replace : applyMergePatch(site.configuration, edit.patch));
       if (sameConfiguration(site.configuration, configuration)) return site;
       const now = Date.now();
-      const record = readyDeployment(domain, newDeploymentId(), userId, 'configuration', now, site.deployment, configuration, unlabelled(client));
+      const id = newDeploymentId();
+      const root = configuredRoot(configuration);
+      const { files, written } = root === configuredRoot(site.configuration) ? { files: site.deployment, written: undefined } : await filesForRoot(this.#state, domain, id, site.deployment, root);
+      const record = readyDeployment(domain, id, userId, 'configuration', now, files, configuration, unlabelled(client));
       const next = siteWith(site, record, userId, now);
       const { DB } = this.env;
       const committed = await this.#state.commitDeployment(record, [upsertSite(DB, next), ...configurationChange(DB, site, next)], next, {
         now: [{ kind: 'notify', event: { type: 'configuration-update', domain, deploymentId: record.id } }],
+        written: written && [written],
       });
       return committed ?? next;
     });

@@ -5,7 +5,7 @@
 import type { DeploymentClient } from '../common/deployment-labels';
 import { unlabelled } from '../content/label-checks';
 import { deployLimits } from '../content/deploy-limits';
-import { readFromBucket, withEditedRules } from '../content/site-rules';
+import { readFromBucket, withEditedRules } from '../rules/deployment-rules';
 import { checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
@@ -17,6 +17,7 @@ import type { FileUpload } from './changes';
 import { newDeploymentId } from './deployment-id';
 import { readyDeployment, siteWith } from './deployment-records';
 import type { SiteEvent } from './follow-ups';
+import { configuredRoot } from '../rules/deployment-rules';
 import type { SiteState } from './site-state';
 
 /**
@@ -41,7 +42,7 @@ export async function putFile(state: SiteState, site: SiteRecord, userId: string
   const newPack = stored ? null : upload.packKey;
   const now = Date.now();
   const entry = stored ? { ...upload.entry, offset: stored.offset } : upload.entry;
-  const next = await withEditedRules(index, withFile(index, entry, stored?.pack ?? newPack, newDeploymentId(), now), path, readFromBucket(state.env.FILES));
+  const next = await withEditedRules(index, withFile(index, entry, stored?.pack ?? newPack, newDeploymentId(), now), path, readFromBucket(state.env.FILES), configuredRoot(site.configuration));
   const blobs = newPack ? [{ hash, pack: newPack, offset: upload.entry.offset, size }] : [];
   await switchFiles(state, site, { userId, client, source: 'file-put' }, next, now, blobs, {
     type: 'files-update',
@@ -61,7 +62,7 @@ export async function deleteFile(state: SiteState, site: SiteRecord, userId: str
     throw new Problem('not-found', `There is no file ${JSON.stringify(path)} on ${domain}.`);
   }
   const now = Date.now();
-  const next = await withEditedRules(index, withoutFile(index, path, newDeploymentId(), now), path, readFromBucket(state.env.FILES));
+  const next = await withEditedRules(index, withoutFile(index, path, newDeploymentId(), now), path, readFromBucket(state.env.FILES), configuredRoot(site.configuration));
   await switchFiles(state, site, { userId, client, source: 'file-delete' }, next, now, [], {
     type: 'files-update',
     domain,

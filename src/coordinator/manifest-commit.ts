@@ -5,7 +5,7 @@
  */
 import type { DeployResult } from '../common/api-types';
 import { deployLimits } from '../content/deploy-limits';
-import { readWithPending, withSiteRules } from '../content/site-rules';
+import { readWithPending, withSiteRules } from '../rules/deployment-rules';
 import { type Manifest, type ManifestContent, patchedManifest } from '../content/manifest';
 import { checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
@@ -18,6 +18,7 @@ import type { ManifestCommit } from './changes';
 import { deployResult, indexOfManifest, missingHashes, readyDeployment, siteWith } from './deployment-records';
 import type { FollowUp } from './follow-ups';
 import { addBaseLocations, addStoredLocations, baseIndex, keptBase } from './manifest-base';
+import { configuredRoot } from '../rules/deployment-rules';
 import { configurationChange, previewClaim, type SiteState } from './site-state';
 import { servesAlready, unchangedResult } from './unchanged';
 
@@ -65,10 +66,10 @@ export async function commitManifest(
   }
   const now = Date.now();
   // The rules are read before anything is written: a file that cannot be read stores nothing.
-  const index = await withSiteRules(indexOfManifest(manifest, known, id, now, base), readWithPending(FILES, upload));
+  const configuration = manifest.configuration ?? site?.configuration ?? {};
+  const index = await withSiteRules(indexOfManifest(manifest, known, id, now, base), readWithPending(FILES, upload), configuredRoot(configuration));
   const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
   checkSiteSize(deployLimits(state.env), index.files.length, totalBytes);
-  const configuration = manifest.configuration ?? site?.configuration ?? {};
   if (!commit.preview && (await servesAlready(state, site, { files: { index }, configuration, labels: commit.labels }))) {
     await dropUnchanged(state, domain, upload, uploading, await listing);
     return unchangedResult(site!, now);

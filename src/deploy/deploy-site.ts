@@ -6,7 +6,7 @@ import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinat
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
 import { keys, writeFileIndex } from '../storage/file-index';
-import { readFromBucket, withSiteRules } from '../content/site-rules';
+import { configuredRoot, readFromBucket, withSiteRules } from '../rules/deployment-rules';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { type DeploymentRecord, siteBlobs } from '../storage/deployments-table';
 import { getSiteOwner } from '../storage/sites-table';
@@ -42,7 +42,7 @@ export async function deploySite(
     authorize({ userId }, domain, owner, 'deploy');
     if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
-    return store(env, request, { domain, userId, preview, room: admission.room, reading: admission.reading, onPurgePending });
+    return store(env, request, { domain, userId, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });
   });
 }
 
@@ -57,7 +57,8 @@ async function store(
     room,
     reading,
     onPurgePending,
-  }: { domain: string; userId: string; preview: boolean; room: StorageRoom; reading: () => void; onPurgePending?: OnPurgePending },
+    liveRoot,
+  }: { domain: string; userId: string; preview: boolean; room: StorageRoom; reading: () => void; onPurgePending?: OnPurgePending; liveRoot: unknown },
 ): Promise<DeployResult | DeploymentRecord> {
   const deploymentId = newDeploymentId();
   const now = Date.now();
@@ -77,8 +78,9 @@ async function store(
       const indexKey = keys.index(domain, deploymentId);
       const { packs, blobs } = received.files;
       written.push(indexKey);
-      // A `_redirects` or `_headers` that cannot be read refuses the deploy here, before its index is written.
-      const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES));
+      // A `_redirects` or `_headers` of the root it will be served under that cannot be read refuses the deploy here, before its index is written.
+      const rulesRoot = configuredRoot(received.configuration ?? { root: liveRoot });
+      const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES), rulesRoot);
       const indexBytes = await writeFileIndex(env.FILES, indexKey, index);
       commit.files = {
         id: deploymentId,
@@ -88,6 +90,7 @@ async function store(
         totalBytes: received.files.totalBytes,
         blobs,
         written: [...ownPack, { key: indexKey, bytes: indexBytes }],
+        rulesRoot,
       };
     }
   } catch (error) {

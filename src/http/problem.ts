@@ -37,10 +37,17 @@ export interface ProblemPointer {
   message: string;
 }
 
+/** A line of a text file sent (`_redirects` line 3) and what is wrong there. */
+export interface ProblemLine {
+  file: string;
+  line: number;
+  message: string;
+}
+
 export interface ProblemOptions {
   /** Further members of the problem object, e.g. `limit` and `value` for a 413. */
   extensions?: Record<string, unknown>;
-  errors?: ProblemPointer[];
+  errors?: (ProblemPointer | ProblemLine)[];
   headers?: Record<string, string>;
 }
 

@@ -8,11 +8,12 @@ import type { Deployment, Suspension } from '../storage/sites-table';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
 import { type HeaderRule, type HostOptions, hostOptionsOf } from './host-options';
-import type { TemplateValues } from './path-template';
-import { type RuleRequest, acceptedLanguages } from './site-rules';
+import type { TemplateValues } from '../rules/path-template';
+import { type RuleRequest, conditionFields, preferredLanguage } from '../rules/compiled-rules';
+import { mergedVary } from '../rules/header-fields';
 import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError, siteSuspended } from './pages';
-import { type RequestPath, parseRequestPath } from './request-path';
+import { type RequestPath, parseRequestPath } from '../http/request-path';
 import { resolve } from './resolve';
 import { type FileStores, type SiteFiles, noFiles, siteFilesOf } from './site-files';
 import { manifestFilesOf, manifestOf } from './site-manifest';
@@ -132,14 +133,15 @@ async function answer(request: Request, url: URL, path: RequestPath, stores: Fil
  */
 function ruleRequest(request: Request, url: URL, domain: string | undefined): RuleRequest {
   const { cf } = request as { cf?: { country?: unknown } };
-  let languages: readonly string[] | undefined;
+  let language: string | undefined | null = null;
   return {
     protocol: url.protocol,
     host: domain,
     query: url.searchParams,
     country: typeof cf?.country === 'string' ? cf.country : undefined,
-    get languages() {
-      return (languages ??= acceptedLanguages(request.headers.get('accept-language')));
+    get language() {
+      if (language === null) language = preferredLanguage(request.headers.get('accept-language'));
+      return language;
     },
   };
 }
@@ -179,15 +181,21 @@ const fileAnswers = new Set([200, 206, 304]);
  * path, then the deployment's `_headers` rules (so a file's value replaces the option's, and its
  * `! Name` detaches what came before), with their values expanded. Redirects and errors get
  * none: a rule meant for assets (a year of immutable caching) must not make a miss stick in caches.
+ * `Vary` keeps what the server chose by (`Accept-Encoding` on a compressed answer) beside the
+ * site's values, and every answer on a path a `Language` or `Country` rule covers names what it reads.
  */
 function withSiteHeaders(response: Response, path: RequestPath, host: HostOptions, files: SiteFiles): Response {
   const headers = withCors(response, host).headers;
-  if (!fileAnswers.has(response.status)) return response;
-  for (const { rule, values } of host.headers.all(path)) setFields(headers, rule.fields, values);
-  for (const { rule, values } of files.rules.headers.all(path)) {
-    for (const name of rule.detach) headers.delete(name);
-    setFields(headers, rule.fields, values);
+  const serverVary = headers.get('vary');
+  const byCondition = conditionFields(files.rules, path);
+  if (fileAnswers.has(response.status)) {
+    for (const { rule, values } of host.headers.all(path)) setFields(headers, rule.fields, values);
+    for (const { rule, values } of files.rules.headers.all(path)) {
+      for (const name of rule.detach) headers.delete(name);
+      setFields(headers, rule.fields, values);
+    }
   }
+  if (serverVary !== null || byCondition.length > 0) headers.set('vary', mergedVary(headers.get('vary'), serverVary, ...byCondition));
   return response;
 }
 

@@ -93,14 +93,16 @@ export async function getSite(db: D1Database, domain: string): Promise<SiteRecor
 export interface SiteOwner {
   userId: string;
   suspension: Suspension | null;
+  /** The live host options' `root`, as written (a deploy reads the rules files of the root it will be served under). */
+  root?: unknown;
 }
 
 export async function getSiteOwner(db: D1Database, domain: string): Promise<SiteOwner | null> {
   const row = await db
-    .prepare('SELECT user_id, suspension_reason, suspended_at FROM sites WHERE domain = ?')
+    .prepare("SELECT user_id, suspension_reason, suspended_at, json_extract(configuration, '$.root') AS root FROM sites WHERE domain = ?")
     .bind(domain)
-    .first<Pick<SiteRow, 'user_id' | 'suspension_reason' | 'suspended_at'>>();
-  return row && { userId: row.user_id, suspension: suspensionOf(row) };
+    .first<Pick<SiteRow, 'user_id' | 'suspension_reason' | 'suspended_at'> & { root: unknown }>();
+  return row && { userId: row.user_id, suspension: suspensionOf(row), root: row.root };
 }
 
 export interface SiteSummary {

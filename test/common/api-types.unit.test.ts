@@ -17,6 +17,7 @@ import type {
   FileEntry,
   Identity,
   LiveDeployment,
+  LineError,
   PointerError,
   ProblemDetails,
   Site,
@@ -137,7 +138,8 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
     { status: 'required', issued: 'required', expires: 'required', reason: 'optional' } satisfies Shape<CertificateSummary>,
   ],
   ['Problem', schemas.Problem, { type: 'required', title: 'required', status: 'required', detail: 'required', errors: 'optional' } satisfies Shape<ProblemDetails>],
-  ['Problem.errors', schemas.Problem?.properties?.errors?.items, { pointer: 'required', message: 'required' } satisfies Shape<PointerError>],
+  ['Problem.errors: PointerError', schemas.PointerError, { pointer: 'required', message: 'required' } satisfies Shape<PointerError>],
+  ['Problem.errors: LineError', schemas.LineError, { file: 'required', line: 'required', message: 'required' } satisfies Shape<LineError>],
   ['DomainProofRecord', schemas.DomainProofRecord, { name: 'required', type: 'required', value: 'required' } satisfies Shape<DomainProofRecord>],
   [
     'DomainProof',

@@ -246,7 +246,7 @@ describe('incremental deploys, previews and rollback', () => {
     const refused = async (args: string[]) => {
       const before = relay.bytesFromClients();
       const run = await runCli(['deploy', tooBig, '--domain', site, ...args], { env: { ...as(alice), SITEHOST_ORIGIN: relay.origin } });
-      expect(run.code, run.stderr).toBe(2);
+      expect(run.code, run.stderr).toBe(7);
       expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Error: .*The file "video\.mp4" is 26214401 bytes.*MAX_FILE_BYTES/);
       // Headers and the manifest: none of the file's 25 MiB.
       expect(relay.bytesFromClients() - before).toBeLessThan(16 * kiB);
@@ -598,8 +598,8 @@ describe('flags CI scripts already type, whoami and JSON errors', () => {
     expect(notFound.code).toBe(4);
     expect(problemOf(notFound)).toEqual({ type: '/problems/site-not-found', title: 'Site not found', status: 404, detail: 'No site is hosted at nowhere.example.', exitCode: 4 });
     const invalid = await runCli(['config', 'patch', 'cli-site.example', '{"fallback": 42}', '--json'], { env: as(alice) });
-    expect(invalid.code).toBe(2);
-    expect(problemOf(invalid)).toMatchObject({ type: '/problems/invalid-configuration', status: 400, errors: [expect.objectContaining({ pointer: '/fallback' })], exitCode: 2 });
+    expect(invalid.code).toBe(7);
+    expect(problemOf(invalid)).toMatchObject({ type: '/problems/invalid-configuration', status: 400, errors: [expect.objectContaining({ pointer: '/fallback' })], exitCode: 7 });
     const usage = await runCli(['sites', '--colour', '--json'], { env: as(alice) });
     expect(usage.code).toBe(2);
     expect(problemOf(usage)).toEqual({ type: 'urn:sitehost:cli:usage', title: 'Invalid usage', detail: "unknown option '--colour'", exitCode: 2 });
@@ -651,7 +651,7 @@ describe('sitehost sites and config', () => {
     expect(JSON.parse(get.stdout)).toEqual({ fallback: '/index.html' });
 
     const invalid = await runCli(['config', 'patch', 'cli-lone.example', '{"fallback": 42}'], { env: as(alice) });
-    expect(invalid.code).toBe(2);
+    expect(invalid.code).toBe(7);
     expectOneLineError(invalid);
     expect(invalid.stderr).toContain('Configuration is not valid');
   });

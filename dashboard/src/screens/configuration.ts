@@ -51,7 +51,7 @@ export function configurationScreen(_context: ScreenContext, domain: string): Sc
         fill(feedback, h('div', { class: 'notice success', role: 'status' }, 'The configuration was saved.'));
         announce('The configuration was saved.');
       } catch (error) {
-        const pointed = error instanceof ApiError ? (error.problem.errors ?? []) : [];
+        const pointed = error instanceof ApiError ? (error.problem.errors ?? []).filter((item) => 'pointer' in item) : [];
         if (pointed.length > 0) {
           editor.showErrors(`The server refused the configuration: ${(error as ApiError).problem.detail ?? ''}`, pointed);
           editor.element.querySelector<HTMLButtonElement>('.errors button')?.focus();

@@ -122,7 +122,7 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
       await showResult(target, result, plan, choice);
     } catch (error) {
       progressBox.hidden = true;
-      const pointed = error instanceof ApiError ? (error.problem.errors ?? []) : [];
+      const pointed = error instanceof ApiError ? (error.problem.errors ?? []).filter((item) => 'pointer' in item) : [];
       if (pointed.length > 0 && options.value !== undefined) configuration.showErrors('The server refused the configuration.', pointed);
       fill(outcome, errorMessage(error));
     } finally {

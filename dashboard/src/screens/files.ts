@@ -11,7 +11,7 @@ import { errorMessage, heading, type Screen, type ScreenContext } from '../scree
 import { siteUrl } from '../../../src/common/site-url';
 import { sendWithProgress } from '../upload';
 
-/** The files at the top of a deployment whose rules it is served with (src/content/site-rules.ts), never served themselves. */
+/** The files at the top of a deployment whose rules it is served with (src/rules/deployment-rules.ts), never served themselves. */
 const rulesFiles = new Set(['/_redirects', '/_headers']);
 
 /** Files: browse a site's folders, upload (add or replace) one file, delete one file; the rules files link to the rules. */

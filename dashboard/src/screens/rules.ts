@@ -7,7 +7,7 @@ import { errorMessage, heading, type Screen, type ScreenContext } from '../scree
 
 /**
  * A path, target or header value of a rule as its file writes it: the service keeps the rules of
- * `_redirects` and `_headers` as RFC 6570 templates (src/configuration/rules-files.ts), `:name`
+ * `_redirects` and `_headers` as RFC 6570 templates (src/rules/rules-files.ts), `:name`
  * as `{name}` in a path and `{+name}` elsewhere, `*` as `{+splat}`, and in paths and targets
  * literal braces percent-encoded. The host options' are templates as written.
  */

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { parseAllHeaders } from 'netlify-headers-parser';
 import { parseAllRedirects } from 'netlify-redirect-parser';
 import { describe, expect, it } from 'vitest';
-import { parseHeadersFile } from '../../src/configuration/headers-file';
-import { parseRedirectsFile } from '../../src/configuration/redirects-file';
+import { parseHeadersFile } from '../../src/rules/headers-file';
+import { parseRedirectsFile } from '../../src/rules/redirects-file';
 
 /**
  * The service's parsers against Netlify's own (netlify-redirect-parser, netlify-headers-parser,

@@ -1,6 +1,7 @@
 import { configurationLimits } from './configuration-limits';
 import { headerRulesBytes } from './header-bytes';
-import { type FileHeaderRule, patternTemplate, ruleLines, rulesFileLimits, rulesFileProblem, valueTemplate } from './rules-files';
+import { fieldNameFault, fieldValueFault } from './header-fields';
+import { type FileHeaderRule, patternTemplate, readRuleLines, rulesFileLimits, rulesFileProblem, valueTemplate } from './rules-files';
 
 /**
  * Reads a `_headers` file in the syntax of Netlify and Cloudflare Pages: a path pattern (`*`,
@@ -10,50 +11,46 @@ import { type FileHeaderRule, patternTemplate, ruleLines, rulesFileLimits, rules
  */
 export function parseHeadersFile(text: string): FileHeaderRule[] {
   const rules: (FileHeaderRule & { variables: Set<string>; line: number })[] = [];
-  for (const { text: line, number } of ruleLines('_headers', text)) {
+  readRuleLines('_headers', text, ({ text: line, number }) => {
     const fail = (why: string) => rulesFileProblem('_headers', number, why);
     if (line.startsWith('/')) {
       if (rules.length >= rulesFileLimits.MAX_HEADERS_FILE_RULES) {
         throw rulesFileProblem('_headers', number, `more than ${rulesFileLimits.MAX_HEADERS_FILE_RULES} path rules.`, 'MAX_HEADERS_FILE_RULES');
       }
       const names: string[] = [];
-      const template = patternTemplate(line, names);
+      const template = /[?#]/.test(line) ? 'a path rule matches paths only: a query or fragment ("?", "#") never reaches it.' : patternTemplate(line, names);
+      const tooMany = names.length > configurationLimits.MAX_TEMPLATE_VARIABLES;
+      // A refused path still gathers its header lines, read for their own faults, so they are not blamed on it.
+      rules.push({ uri: typeof template === 'string' || tooMany ? '' : template[0]!, fields: {}, detach: [], variables: new Set(names), line: number });
       if (typeof template === 'string') throw fail(template);
-      if (names.length > configurationLimits.MAX_TEMPLATE_VARIABLES) {
-        throw fail(`the path has ${names.length} placeholders; at most ${configurationLimits.MAX_TEMPLATE_VARIABLES} are allowed.`);
-      }
-      rules.push({ uri: template[0]!, fields: {}, detach: [], variables: new Set(names), line: number });
-      continue;
+      if (tooMany) throw fail(`the path has ${names.length} placeholders; at most ${configurationLimits.MAX_TEMPLATE_VARIABLES} are allowed.`);
+      return;
     }
     if (/^https?:\/\//i.test(line)) throw fail('rules for other hosts are not supported: a rule starts with a path ("/…").');
     const rule = rules.at(-1);
     if (!rule) throw fail('a path ("/…") comes before its header lines.');
     if (line.startsWith('!')) {
       rule.detach.push(fieldName(line.slice(1).trim(), fail));
-      continue;
+      return;
     }
     const colon = line.indexOf(':');
     if (colon === -1) throw fail('expected "Name: value", "! Name" or a path.');
     const name = fieldName(line.slice(0, colon).trim(), fail);
     const value = line.slice(colon + 1).trim();
     if (value === '') throw fail(`the header "${name}" has no value.`);
-    (rule.fields[name] ??= []).push(valueTemplate(value, rule.variables, false));
-  }
+    const valueFault = fieldValueFault(name, value);
+    if (valueFault) throw fail(valueFault);
+    // One field whatever the letter case of its name, as Cloudflare's and Netlify's parsers read it.
+    const written = Object.keys(rule.fields).find((key) => key.toLowerCase() === name.toLowerCase()) ?? name;
+    (rule.fields[written] ??= []).push(valueTemplate(value, rule.variables, false));
+  });
   checkHeaderBytes(rules);
   return rules.map(({ uri, fields, detach }) => ({ uri, fields, detach }));
 }
 
-/** RFC 9110 §5.6.2: a field name is a token. */
-const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-/** Framing and hop-by-hop fields: the server alone sets them. */
-const serverFields = new Set(['content-length', 'content-range', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection']);
-
 function fieldName(name: string, fail: (why: string) => Error): string {
-  if (!token.test(name)) throw fail(`"${name}" is not a header name.`);
-  if (serverFields.has(name.toLowerCase())) throw fail(`"${name}" is set by the server alone.`);
-  // Netlify reads it as password protection; sent as a header it would show the passwords to every visitor.
-  if (name.toLowerCase() === 'basic-auth') throw fail('password protection (Basic-Auth) is not supported: the header would show its passwords to every visitor.');
+  const fault = fieldNameFault(name);
+  if (fault) throw fail(fault);
   return name;
 }
 

@@ -1,12 +1,14 @@
+import { InvalidDomainError, normaliseDomain } from '../common/domain-rules';
 import { configurationLimits } from './configuration-limits';
 import { locationBytes } from './header-bytes';
-import { isTemplated } from './path-templates';
+import { isTemplated } from './template-parts';
 import {
   type FileRedirect,
   type QueryCondition,
   type RulesLine,
   patternTemplate,
-  ruleLines,
+  percentFault,
+  readRuleLines,
   rulesFileLimits,
   rulesFileProblem,
   valueTemplate,
@@ -19,7 +21,7 @@ import {
  * Written by hand: Netlify's parser (netlify-redirect-parser) reads files through Node's `fs`
  * and Cloudflare's (`parseRedirects`) ships only inside wrangler's and miniflare's bundles,
  * and neither reads the other's syntax whole (Pages has no `!`, queries or conditions; Netlify
- * reads no 1,000-character limit). test/configuration/rules-files-reference.unit.test.ts holds
+ * reads no 1,000-character limit). test/rules/rules-files-reference.unit.test.ts holds
  * this one to Netlify's on a corpus of both hosts' documented forms.
  *
  * Any line it cannot read, or past a limit, throws a 400 naming the line: a deploy fails
@@ -29,7 +31,7 @@ export function parseRedirectsFile(text: string): FileRedirect[] {
   const rules: FileRedirect[] = [];
   let statics = 0;
   let dynamics = 0;
-  for (const line of ruleLines('_redirects', text)) {
+  readRuleLines('_redirects', text, (line) => {
     const rule = parseRedirectLine(line);
     if (isTemplated(rule.from)) {
       if (++dynamics > rulesFileLimits.MAX_DYNAMIC_REDIRECTS) {
@@ -39,7 +41,7 @@ export function parseRedirectsFile(text: string): FileRedirect[] {
       throw rulesFileProblem('_redirects', line.number, `more than ${rulesFileLimits.MAX_STATIC_REDIRECTS} rules without placeholders.`, 'MAX_STATIC_REDIRECTS');
     }
     rules.push(rule);
-  }
+  });
   return rules;
 }
 
@@ -100,9 +102,14 @@ function readFrom(source: string, fail: Fail): { path: string; origin?: FileRedi
     if (/[?#]/.test(source)) throw fail('match query parameters as "name=value" after the path, not in it.');
     return { path: source };
   }
-  const host = absolute[2]!.toLowerCase();
-  if (host === '' || /:[A-Za-z]|\*/.test(host)) {
-    throw fail(`"${absolute[2]}" is not a host name: a rule names one host, without placeholders.`);
+  if (/:[A-Za-z]|\*/.test(absolute[2]!)) throw fail(`"${absolute[2]}" is not a host name: a rule names one host, without placeholders.`);
+  let host: string;
+  try {
+    // As every domain of the service: `bücher.example` is the `xn--bcher-kva.example` requests name.
+    host = normaliseDomain(absolute[2]!);
+  } catch (error) {
+    if (error instanceof InvalidDomainError) throw fail(error.message);
+    throw error;
   }
   if (source.length > absolute[0].length) throw fail('match query parameters as "name=value" after the URL, not in it.');
   return { path: absolute[3] || '/', origin: { protocol: `${absolute[1]!.toLowerCase()}:` as 'http:' | 'https:', host } };
@@ -127,6 +134,9 @@ function readTo(target: string, names: ReadonlySet<string>, status: number, fail
   }
   // `//host` and `/\host` are read by browsers as another origin.
   if (!absolute && /^\/[/\\]/.test(target)) throw fail(`the target "${target}" would leave the site; write it as https://…`);
+  if (!names.has('splat') && /:splat(?![A-Za-z0-9_])/.test(target)) throw fail(`the target uses ":splat", but the path has no "*" to fill it.`);
+  const percent = percentFault(target);
+  if (percent) throw fail(percent);
   return valueTemplate(target, names, true);
 }
 

@@ -1,4 +1,4 @@
-import type { Operator, TemplateExpression } from '../configuration/path-templates';
+import type { Operator, TemplateExpression } from './template-parts';
 import { ListText, listed } from './list-text';
 import type { MatchMeter } from './path-scan';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPath, joinSitePath, maxPathLength, normaliseSitePath, parseRequestPath } from '../../src/serving/request-path';
+import { formatPath, joinSitePath, maxPathLength, normaliseSitePath, parseRequestPath } from '../../src/http/request-path';
 import { outcomeOf } from '../support/outcome';
 
 /** The rules alone; test/serving/paths.test.ts shows the same paths through HTTP, against a deployed site. */

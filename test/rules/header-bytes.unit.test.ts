@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configurationLimits } from '../../src/configuration/configuration-limits';
+import { configurationLimits } from '../../src/rules/configuration-limits';
 import { checkHostConfiguration } from '../../src/configuration/parse';
 import { Problem } from '../../src/http/problem';
 
@@ -12,7 +12,7 @@ function overLimit(configuration: unknown): unknown {
     return undefined;
   } catch (error) {
     if (!(error instanceof Problem)) throw error;
-    return { status: error.status, ...error.options.extensions, pointer: error.options.errors?.[0]?.pointer };
+    return { status: error.status, ...error.options.extensions, pointer: (error.options.errors?.[0] as { pointer?: string } | undefined)?.pointer };
   }
 }
 

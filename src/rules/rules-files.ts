@@ -9,6 +9,8 @@ import { Problem } from '../http/problem';
 export interface SiteRules {
   redirects: FileRedirect[];
   headers: FileHeaderRule[];
+  /** The folder (the `root` host option) whose files they were read from; none for the top. */
+  root?: string;
 }
 
 export interface FileRedirect {
@@ -73,9 +75,20 @@ export interface RulesLine {
   number: number;
 }
 
-/** The lines that hold rules, each within the line limit; a leading byte order mark is dropped. */
-export function ruleLines(file: RulesFileName, text: string): RulesLine[] {
-  const lines: RulesLine[] = [];
+/** What one line of a file got wrong, as a problem's `errors` lists it. */
+export interface RulesLineFault {
+  file: RulesFileName;
+  line: number;
+  message: string;
+}
+
+/**
+ * Reads the lines that hold rules with `read`, each within the line limit (a leading byte
+ * order mark dropped). A line that cannot be read is noted and the next one read, so that one
+ * answer names every bad line; a limit passed ends the reading at once.
+ */
+export function readRuleLines(file: RulesFileName, text: string, read: (line: RulesLine) => void): void {
+  const faults: Problem[] = [];
   text
     .replace(/^\uFEFF/, '')
     .split('\n')
@@ -85,11 +98,54 @@ export function ruleLines(file: RulesFileName, text: string): RulesLine[] {
       if (line.length > rulesFileLimits.MAX_RULES_LINE_LENGTH) {
         throw rulesFileProblem(file, index + 1, `the line is ${line.length} characters long; at most ${rulesFileLimits.MAX_RULES_LINE_LENGTH} are allowed.`, 'MAX_RULES_LINE_LENGTH');
       }
-      // eslint-disable-next-line no-control-regex
-      if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line)) throw rulesFileProblem(file, index + 1, 'the line holds a control character.');
-      lines.push({ text: line, number: index + 1 });
+      try {
+        // eslint-disable-next-line no-control-regex
+        if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line)) throw rulesFileProblem(file, index + 1, 'the line holds a control character.');
+        read({ text: line, number: index + 1 });
+      } catch (error) {
+        if (!isLineFault(error)) throw error;
+        faults.push(error);
+      }
     });
-  return lines;
+  if (faults.length > 0) throw rulesFilesProblem(faults);
+}
+
+/** A problem with one line, not a limit passed. */
+function isLineFault(error: unknown): error is Problem {
+  return error instanceof Problem && error.kind === 'invalid-rules-file' && error.options.extensions?.limit === undefined;
+}
+
+/** The faults of a problem of the rules files: those it lists, or itself. */
+function faultsOf(problem: Problem): RulesLineFault[] {
+  const listed = problem.options.errors as RulesLineFault[] | undefined;
+  if (listed) return listed;
+  const { file, line } = problem.options.extensions as { file: RulesFileName; line: number };
+  return [{ file, line, message: problem.detail.replace(/^\S+ line \d+: /, '') }];
+}
+
+/**
+ * One 400 for the lines of both files that cannot be read: the first says what is wrong (its
+ * `file` and `line` as members, as one fault's problem has them), `errors` lists every one.
+ */
+export function rulesFilesProblem(problems: readonly Problem[]): Problem {
+  const [first, ...rest] = problems;
+  if (!first) throw new Error('No rules file problem to report');
+  if (first.options.extensions?.limit !== undefined && rest.length === 0) return first;
+  const errors = problems.flatMap(faultsOf);
+  const more = errors.length - 1;
+  const detail = more > 0 ? `${first.detail.replace(/ \(and \d+ more lines?\)$/, '')} (and ${more} more line${more === 1 ? '' : 's'})` : first.detail;
+  return new Problem('invalid-rules-file', detail, { extensions: first.options.extensions, errors });
+}
+
+/** A `%` that does not start two hexadecimal digits, or an escape that does not decode as UTF-8. */
+export function percentFault(text: string): string | undefined {
+  if (/%(?![0-9A-Fa-f]{2})/.test(text)) return `"${text}" holds a "%" that does not start a percent-encoded byte (%XX); write "%" as "%25".`;
+  try {
+    decodeURIComponent(text);
+    return undefined;
+  } catch {
+    return `"${text}" holds percent-encoded bytes that are not UTF-8.`;
+  }
 }
 
 /** A placeholder as both hosts write it: `:name` (letters, digits, `_`, starting with a letter). */
@@ -103,6 +159,10 @@ export const placeholder = /:([A-Za-z][A-Za-z0-9_]*)/g;
 export function patternTemplate(pattern: string, names: string[]): string | string[] {
   const stars = pattern.split('*').length - 1;
   if (stars > 1) return 'only one "*" is allowed in a path; name the others (":name").';
+  const stray = /:[A-Za-z][A-Za-z0-9_]*:/.exec(pattern);
+  if (stray) return `"${stray[0]}" is not a placeholder: a name is letters, digits and "_", and ends before any ":".`;
+  const percent = percentFault(pattern);
+  if (percent) return percent;
   const template = pattern
     .replace(/[{}]/g, encodeURIComponent)
     .replace(placeholder, (_, name: string) => {

@@ -1,6 +1,6 @@
 import type { MatchMeter } from './path-scan';
 import type { PathTemplate, TemplateValues } from './path-template';
-import { type RequestPath, formattedPath } from './request-path';
+import { type RequestPath, formattedPath } from '../http/request-path';
 
 /** A rule, and the template of the request paths it applies to (none: every path). */
 export interface PathRule<T> {
@@ -48,8 +48,9 @@ export class PathRules<T> {
   /**
    * The first rule, in the configured order, that applies to the path and that `accept` takes
    * (it may add values, or refuse the rule: the next one is tried); `meter` counts the templates' work.
+   * A templated rule the path misses is tried on `alternate` too (plain paths are stored in every form they answer).
    */
-  first(path: RequestPath, meter?: MatchMeter, accept: (match: PathMatch<T>) => PathMatch<T> | undefined = (match) => match): PathMatch<T> | undefined {
+  first(path: RequestPath, meter?: MatchMeter, accept: (match: PathMatch<T>) => PathMatch<T> | undefined = (match) => match, alternate?: RequestPath): PathMatch<T> | undefined {
     const exact = this.#byPath.get(formattedPath(path)) ?? [];
     let next = 0;
     /** The first plain-path rule placed before `position` that `accept` takes. */
@@ -63,7 +64,7 @@ export class PathRules<T> {
     for (const candidate of this.#tried) {
       const earlier = exactBefore(candidate.position);
       if (earlier) return earlier;
-      const values = valuesFor(candidate, path, meter);
+      const values = valuesFor(candidate, path, meter) ?? (alternate && valuesFor(candidate, alternate, meter));
       const taken = values && accept({ rule: candidate.rule, values });
       if (taken) return taken;
     }

@@ -1,7 +1,7 @@
 import uriTemplate, { type TemplateValues } from 'uri-templates';
-import { fieldValueParts, isTemplated } from '../configuration/path-templates';
+import { fieldValueParts, isTemplated } from './template-parts';
 import { type MatchMeter } from './path-scan';
-import { type RequestPath, decodedPath } from './request-path';
+import { type RequestPath, decodedPath } from '../http/request-path';
 import { TemplateMatcher } from './template-matcher';
 
 export type { TemplateValues };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pathTemplate } from '../../src/serving/path-template';
-import { PathRules } from '../../src/serving/path-rules';
-import { parseRequestPath } from '../../src/serving/request-path';
+import { pathTemplate } from '../../src/rules/path-template';
+import { PathRules } from '../../src/rules/path-rules';
+import { parseRequestPath } from '../../src/http/request-path';
 
 /** A real template that counts how often it is matched against a request path. */
 function counted(source: string, counter: { matches: number }) {

@@ -1,5 +1,5 @@
-import { maxPathLength } from '../http/path-length';
-import { Problem } from '../http/problem';
+import { maxPathLength } from './path-length';
+import { Problem } from './problem';
 
 export { maxPathLength };
 

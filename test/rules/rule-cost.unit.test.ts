@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { configurationLimits } from '../../src/configuration/configuration-limits';
+import { configurationLimits } from '../../src/rules/configuration-limits';
 import { checkHostConfiguration } from '../../src/configuration/parse';
 import { maxPathLength } from '../../src/http/path-length';
 import { hostOptionsOf } from '../../src/serving/host-options';
-import type { MatchMeter } from '../../src/serving/path-scan';
-import { pathTemplate } from '../../src/serving/path-template';
-import { type RequestPath, decodedPath, parseRequestPath } from '../../src/serving/request-path';
+import type { MatchMeter } from '../../src/rules/path-scan';
+import { pathTemplate } from '../../src/rules/path-template';
+import { type RequestPath, decodedPath, parseRequestPath } from '../../src/http/request-path';
 
 /**
  * What matching a site's rules costs, counted in the matcher's own steps (characters of the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pathTemplate } from '../../src/serving/path-template';
-import { parseRequestPath } from '../../src/serving/request-path';
+import { pathTemplate } from '../../src/rules/path-template';
+import { parseRequestPath } from '../../src/http/request-path';
 
 const match = (template: string, path: string) => pathTemplate(template).match(parseRequestPath(path));
 

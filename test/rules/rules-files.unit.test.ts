@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseHeadersFile } from '../../src/configuration/headers-file';
-import { parseRedirectsFile } from '../../src/configuration/redirects-file';
-import { rulesFileLimits } from '../../src/configuration/rules-files';
+import { parseHeadersFile } from '../../src/rules/headers-file';
+import { parseRedirectsFile } from '../../src/rules/redirects-file';
+import { rulesFileLimits } from '../../src/rules/rules-files';
 import { Problem } from '../../src/http/problem';
 
 /** The problem a file is refused with, as `<file> line <n>[ <limit>]`, or 'ok'. */
@@ -47,6 +47,12 @@ describe('_redirects', () => {
     ['a path that is no path', 'home / 301'],
     ['a query in the path', '/a?x=1 /b 302'],
     ['a placeholder in the host', 'https://:sub.example.com/* /x 301'],
+    ['a host that is no domain', 'https://example.com:8443/old /new 301'],
+    [':splat in a target whose path has no "*"', '/a /b/:splat 302'],
+    ['a "%" that starts no escape in the path', '/c%zz /d 302'],
+    ['a "%" that starts no escape in the target', '/e /f%2 302'],
+    ['an escape that is not UTF-8', '/g%C3%28 /h 302'],
+    ['a stray ":" inside a placeholder', '/g/:na:me /h 302'],
   ])('refuses %s with a 400 naming the line', (_, line) => {
     expect(refusal(() => parseRedirectsFile(`/ok /fine\n# comment\n${line}`))).toBe('_redirects line 3');
   });
@@ -58,6 +64,22 @@ describe('_redirects', () => {
     const dynamics = Array.from({ length: rulesFileLimits.MAX_DYNAMIC_REDIRECTS + 1 }, (_, i) => `/d${i}/* /t/:splat`).join('\n');
     expect(refusal(() => parseRedirectsFile(dynamics))).toBe(`_redirects line ${rulesFileLimits.MAX_DYNAMIC_REDIRECTS + 1} MAX_DYNAMIC_REDIRECTS`);
     expect(refusal(() => parseRedirectsFile(statics.split('\n').slice(1).join('\n')))).toBe('ok');
+  });
+});
+
+describe('every bad line at once', () => {
+  it('lists each bad line in errors, the first in the detail, and reads the lines between', () => {
+    let problem: Problem | undefined;
+    try {
+      parseRedirectsFile('/a /b/:splat 302\n/ok /fine 302\n/c%zz /d 302');
+    } catch (error) {
+      problem = error as Problem;
+    }
+    expect(problem?.detail).toMatch(/^_redirects line 1: .* \(and 1 more line\)$/);
+    expect(problem?.options.errors).toEqual([
+      { file: '_redirects', line: 1, message: expect.stringContaining(':splat') },
+      { file: '_redirects', line: 3, message: expect.stringContaining('%') },
+    ]);
   });
 });
 
@@ -78,6 +100,10 @@ describe('_headers', () => {
     ["Netlify's password protection, which would show the passwords", '/a\n  Basic-Auth: user:secret'],
     ['a line that is neither', '/a\n  just words'],
     ['a rule for another host', '/a\n  X-A: b\nhttps://example.com/*'],
+    ['a character outside ASCII in a value', '/a\n  X-A: caf\u00e9'],
+    ['a query in a path', '/a?x=1'],
+    ['a fragment in a path', '/a#top'],
+    ['a malformed escape in a path', '/a%G1'],
   ])('refuses %s with a 400 naming the line', (_, text) => {
     const lines = text.split('\n').length;
     expect(refusal(() => parseHeadersFile(text))).toBe(`_headers line ${lines}`);

@@ -1,5 +1,5 @@
 import { maxPathLength } from '../http/path-length';
-import { type TemplateExpression, type TemplatePart, expressionsOf, fieldValueParts, isTemplated, parseTemplate } from './path-templates';
+import { type TemplateExpression, type TemplatePart, expressionsOf, fieldValueParts, isTemplated, parseTemplate } from './template-parts';
 
 /**
  * The most bytes a rule's header fields, or a redirect's `Location`, can take in one response,

@@ -1,4 +1,4 @@
-import { type TemplatePart, parseTemplate } from '../configuration/path-templates';
+import { type TemplatePart, parseTemplate } from './template-parts';
 import { ExpressionReader, type Reading, agreeing, readingOf } from './expression-values';
 import { LiteralSearch, MarksBefore, type MatchMeter, nextStop } from './path-scan';
 

@@ -1,7 +1,7 @@
 import { Problem } from '../http/problem';
 import { headerRulesBytes, locationBytes } from './header-bytes';
-import { expressionsOf, isTemplated, parseTemplate } from './path-templates';
-import type { HostConfiguration } from './parse';
+import { expressionsOf, isTemplated, parseTemplate } from './template-parts';
+import type { HostConfiguration } from '../configuration/parse';
 
 /**
  * Bounds on the rules of a host configuration, far above what a real site writes. Rules
@@ -25,7 +25,7 @@ export const configurationLimits = {
   MAX_TEMPLATE_VARIABLES: 16,
   /**
    * Bytes the rules can add to one response at most: header fields, or a redirect's
-   * `Location`, with every variable expanded at its longest (src/configuration/header-bytes.ts).
+   * `Location`, with every variable expanded at its longest (src/rules/header-bytes.ts).
    * Cloudflare allows 128 KB of response headers; more would fail every answer of the site.
    */
   MAX_HEADER_BYTES: 32_768,
