@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { forgetRevoked } from '../auth/api-tokens';
 import { requireScope } from '../auth/middleware';
-import { isTokenId, newToken, newTokenId, tokenHash } from '../auth/token-format';
+import { isTokenId, newToken, newTokenId, sha256Hex } from '../auth/token-format';
 import { type ApiTokenRecord, deleteToken, insertToken, listTokensOf, signOutEverywhere } from '../auth/token-store';
 import type { ApiToken, CreatedApiToken, SignOut } from '../common/api-types';
 import { type UserEvent, publishToUser } from '../events/notifications';
@@ -47,7 +47,7 @@ resource(tokens, '/v2/tokens', {
       const request = await tokenRequestOf(await readJsonBody(c.req.raw, 'application/json'), c, now);
       const { userId } = c.get('principal');
       const token = newToken();
-      const record: ApiTokenRecord = { id: newTokenId(), userId, hash: await tokenHash(token), name: request.name, scopes: request.scopes, sites: request.sites, created: now, expires: request.expires, lastUsed: null };
+      const record: ApiTokenRecord = { id: newTokenId(), userId, hash: await sha256Hex(token), name: request.name, scopes: request.scopes, sites: request.sites, created: now, expires: request.expires, lastUsed: null };
       const { perUser } = settingsOf(c.env).apiTokens;
       if (!(await insertToken(c.env.DB, record, perUser, now))) {
         throw new Problem('quota-exceeded', `You hold ${perUser} unexpired tokens, as many as you may: revoke one first (API_TOKENS_PER_USER is ${perUser}).`, {

@@ -4,7 +4,7 @@
  */
 import { Problem } from '../http/problem';
 import { type CheckContext, BoundedMap, checkedAtLocation, forgetAtLocation } from './location-checks';
-import { hasValidChecksum, sameHash, tokenHash } from './token-format';
+import { hasValidChecksum, sameHash, sha256Hex } from './token-format';
 import { type ApiTokenRecord, findTokenByHash, recordTokenUse, signedOutBefore } from './token-store';
 import { InvalidToken, type Principal } from './tokens';
 
@@ -18,12 +18,12 @@ export const lastUsedIntervalMs = 5 * 60_000;
 const usesRecorded = new BoundedMap<number>(10_000);
 
 const tokenKey = (hash: string) => `token/${hash}`;
-const signOutKey = (userId: string) => `sign-out/${encodeURIComponent(userId)}`;
+const signOutKey = (userId: string) => `sign-out/${userId}`;
 
 /** The caller of an API token, once its checksum, its record (checked at the location) and its expiry pass. */
 export async function verifyApiToken(token: string, context: CheckContext): Promise<Principal> {
   if (!hasValidChecksum(token)) throw new InvalidToken('The token is mistyped or not one this service issued: its checksum does not match.');
-  const hash = await tokenHash(token);
+  const hash = await sha256Hex(token);
   const record = await checkedAtLocation(context, tokenKey(hash), () => findTokenByHash(context.env.DB, hash));
   if (!record || !sameHash(record.hash, hash)) throw new InvalidToken('The token was revoked, or never existed.');
   if (record.expires <= context.now) throw new InvalidToken('The token has expired.');

@@ -8,6 +8,7 @@
  */
 import type { Env } from '../platform/env';
 import { settingsOf } from '../platform/settings';
+import { sha256Hex } from './token-format';
 
 /** A check as D1 answered it, and when. */
 interface Checked<T> {
@@ -45,8 +46,9 @@ export class BoundedMap<V> {
 /** Checks this isolate remembers: some hundred bytes each. */
 const memory = new BoundedMap<Checked<unknown>>(10_000);
 
-function cacheUrl(env: Env, key: string): string {
-  return `https://${settingsOf(env).edge.cacheHost}/.sitehost-auth/${key}`;
+/** The Cache API's key of a check: by the SHA-256 of its name, which may hold any text (a user id). */
+async function cacheUrl(env: Env, key: string): Promise<string> {
+  return `https://${settingsOf(env).edge.cacheHost}/.sitehost-auth/${await sha256Hex(key)}`;
 }
 
 /** The check named `key`: remembered here if young enough, else `load`ed from D1 and remembered. */
@@ -54,8 +56,9 @@ export async function checkedAtLocation<T>({ env, waitUntil, now }: CheckContext
   const trustMs = settingsOf(env).apiTokens.checkSeconds * 1000;
   const remembered = memory.get(key) as Checked<T> | undefined;
   if (remembered && now - remembered.checkedAt < trustMs) return remembered.value;
+  const url = await cacheUrl(env, key);
   if (trustMs > 0) {
-    const cached = await caches.default.match(cacheUrl(env, key));
+    const cached = await caches.default.match(url);
     const entry = cached && (await cached.json<Checked<T>>());
     if (entry && now - entry.checkedAt < trustMs) {
       memory.set(key, entry);
@@ -66,7 +69,7 @@ export async function checkedAtLocation<T>({ env, waitUntil, now }: CheckContext
   memory.set(key, entry);
   if (trustMs > 0) {
     const body = JSON.stringify(entry);
-    waitUntil(caches.default.put(cacheUrl(env, key), new Response(body, { headers: { 'cache-control': `max-age=${Math.ceil(trustMs / 1000)}` } })));
+    waitUntil(caches.default.put(url, new Response(body, { headers: { 'cache-control': `max-age=${Math.ceil(trustMs / 1000)}` } })));
   }
   return entry.value;
 }
@@ -74,5 +77,5 @@ export async function checkedAtLocation<T>({ env, waitUntil, now }: CheckContext
 /** Forgets the check `key` at this location (a revocation's own location refuses at once). */
 export async function forgetAtLocation(env: Env, key: string): Promise<void> {
   memory.delete(key);
-  await caches.default.delete(cacheUrl(env, key));
+  await caches.default.delete(await cacheUrl(env, key));
 }

@@ -56,9 +56,9 @@ export function hasValidChecksum(token: string): boolean {
   return crypto.subtle.timingSafeEqual(expected, given);
 }
 
-/** The hex SHA-256 of a token: all that is stored of it. */
-export async function tokenHash(token: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(token)));
+/** The hex SHA-256 of `text`: of a token, all that is stored of it. */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
   return [...digest].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
