@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { newToken } from '../../src/auth/token-format';
 import type { ApiToken, CreatedApiToken, Identity, SignOut, Site } from '../../src/common/api-types';
 import { Subscriber } from '../events/subscriber';
 import { authorized, authorizedWith, call, deploy, deployForm, problemOf, token, type TokenOptions } from '../support/client';
@@ -49,6 +50,10 @@ describe('POST /v2/tokens', () => {
     expect((await problemOf(refused)).detail).toMatch(/checksum/);
     const swapped = made.token.slice(0, 10) + made.token[11] + made.token[10] + made.token.slice(12);
     expect((await whoami(swapped)).status).toBe(401);
+    // Well formed, with a right checksum, but never made: looked up, and unknown.
+    const neverMade = await whoami(newToken());
+    expect(neverMade.status).toBe(401);
+    expect((await problemOf(neverMade)).detail).toMatch(/never existed/);
   });
 
   it('sets lastUsedAt on first use, and does not write it again on every request', async () => {
