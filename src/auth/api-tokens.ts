@@ -13,7 +13,7 @@ export const knownScopes = ['deploy', 'global_read', 'admin'] as const;
 export type Scope = (typeof knownScopes)[number];
 
 /** `lastUsedAt` is written on first use, then at most this often per token and isolate. */
-export const lastUsedIntervalMs = 5 * 60_000;
+const lastUsedIntervalMs = 5 * 60_000;
 /** When each isolate last wrote a token's use: no write per request. */
 const usesRecorded = new BoundedMap<number>(10_000);
 
