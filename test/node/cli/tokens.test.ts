@@ -89,6 +89,9 @@ describe('sitehost tokens', () => {
     const made = JSON.parse(created.stdout) as CreatedApiToken;
     expect(made).toMatchObject({ name: 'one site', scopes: ['deploy'], sites: ['cli-mine.example'], lastUsedAt: null });
     expect(made.token).toMatch(/^sitehost_[0-9A-Za-z]{36}$/);
+    const identity = await runCli(['whoami'], { env: as(made.token) });
+    expect(identity.stdout).toMatch(new RegExp(`token\\s+${made.id}`));
+    expect(identity.stdout).toMatch(/sites\s+cli-mine\.example/);
     expect((await runCli(['deploy', await site('mine'), '--domain', 'cli-mine.example'], { env: as(made.token) })).code).toBe(0);
     const elsewhere = await runCli(['deploy', await site('other'), '--domain', 'cli-other.example'], { env: as(made.token) });
     expect(elsewhere.code).toBe(5);
