@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import document from '../../schema/openapi.json';
 import type {
+  ApiToken,
   CertificateSummary,
+  CreatedApiToken,
   ConfigurationRecord,
   Deployment,
   DeploymentFallback,
@@ -22,6 +24,7 @@ import type {
   ProblemDetails,
   Site,
   SiteInfo,
+  SignOut,
   SiteSuspension,
 } from '../../src/common/api-types';
 
@@ -40,6 +43,16 @@ interface JsonSchema {
 }
 
 const schemas = document.components.schemas as Record<string, JsonSchema>;
+
+const tokenShape = {
+  id: 'required',
+  name: 'required',
+  scopes: 'required',
+  sites: 'required',
+  createdAt: 'required',
+  expiresAt: 'required',
+  lastUsedAt: 'required',
+} as const;
 
 function shapeOf(schema: JsonSchema | undefined): Record<string, 'optional' | 'required'> {
   expect(schema?.properties, 'an object schema').toBeDefined();
@@ -112,7 +125,10 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       missing: 'optional',
     } satisfies Shape<Deployment>,
   ],
-  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required' } satisfies Shape<Identity>],
+  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required', tokenId: 'optional', sites: 'optional' } satisfies Shape<Identity>],
+  ['ApiToken', schemas.ApiToken, tokenShape satisfies Shape<ApiToken>],
+  ['CreatedApiToken', schemas.CreatedApiToken, { ...tokenShape, token: 'required' } satisfies Shape<CreatedApiToken>],
+  ['SignOut', schemas.SignOut, { revoked: 'required', signedOutBefore: 'required' } satisfies Shape<SignOut>],
   ['DeploymentPage', schemas.DeploymentPage, { deployments: 'required', next: 'required' } satisfies Shape<DeploymentPage>],
   ['DeploymentRules', schemas.DeploymentRules, { deploymentId: 'required', redirects: 'required', headers: 'required', fallbacks: 'required' } satisfies Shape<DeploymentRules>],
   ['DeploymentFallback', schemas.DeploymentFallback, { source: 'required', status: 'required', path: 'required' } satisfies Shape<DeploymentFallback>],
