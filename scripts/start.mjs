@@ -2,11 +2,11 @@
 // the D1 migrations the local database lacks, then runs wrangler dev (state in .wrangler/state).
 // Environment: PORT (default 8787); SITEHOST_PERSIST_DIR keeps the local state elsewhere
 // (tests and benchmarks use a temporary one); AUTH_SECRET, when set, is used instead of
-// .dev.vars' (and .dev.vars is then neither created nor needed).
+// .dev.vars' (and .dev.vars is then neither created nor needed), and so is DOMAIN_PROOF_SECRET.
 import { spawn } from 'node:child_process';
 import { unstable_readConfig } from 'wrangler';
 import { checkCertificateRetries, checkRateLimits, parseSettings } from '../src/platform/settings.ts';
-import { ensureAuthSecret, readDevVars } from './dev-vars.mjs';
+import { ensureSecret, readDevVars } from './dev-vars.mjs';
 import { applyLocalMigrations, defaultPersistDir } from './local-migrations.mjs';
 
 const port = process.env.PORT ?? '8787';
@@ -17,9 +17,11 @@ const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
 env.MINIFLARE_WORKERD_V8_FLAGS ??= '--initial-old-space-size=4';
 const wrangler = new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url).pathname;
 const persistDir = process.env.SITEHOST_PERSIST_DIR ?? defaultPersistDir;
-const secret = process.env.AUTH_SECRET ? ['--var', `AUTH_SECRET:${process.env.AUTH_SECRET}`] : [];
+// The secrets given in the environment; without AUTH_SECRET there, .dev.vars holds them (created when missing).
+const secretVars = Object.fromEntries(['AUTH_SECRET', 'DOMAIN_PROOF_SECRET'].filter((name) => process.env[name]).map((name) => [name, process.env[name]]));
+const secret = Object.entries(secretVars).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
 
-if (secret.length === 0) ensureAuthSecret();
+if (!process.env.AUTH_SECRET) for (const name of ['AUTH_SECRET', 'DOMAIN_PROOF_SECRET']) ensureSecret(name);
 checkSettings();
 
 /**
@@ -28,7 +30,7 @@ checkSettings();
  */
 function checkSettings() {
   const config = unstable_readConfig({ config: new URL('../wrangler.toml', import.meta.url).pathname });
-  const vars = { ...config.vars, ...readDevVars(), ...(process.env.AUTH_SECRET ? { AUTH_SECRET: process.env.AUTH_SECRET } : {}) };
+  const vars = { ...config.vars, ...readDevVars(), ...secretVars };
   process.argv.forEach((arg, at, args) => {
     if (args[at - 1] !== '--var') return;
     const colon = arg.indexOf(':');
