@@ -70,7 +70,7 @@ describe("wrangler.toml's production environment", () => {
     [
       // Proof values are public in DNS: keyed by the token key, they would be an offline oracle against it.
       'DOMAIN_PROOF_SECRET among the required secrets',
-      (p: Production) => (p.secrets = { required: p.secrets!.required.filter((name) => name !== 'DOMAIN_PROOF_SECRET') }),
+      (p: Production) => (p.secrets = { required: (p.secrets?.required ?? []).filter((name) => name !== 'DOMAIN_PROOF_SECRET') }),
       'The setting DOMAIN_PROOF_SECRET is not set; it must be a random secret of at least 32 characters, other than AUTH_SECRET',
     ],
   ])('fails without %s', (_, change, problem) => {
