@@ -15,6 +15,7 @@ import { operators } from './operators';
 import { rateLimit } from './rate-limit';
 import { sites } from './sites';
 import { usage } from './usage';
+import { userSuspensions } from './user-suspensions';
 import { v1 } from './v1';
 import { whoami } from './whoami';
 
@@ -29,6 +30,7 @@ api.route('/', events);
 api.route('/', files);
 api.route('/', info);
 api.route('/', operators);
+api.route('/', userSuspensions);
 api.route('/', certificate);
 api.route('/', domains);
 api.route('/', usage);

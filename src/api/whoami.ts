@@ -4,6 +4,8 @@ import { requireScope } from '../auth/middleware';
 import type { Identity } from '../common/api-types';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
+import { getUserSuspension } from '../storage/user-suspensions';
+import { suspensionView } from './operators';
 
 export const whoami = new Hono<AppEnv>();
 
@@ -11,9 +13,11 @@ export const whoami = new Hono<AppEnv>();
 resource(whoami, '/v2/whoami', {
   GET: [
     requireScope(),
-    (c) => {
+    async (c) => {
       const { userId, scopes, issuer, expiresAt } = c.get('principal');
-      const body: Identity = { userId, scopes: [...scopes].sort(), issuer, expiresAt: timestamp(expiresAt) };
+      // A suspended user learns why here, whatever their token may do.
+      const suspension = await getUserSuspension(c.env.DB, userId);
+      const body: Identity = { userId, scopes: [...scopes].sort(), issuer, expiresAt: timestamp(expiresAt), suspension: suspension && suspensionView(suspension) };
       return c.json(body);
     },
   ],

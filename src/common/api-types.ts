@@ -130,6 +130,8 @@ export interface SiteInfo {
   metadata: Record<string, string>;
   /** Set while an operator has suspended the site: it answers 451, and its owner cannot change it. */
   suspension: SiteSuspension | null;
+  /** Set while an operator has suspended its owner: every site of theirs answers 451, and they claim and change nothing. */
+  userSuspension: SiteSuspension | null;
 }
 
 /** An operator's suspension of a site (`PUT /v2/sites/<domain>/suspension`, scope admin). */
@@ -139,6 +141,13 @@ export interface SiteSuspension {
   since: Timestamp;
 }
 
+/** An operator's suspension of a user (`PUT /v2/users/<userId>/suspension`, scope admin): the sites it reaches. */
+export interface UserSuspension extends SiteSuspension {
+  userId: string;
+  /** The user's sites, each answering 451 now. */
+  domains: string[];
+}
+
 /** `GET /v2/whoami`: the token's subject, scopes, issuer and expiry, as the service verified them. */
 export interface Identity {
   userId: string;
@@ -146,6 +155,8 @@ export interface Identity {
   scopes: string[];
   issuer: string;
   expiresAt: Timestamp;
+  /** Set while an operator has suspended the user: they claim and change nothing, and their sites answer 451. */
+  suspension: SiteSuspension | null;
 }
 
 /** A JSON Pointer into the request body and what is wrong there. */

@@ -29,7 +29,7 @@ import { commitManifest } from './manifest-commit';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
-import { resume, suspend } from './suspension';
+import { refreshOwnerSuspension, resume, suspend } from './suspension';
 import { servesAlready, unchangedResult } from './unchanged';
 
 /**
@@ -287,6 +287,14 @@ export class SiteCoordinator extends DurableObject<Env> {
   resume(domain: string): Promise<Outcome<null>> {
     return this.#change(async () => {
       await resume(this.#state, administer(domain, await this.#state.load(domain)));
+      return null;
+    });
+  }
+
+  /** An operator suspended its owner, or lifted that (./suspension.ts): every location serves accordingly once this answers. */
+  refreshOwner(domain: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      await refreshOwnerSuspension(this.#state, await this.#state.load(domain));
       return null;
     });
   }

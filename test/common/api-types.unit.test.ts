@@ -18,6 +18,7 @@ import type {
   Site,
   SiteInfo,
   SiteSuspension,
+  UserSuspension,
 } from '../../src/common/api-types';
 
 /**
@@ -77,9 +78,11 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       certificate: 'required',
       metadata: 'required',
       suspension: 'required',
+      userSuspension: 'required',
     } satisfies Shape<SiteInfo>,
   ],
   ['SiteSuspension', schemas.SiteSuspension, { reason: 'required', since: 'required' } satisfies Shape<SiteSuspension>],
+  ['UserSuspension', schemas.UserSuspension, { userId: 'required', reason: 'required', since: 'required', domains: 'required' } satisfies Shape<UserSuspension>],
   [
     'SiteInfo.deployment',
     schemas.SiteInfo?.properties?.deployment?.oneOf?.[0],
@@ -107,7 +110,7 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       missing: 'optional',
     } satisfies Shape<Deployment>,
   ],
-  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required' } satisfies Shape<Identity>],
+  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required', suspension: 'required' } satisfies Shape<Identity>],
   ['DeploymentPage', schemas.DeploymentPage, { deployments: 'required', next: 'required' } satisfies Shape<DeploymentPage>],
   [
     'SiteInfo.certificate',
