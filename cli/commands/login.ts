@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import { terminalSafe } from '../../src/common/control-characters.ts';
 import { text } from 'node:stream/consumers';
 import pc from 'picocolors';
 import { ApiClient } from '../api.ts';
@@ -44,8 +45,8 @@ export async function login(options: LoginOptions): Promise<void> {
   const path = await saveCredentials({ origin, token });
   const subject = subjectOf(token);
   if (options.json) return printJson({ origin, userId: subject ?? null, configFile: path, ...(scopeWarning ? { warning: scopeWarning } : {}) });
-  console.log(`${pc.green('✔')} Logged in to ${origin}${subject ? ` as ${subject}` : ''}; saved in ${path}.`);
-  if (scopeWarning) console.error(pc.yellow(`Note: ${scopeWarning}`));
+  console.log(`${pc.green('✔')} Logged in to ${origin}${subject ? ` as ${terminalSafe(subject)}` : ''}; saved in ${path}.`);
+  if (scopeWarning) console.error(pc.yellow(`Note: ${terminalSafe(scopeWarning)}`));
 }
 
 export async function logout(options: { json?: boolean }): Promise<void> {
@@ -69,11 +70,14 @@ export async function whoami(options: { json?: boolean }): Promise<void> {
   if (options.json) return printJson({ ...identity, origin: api.origin });
   const expires = new Date(`${identity.expiresAt}Z`).getTime();
   const lines: [string, string][] = [
-    ['user', pc.bold(identity.userId)],
-    ['scopes', identity.scopes.join(', ') || pc.yellow('none')],
+    ['user', pc.bold(terminalSafe(identity.userId))],
+    ['scopes', terminalSafe(identity.scopes.join(', ')) || pc.yellow('none')],
     ['expires', `${formatTimestamp(identity.expiresAt)} (${fromNow(expires)})`],
-    ['issuer', identity.issuer],
+    ['issuer', terminalSafe(identity.issuer)],
     ['service', api.origin],
+    ...(identity.suspension
+      ? [['suspended', pc.red(`since ${formatTimestamp(identity.suspension.since)}: ${terminalSafe(identity.suspension.reason)}`)] as [string, string]]
+      : []),
   ];
-  for (const [name, value] of lines) console.log(`${pc.dim(name.padEnd(9))}${value}`);
+  for (const [name, value] of lines) console.log(`${pc.dim(name.padEnd(11))}${value}`);
 }

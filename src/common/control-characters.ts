@@ -29,13 +29,10 @@ export function controlCharacterIn(text: string, allowed: { tab?: boolean; lineB
 
 /**
  * `text` safe to print on a terminal: every control character but the line feeds and tabs of
- * multi-line text written as `\x1b`-style escapes (a backslash before one stays itself), so that
- * it shows as text and does nothing. Used by the CLI on every value the server sent, where it prints it.
+ * multi-line text written as a `\u001b` escape, so that it shows as text and does nothing (in
+ * JSON text the same escape reads back as the same character). Used by the CLI on every value the
+ * server sent, where it prints it.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(controls, (character) => {
-    if (character === '\n' || character === '\t') return character;
-    const code = character.codePointAt(0)!;
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return text.replace(controls, (character) => (character === '\n' || character === '\t' ? character : `\\u${character.codePointAt(0)!.toString(16).padStart(4, '0')}`));
 }

@@ -14,9 +14,13 @@ describe('control characters', () => {
   });
 
   it('escapes for a terminal everything that would act on it, keeping line feeds and tabs', () => {
-    expect(terminalSafe('\u001b]0;owned\u0007\u001b[2J\rforged')).toBe('\\x1b]0;owned\\x07\\x1b[2J\\x0dforged');
+    expect(terminalSafe('\u001b]0;owned\u0007\u001b[2J\rforged')).toBe('\\u001b]0;owned\\u0007\\u001b[2J\\u000dforged');
     expect(terminalSafe('two\nlines\tand a tab')).toBe('two\nlines\tand a tab');
-    expect(terminalSafe('c1 \u009b and del \u007f')).toBe('c1 \\x9b and del \\x7f');
+    expect(terminalSafe('c1 \u009b and del \u007f')).toBe('c1 \\u009b and del \\u007f');
+    // JSON text stays JSON, of the same value.
+    const json = JSON.stringify({ message: 'csi \u009b del \u007f esc \u001b' });
+    expect(JSON.parse(terminalSafe(json))).toEqual(JSON.parse(json));
+    expect(terminalSafe(json)).not.toMatch(/\p{Cc}/u);
     expect(terminalSafe('café 🚀 "quoted"')).toBe('café 🚀 "quoted"');
   });
 });
