@@ -69,5 +69,6 @@ describe('sitehost admin suspend-user and resume-user', () => {
     const notSuspended = await runCli(['admin', 'resume-user', 'github|held', '--json'], { env: as(operator) });
     expect(notSuspended.code).toBe(4);
     expect(JSON.parse(notSuspended.stderr)).toMatchObject({ status: 404, detail: 'The user github|held is not suspended.' });
+    for (const command of ['suspend-user', 'resume-user']) expect((await runCli(['admin', command, '--help'])).stdout).toMatch(/^\s+--json\s/m);
   });
 });
