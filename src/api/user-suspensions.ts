@@ -39,18 +39,23 @@ function userIdParam(c: Context<AppEnv>): string {
 /**
  * Asks the coordinator of each of `userId`'s sites to take the user's suspension as D1 holds it
  * now into its live record, purged from every location before it answers. Repeated safely: an
- * operator's retry after a failure completes what a first attempt left. Answers the domains.
+ * operator's retry after a failure completes what a first attempt left. Then once more for the
+ * sites that appeared meanwhile: a claim whose coordinator read the user's row just before this
+ * request wrote it commits a moment later. Answers the domains.
  */
 async function reachSites(c: Context<AppEnv>, userId: string): Promise<string[]> {
-  const domains = (await listSitesOf(c.env.DB, userId)).map((site) => site.domain);
-  const waiting = [...domains];
-  const worker = async () => {
-    for (let domain = waiting.shift(); domain !== undefined; domain = waiting.shift()) {
-      await siteCoordinator(c.env, domain, purgeNotice(c)).refreshOwner(domain);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrentSites, domains.length) }, worker));
-  return domains;
+  const reached = new Set<string>();
+  for (let pass = 0; pass < 2; pass++) {
+    const waiting = (await listSitesOf(c.env.DB, userId)).map((site) => site.domain).filter((domain) => !reached.has(domain));
+    const worker = async () => {
+      for (let domain = waiting.shift(); domain !== undefined; domain = waiting.shift()) {
+        await siteCoordinator(c.env, domain, purgeNotice(c)).refreshOwner(domain);
+        reached.add(domain);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrentSites, waiting.length) }, worker));
+  }
+  return [...reached].sort();
 }
 
 export const userSuspensions = new Hono<AppEnv>();
