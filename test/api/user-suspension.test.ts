@@ -109,7 +109,7 @@ describe('a suspended user', () => {
     ]);
   });
 
-  it('reaches every location before the answer, as the site record carries it: no visitor request asks D1', async () => {
+  it('reaches every location before the answer, carried by the site record serving reads anyway', async () => {
     const user: TokenOptions = { user: 'github|suspended-everywhere' };
     const domain = 'user-everywhere.example';
     await deployedSite(domain, user);
