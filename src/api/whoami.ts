@@ -15,9 +15,9 @@ resource(whoami, '/v2/whoami', {
     requireScope(),
     async (c) => {
       const { userId, scopes, issuer, expiresAt } = c.get('principal');
-      // A suspended user learns why here, whatever their token may do.
+      // A suspended user learns why here, whatever their token may do; others' answers are as they were.
       const suspension = await getUserSuspension(c.env.DB, userId);
-      const body: Identity = { userId, scopes: [...scopes].sort(), issuer, expiresAt: timestamp(expiresAt), suspension: suspension && suspensionView(suspension) };
+      const body: Identity = { userId, scopes: [...scopes].sort(), issuer, expiresAt: timestamp(expiresAt), ...(suspension ? { suspension: suspensionView(suspension) } : {}) };
       return c.json(body);
     },
   ],

@@ -155,8 +155,8 @@ export interface Identity {
   scopes: string[];
   issuer: string;
   expiresAt: Timestamp;
-  /** Set while an operator has suspended the user: they claim and change nothing, and their sites answer 451. */
-  suspension: SiteSuspension | null;
+  /** Present while an operator has suspended the user: they claim and change nothing, and their sites answer 451. */
+  suspension?: SiteSuspension;
 }
 
 /** A JSON Pointer into the request body and what is wrong there. */

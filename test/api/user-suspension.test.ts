@@ -79,7 +79,7 @@ describe('a suspended user', () => {
     expect(info.status).toBe(200);
     expect(await info.json<SiteInfo>()).toMatchObject({ suspension: null, userSuspension: held });
     expect(await (await authorized('/v2/whoami', {}, user)).json<Identity>()).toMatchObject({ userId: 'github|suspended-user', suspension: held });
-    expect(await (await authorized('/v2/whoami', {}, { user: 'github|bystander' })).json<Identity>()).toMatchObject({ suspension: null });
+    expect(await (await authorized('/v2/whoami', {}, { user: 'github|bystander' })).json<Identity>()).not.toHaveProperty('suspension');
 
     for (const refused of await everyWrite('user-one.example', first.deploymentId, user)) {
       expect(refused.status, refused.url).toBe(403);
@@ -159,7 +159,7 @@ describe('user suspensions', () => {
       }
     }
     expect((await call(path('github|victim'), json('PUT', { reason: 'x' }))).status).toBe(401);
-    expect(await (await authorized('/v2/whoami', {}, { user: 'github|victim' })).json<Identity>()).toMatchObject({ suspension: null });
+    expect(await (await authorized('/v2/whoami', {}, { user: 'github|victim' })).json<Identity>()).not.toHaveProperty('suspension');
   });
 
   it.each<[string, unknown, number, Record<string, unknown>]>([
@@ -171,6 +171,6 @@ describe('user suspensions', () => {
     const refused = await authorized(path('github|input'), json('PUT', body), operator);
     expect(refused.status).toBe(status);
     expect(await problemOf(refused)).toMatchObject({ status, ...problem });
-    expect(await (await authorized('/v2/whoami', {}, { user: 'github|input' })).json<Identity>()).toMatchObject({ suspension: null });
+    expect(await (await authorized('/v2/whoami', {}, { user: 'github|input' })).json<Identity>()).not.toHaveProperty('suspension');
   });
 });

@@ -110,7 +110,7 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       missing: 'optional',
     } satisfies Shape<Deployment>,
   ],
-  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required', suspension: 'required' } satisfies Shape<Identity>],
+  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required', suspension: 'optional' } satisfies Shape<Identity>],
   ['DeploymentPage', schemas.DeploymentPage, { deployments: 'required', next: 'required' } satisfies Shape<DeploymentPage>],
   [
     'SiteInfo.certificate',
