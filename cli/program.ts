@@ -196,7 +196,7 @@ export function createProgram(json = false): Command {
     .option('--json', 'print what was revoked as JSON')
     .action(async (id, options) => (await import('./commands/tokens.ts')).revokeToken(id, options));
 
-  const admin = program.command('admin').description("operators' commands: suspend, resume, unpublish any site or replay its dead follow-ups (the token needs the admin scope)");
+  const admin = program.command('admin').description("operators' commands: suspend, resume or unpublish any site, replay its dead follow-ups, suspend or resume a user (the token needs the admin scope)");
   admin
     .command('suspend')
     .description('suspend a site: its domain and previews answer 451, and its owner cannot change it until it is resumed')
@@ -216,6 +216,19 @@ export function createProgram(json = false): Command {
     .argument('<domain>')
     .option('--json', 'print how many were replayed as JSON')
     .action(async (domain, options) => (await import('./commands/admin.ts')).replayDeadLetters(domain, options));
+  admin
+    .command('suspend-user')
+    .description('suspend a user: every site of theirs answers 451, and they can claim and change nothing until resumed')
+    .argument('<userId>', "the user's id, as their token's subject (github|12345)")
+    .requiredOption('--reason <text>', 'why, for the user (shown in `sitehost whoami` and `sitehost info`), at most 1,000 characters')
+    .option('--json', 'print the suspension as JSON')
+    .action(async (userId, options) => (await import('./commands/admin.ts')).suspendUser(userId, options));
+  admin
+    .command('resume-user')
+    .description("lift a user's suspension: their sites are served again")
+    .argument('<userId>')
+    .option('--json', 'print what was resumed as JSON')
+    .action(async (userId, options) => (await import('./commands/admin.ts')).resumeUser(userId, options));
   admin
     .command('delete')
     .description('unpublish any site, whoever owns it: its files and configuration go, and the domain is free')

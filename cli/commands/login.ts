@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import { terminalSafe } from '../../src/common/control-characters.ts';
 import { text } from 'node:stream/consumers';
 import pc from 'picocolors';
 import { ApiClient } from '../api.ts';
@@ -45,8 +46,8 @@ export async function login(options: LoginOptions): Promise<void> {
   const path = await saveCredentials({ origin, token });
   const subject = await subjectOf(api, token);
   if (options.json) return printJson({ origin, userId: subject ?? null, configFile: path, ...(scopeWarning ? { warning: scopeWarning } : {}) });
-  console.log(`${pc.green('✔')} Logged in to ${origin}${subject ? ` as ${subject}` : ''}; saved in ${path}.`);
-  if (scopeWarning) console.error(pc.yellow(`Note: ${scopeWarning}`));
+  console.log(`${pc.green('✔')} Logged in to ${origin}${subject ? ` as ${terminalSafe(subject)}` : ''}; saved in ${path}.`);
+  if (scopeWarning) console.error(pc.yellow(`Note: ${terminalSafe(scopeWarning)}`));
 }
 
 export async function logout(options: { json?: boolean }): Promise<void> {
@@ -70,13 +71,16 @@ export async function whoami(options: { json?: boolean }): Promise<void> {
   if (options.json) return printJson({ ...identity, origin: api.origin });
   const expires = new Date(`${identity.expiresAt}Z`).getTime();
   const lines: [string, string][] = [
-    ['user', pc.bold(identity.userId)],
-    ['scopes', identity.scopes.join(', ') || pc.yellow('none')],
+    ['user', pc.bold(terminalSafe(identity.userId))],
+    ['scopes', terminalSafe(identity.scopes.join(', ')) || pc.yellow('none')],
     ['expires', `${formatTimestamp(identity.expiresAt)} (${fromNow(expires)})`],
-    ['issuer', identity.issuer],
+    ['issuer', terminalSafe(identity.issuer)],
     // An API token (`sitehost tokens`): which one, and the sites it is limited to.
-    ...(identity.tokenId === undefined ? [] : ([['token', identity.tokenId], ['sites', identity.sites?.join(', ') ?? 'all of yours']] as [string, string][])),
+    ...(identity.tokenId === undefined ? [] : ([['token', terminalSafe(identity.tokenId)], ['sites', terminalSafe(identity.sites?.join(', ') ?? 'all of yours')]] as [string, string][])),
     ['service', api.origin],
+    ...(identity.suspension
+      ? [['suspended', pc.red(`since ${formatTimestamp(identity.suspension.since)}: ${terminalSafe(identity.suspension.reason)}`)] as [string, string]]
+      : []),
   ];
-  for (const [name, value] of lines) console.log(`${pc.dim(name.padEnd(9))}${value}`);
+  for (const [name, value] of lines) console.log(`${pc.dim(name.padEnd(11))}${value}`);
 }

@@ -117,7 +117,7 @@ resource(deployments, '/v2/sites/:domain/deployments/:id', {
       // A first deploy's deployment exists before its site does: its creator may read it, to resume
       // the upload. To anyone else the domain is not hosted (404), as for every other read.
       const principal = c.get('principal');
-      const creator = record?.createdBy === principal.userId ? { userId: record.createdBy, suspension: null } : null;
+      const creator = record?.createdBy === principal.userId ? { userId: record.createdBy, suspension: null, userSuspension: null } : null;
       authorize(principal, domain, site ?? creator, 'read');
       if (!record) throw deploymentNotFound(domain, id);
       const missing = record.state === 'uploading' ? await stillMissing(c.env, record) : undefined;

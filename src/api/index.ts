@@ -17,6 +17,7 @@ import { rateLimit } from './rate-limit';
 import { sites } from './sites';
 import { tokens } from './tokens';
 import { usage } from './usage';
+import { userSuspensions } from './user-suspensions';
 import { v1 } from './v1';
 import { whoami } from './whoami';
 
@@ -32,6 +33,7 @@ api.route('/', events);
 api.route('/', files);
 api.route('/', info);
 api.route('/', operators);
+api.route('/', userSuspensions);
 api.route('/', certificate);
 api.route('/', domains);
 api.route('/', usage);

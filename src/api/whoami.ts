@@ -4,6 +4,8 @@ import { requireScopeAcrossSites } from '../auth/middleware';
 import type { Identity } from '../common/api-types';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
+import { getUserSuspension } from '../storage/user-suspensions';
+import { suspensionView } from './operators';
 
 export const whoami = new Hono<AppEnv>();
 
@@ -11,14 +13,17 @@ export const whoami = new Hono<AppEnv>();
 resource(whoami, '/v2/whoami', {
   GET: [
     requireScopeAcrossSites(),
-    (c) => {
+    async (c) => {
       const { userId, scopes, issuer, expiresAt, sites, tokenId } = c.get('principal');
+      // A suspended user learns why here, whatever their token may do; others' answers are as they were.
+      const suspension = await getUserSuspension(c.env.DB, userId);
       const body: Identity = {
         userId,
         scopes: [...scopes].sort(),
         issuer,
         expiresAt: timestamp(expiresAt),
         ...(tokenId === null ? {} : { tokenId, sites: sites && [...sites].sort() }),
+        ...(suspension ? { suspension: suspensionView(suspension) } : {}),
       };
       return c.json(body);
     },

@@ -184,6 +184,8 @@ export interface SiteInfo {
   metadata: Record<string, string>;
   /** Set while an operator has suspended the site: it answers 451, and its owner cannot change it. */
   suspension: SiteSuspension | null;
+  /** Set while an operator has suspended its owner: every site of theirs answers 451, and they claim and change nothing. */
+  userSuspension: SiteSuspension | null;
 }
 
 /** An operator's suspension of a site (`PUT /v2/sites/<domain>/suspension`, scope admin). */
@@ -191,6 +193,13 @@ export interface SiteSuspension {
   /** Why, in the operator's words, for the owner. */
   reason: string;
   since: Timestamp;
+}
+
+/** An operator's suspension of a user (`PUT /v2/users/<userId>/suspension`, scope admin): the sites it reaches. */
+export interface UserSuspension extends SiteSuspension {
+  userId: string;
+  /** The user's sites, each answering 451 now. */
+  domains: string[];
 }
 
 /** `GET /v2/whoami`: the token's subject, scopes, issuer and expiry, as the service verified them. */
@@ -203,6 +212,8 @@ export interface Identity {
   /** An API token's id, and the sites it is limited to (null: every site of its user); absent for a JWT. */
   tokenId?: string;
   sites?: string[] | null;
+  /** Present while an operator has suspended the user: they claim and change nothing, and their sites answer 451. */
+  suspension?: SiteSuspension;
 }
 
 /** An API token as `GET /v2/tokens` lists it: never its secret. */

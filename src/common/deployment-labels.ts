@@ -1,6 +1,7 @@
 // What tells deployments apart besides their files (docs/design.md, "Deployments"): a message,
 // an alias and the client that made them. Shared by the Worker (which checks them), the CLI and
-// the dashboard (which send them): it imports nothing and uses only erasable TypeScript.
+// the dashboard (which send them): it imports only its siblings and uses only erasable TypeScript.
+import { controlCharacterIn } from './control-characters.ts';
 
 /** The most characters (Unicode code points) a deployment's message may have: `MAX_MESSAGE_LENGTH`. */
 export const maxMessageLength = 1000;
@@ -55,11 +56,15 @@ export function aliasFrom(name: string): string {
   return slug(slug(name.toLowerCase().replace(/[^a-z0-9]+/g, '-')).slice(0, maxAliasLength));
 }
 
-/** Why `message` is no message: too long, or control characters other than tab and line breaks. */
+/**
+ * Why `message` is no message: too long, or a control character other than tab and line breaks
+ * (LF, or CR LF: a lone CR overwrites the line it ends on a terminal, ESC and BEL make escape sequences).
+ */
 export function messageProblem(message: string): string | undefined {
   const length = [...message].length;
   if (length > maxMessageLength) return `it is ${length} characters long; a message is at most ${maxMessageLength} (MAX_MESSAGE_LENGTH)`;
-  if (/[^\P{Cc}\t\n\r]/u.test(message)) return 'control characters other than tab and line breaks are not allowed';
+  const control = controlCharacterIn(message, { tab: true, lineBreaks: true });
+  if (control) return `it holds the control character ${control}; only tab and line breaks (LF, CR LF) are allowed`;
   return undefined;
 }
 

@@ -43,7 +43,10 @@ export function checkedMessage(message: unknown): string | null {
   const refusal = messageProblem(message);
   if (!refusal) return message;
   const overLimit = [...message].length > maxMessageLength;
-  throw new Problem('invalid-request', `The deployment's message is refused: ${refusal}.`, overLimit ? { extensions: { limit: 'MAX_MESSAGE_LENGTH', value: maxMessageLength } } : {});
+  throw new Problem('invalid-request', `The deployment's "message" is refused: ${refusal}.`, {
+    errors: [{ pointer: '/message', message: refusal }],
+    ...(overLimit ? { extensions: { limit: 'MAX_MESSAGE_LENGTH', value: maxMessageLength } } : {}),
+  });
 }
 
 /** A deployment's alias as sent (absent: none); 400 saying what an alias is. */

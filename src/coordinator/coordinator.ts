@@ -30,7 +30,7 @@ import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
 import { configuredRoot } from '../rules/deployment-rules';
 import { filesForRoot } from './rules-root';
-import { resume, suspend } from './suspension';
+import { refreshOwnerSuspension, resume, suspend } from './suspension';
 import { servesAlready, unchangedResult } from './unchanged';
 
 /**
@@ -298,6 +298,14 @@ export class SiteCoordinator extends DurableObject<Env> {
   resume(domain: string): Promise<Outcome<null>> {
     return this.#change(async () => {
       await resume(this.#state, administer(domain, await this.#state.load(domain)));
+      return null;
+    });
+  }
+
+  /** An operator suspended its owner, or lifted that (./suspension.ts): every location serves accordingly once this answers. */
+  refreshOwner(domain: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      await refreshOwnerSuspension(this.#state, await this.#state.load(domain));
       return null;
     });
   }

@@ -13,7 +13,7 @@ import { type StoredObject, forgetObjects, recordObjects, release } from '../sto
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { deleteObjects } from '../storage/objects';
 import { log } from '../platform/log';
-import { checkClaim } from '../domains/claim';
+import { checkClaimant } from './claimant';
 import { authorize } from './access';
 import { Commits } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployment-records';
@@ -85,7 +85,7 @@ export class SiteState {
   async permitted(domain: string, userId: string, action: 'deploy' | 'change'): Promise<SiteRecord | null> {
     const site = await this.load(domain);
     authorize({ userId }, domain, site, action);
-    if (site === null && action === 'deploy') await checkClaim(this.env, domain, userId);
+    if (site === null && action === 'deploy') await checkClaimant(this.env, domain, userId);
     return site;
   }
 

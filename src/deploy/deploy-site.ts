@@ -1,7 +1,7 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { authorize } from '../coordinator/access';
-import { checkClaim } from '../domains/claim';
+import { checkClaimant } from '../coordinator/claimant';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
@@ -40,7 +40,7 @@ export async function deploySite(
   return admission.run(async () => {
     // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
     authorize({ userId }, domain, owner, 'deploy');
-    if (owner === null) await checkClaim(env, domain, userId);
+    if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
     return store(env, request, { domain, userId, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });
   });

@@ -11,8 +11,8 @@ import type { Env } from '../platform/env';
 import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { authorize } from '../coordinator/access';
-import { checkClaim } from '../domains/claim';
+import { authorize, refuseSuspendedUser } from '../coordinator/access';
+import { checkClaimant } from '../coordinator/claimant';
 import type { PackUpload } from '../coordinator/changes';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import { newDeploymentId } from '../coordinator/deployment-id';
@@ -23,6 +23,7 @@ import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs } f
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites-table';
+import { getUserSuspension } from '../storage/user-suspensions';
 import { discard, handOver } from './hand-over';
 import type { DeploymentClient } from '../common/deployment-labels';
 import { type DeploymentLabels, type RequestedLabels, labelsOf, requestClient } from '../content/label-checks';
@@ -137,7 +138,7 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   return admission.run(async () => {
     // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
     authorize({ userId }, domain, owner, 'deploy');
-    if (owner === null) await checkClaim(env, domain, userId);
+    if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
     return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room, reading: admission.reading, onPurgePending });
   });
@@ -294,8 +295,10 @@ async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<
 export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
   const [owner, room] = await Promise.all([getSiteOwner(env.DB, domain), storageRoom(env, userId, domain)]);
-  // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here.
+  // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here,
+  // and one of a user suspended since it began (for a new domain, no site record tells).
   authorize({ userId }, domain, owner, 'deploy');
+  if (owner === null) refuseSuspendedUser(userId, await getUserSuspension(env.DB, userId));
   const record = await uploadingDeployment(env.DB, domain, id, userId);
   const limits = deployLimits(env);
   checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');

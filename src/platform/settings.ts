@@ -36,7 +36,7 @@ export interface SettingVars {
   DOMAIN_PROOF?: unknown;
   DNS_RESOLVER_URL?: unknown;
   SITES_PARENT_DOMAIN?: unknown;
-  /** Secrets: the key of proof values (src/domains/proof-record.ts), AUTH_SECRET standing in for it. */
+  /** Secrets: the key of proof values (src/domains/proof-record.ts), and the key that signs tokens, which must not be it. */
   DOMAIN_PROOF_SECRET?: unknown;
   AUTH_SECRET?: unknown;
   MAX_UNFINISHED_DEPLOYMENTS?: unknown;
@@ -113,7 +113,7 @@ export interface DomainSettings {
   resolverUrl: string;
   /** The service's own parent domain: `<name>.<parentDomain>` is first come, first served. Lower case; null for none. */
   parentDomain: string | null;
-  /** The key of proof values: the secret DOMAIN_PROOF_SECRET, else AUTH_SECRET; null when neither is set (then DOMAIN_PROOF must be `off`). */
+  /** The key of proof values: the secret DOMAIN_PROOF_SECRET; null when it is not set (then DOMAIN_PROOF must be `off`). */
   proofKey: string | null;
 }
 
@@ -147,8 +147,9 @@ export class InvalidSetting extends Error {
   readonly setting: keyof SettingVars;
 
   // Plain fields, not parameter properties: Node's type stripping (scripts/start.mjs) cannot compile those.
-  constructor(setting: keyof SettingVars, value: unknown, expected: string) {
-    super(`The setting ${setting} is ${JSON.stringify(value)}; it must be ${expected}.`);
+  /** `shown`: what the message says the value is; a secret's is described, never written out. */
+  constructor(setting: keyof SettingVars, value: unknown, expected: string, shown = JSON.stringify(value)) {
+    super(`The setting ${setting} is ${shown}; it must be ${expected}.`);
     this.setting = setting;
   }
 }
@@ -230,6 +231,29 @@ function hostname(vars: SettingVars, setting: keyof SettingVars): string {
   return name;
 }
 
+/**
+ * The shortest DOMAIN_PROOF_SECRET: proof values are published in DNS for user ids anyone can
+ * guess, so each is a known HMAC of its key, which must not be found by searching offline.
+ */
+export const minProofSecretLength = 32;
+
+const proofSecretRule = `a random secret of at least ${minProofSecretLength} characters, other than AUTH_SECRET (docs/operating.md)`;
+
+/**
+ * DOMAIN_PROOF_SECRET, or null when it is not set. Never AUTH_SECRET: the token key would then
+ * be searchable offline from public DNS records, and it signs every token, admin ones included.
+ */
+function proofSecret(vars: SettingVars): string | null {
+  const secret = vars.DOMAIN_PROOF_SECRET;
+  if (secret === undefined || secret === '') return null;
+  if (typeof secret !== 'string' || [...secret].length < minProofSecretLength) {
+    const shown = typeof secret === 'string' ? `${[...secret].length} characters long` : 'not a string';
+    throw new InvalidSetting('DOMAIN_PROOF_SECRET', undefined, proofSecretRule, shown);
+  }
+  if (secret === vars.AUTH_SECRET) throw new InvalidSetting('DOMAIN_PROOF_SECRET', undefined, proofSecretRule, 'the same as AUTH_SECRET');
+  return secret;
+}
+
 function domainSettings(vars: SettingVars): DomainSettings {
   const proof = vars.DOMAIN_PROOF;
   if (proof !== 'dns' && proof !== 'off') throw new InvalidSetting('DOMAIN_PROOF', proof, '"dns" or "off"');
@@ -238,9 +262,9 @@ function domainSettings(vars: SettingVars): DomainSettings {
   if (!resolverUrl || !['https:', 'http:'].includes(resolverUrl.protocol)) {
     throw new InvalidSetting('DNS_RESOLVER_URL', resolver, 'the http(s) URL of a DNS-over-HTTPS JSON API');
   }
-  const proofKey = [vars.DOMAIN_PROOF_SECRET, vars.AUTH_SECRET].find((value): value is string => typeof value === 'string' && value !== '') ?? null;
+  const proofKey = proofSecret(vars);
   if (proof === 'dns' && proofKey === null) {
-    throw new InvalidSetting('DOMAIN_PROOF_SECRET', vars.DOMAIN_PROOF_SECRET, 'a long random secret when DOMAIN_PROOF is "dns" (or AUTH_SECRET set)');
+    throw new InvalidSetting('DOMAIN_PROOF_SECRET', undefined, `${proofSecretRule} when DOMAIN_PROOF is "dns"`, 'not set');
   }
   const parent = typeof vars.SITES_PARENT_DOMAIN === 'string' ? vars.SITES_PARENT_DOMAIN.trim() : vars.SITES_PARENT_DOMAIN;
   return { proof, resolverUrl: resolverUrl.href, parentDomain: parent === '' ? null : hostname(vars, 'SITES_PARENT_DOMAIN'), proofKey };

@@ -4,7 +4,7 @@ import { defaultLocation } from '../coordinator/edge-cache';
 import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
 import type { FileEntry } from '../storage/file-index';
-import type { Deployment, Suspension } from '../storage/sites-table';
+import { type Deployment, type Suspension, withheld } from '../storage/sites-table';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
 import { type HeaderRule, type HostOptions, hostOptionsOf } from './host-options';
@@ -43,7 +43,7 @@ export interface ServedDeployment {
   /** Its files; null when it has none, only host options (a domain that only redirects, say). */
   deployment: Deployment | null;
   host: HostOptions;
-  /** Its site's suspension, if an operator suspended it: every request is answered 451. */
+  /** Its site's suspension, or its owner's, if an operator suspended either: every request is answered 451. */
   suspension: Suspension | null;
   /** The domain it is served on as the live site; none for a preview, where `_redirects` rules for a host never apply. */
   domain?: string;
@@ -85,7 +85,8 @@ export async function answerWith(
 async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<ServedDeployment | undefined> {
   const site = await liveSite(env, ctx, domain, location);
   // A domain claimed by a preview alone serves nothing (unless suspended: then it says so).
-  return site && (site.liveDeploymentId || site.suspension) ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension: site.suspension, domain } : undefined;
+  const suspension = withheld(site);
+  return site && (site.liveDeploymentId || suspension) ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension, domain } : undefined;
 }
 
 /** The service's own origin, on its first API host, with the scheme and port the request came by. */

@@ -26,6 +26,7 @@ import type {
   SiteInfo,
   SignOut,
   SiteSuspension,
+  UserSuspension,
 } from '../../src/common/api-types';
 
 /**
@@ -95,9 +96,11 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       certificate: 'required',
       metadata: 'required',
       suspension: 'required',
+      userSuspension: 'required',
     } satisfies Shape<SiteInfo>,
   ],
   ['SiteSuspension', schemas.SiteSuspension, { reason: 'required', since: 'required' } satisfies Shape<SiteSuspension>],
+  ['UserSuspension', schemas.UserSuspension, { userId: 'required', reason: 'required', since: 'required', domains: 'required' } satisfies Shape<UserSuspension>],
   [
     'SiteInfo.deployment',
     schemas.SiteInfo?.properties?.deployment?.oneOf?.[0],
@@ -125,7 +128,7 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       missing: 'optional',
     } satisfies Shape<Deployment>,
   ],
-  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required', tokenId: 'optional', sites: 'optional' } satisfies Shape<Identity>],
+  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required', tokenId: 'optional', sites: 'optional', suspension: 'optional' } satisfies Shape<Identity>],
   ['ApiToken', schemas.ApiToken, tokenShape satisfies Shape<ApiToken>],
   ['CreatedApiToken', schemas.CreatedApiToken, { ...tokenShape, token: 'required' } satisfies Shape<CreatedApiToken>],
   ['SignOut', schemas.SignOut, { revoked: 'required', signedOutBefore: 'required' } satisfies Shape<SignOut>],

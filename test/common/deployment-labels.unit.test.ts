@@ -45,8 +45,12 @@ describe('deployment labels', () => {
     expect(messageProblem('line one\r\n\tline two')).toBeUndefined();
     expect(messageProblem('🚀'.repeat(1000))).toBeUndefined();
     expect(messageProblem('🚀'.repeat(1001))).toMatch(/1001 characters.*MAX_MESSAGE_LENGTH/);
-    expect(messageProblem('nul\u0000')).toMatch(/control characters/);
-    expect(messageProblem('c1\u0085')).toMatch(/control characters/);
+    expect(messageProblem('nul\u0000')).toMatch(/control character U\+0000/);
+    expect(messageProblem('c1\u0085')).toMatch(/control character U\+0085/);
+    // What would act on a terminal that shows the message: an escape sequence, a bell, a CR that overwrites the line.
+    expect(messageProblem('title\u001b]0;pwned\u0007')).toMatch(/control character U\+001B; only tab and line breaks/);
+    expect(messageProblem('fine\rforged')).toMatch(/control character U\+000D/);
+    expect(messageProblem('csi\u009b2J')).toMatch(/control character U\+009B/);
     expect(checkedMessage('')).toBeNull();
     const refused = (() => {
       try {

@@ -22,7 +22,7 @@ const valid = {
   DOMAIN_PROOF: 'dns',
   DNS_RESOLVER_URL: 'https://cloudflare-dns.com/dns-query',
   SITES_PARENT_DOMAIN: ' Sitehost.App ',
-  DOMAIN_PROOF_SECRET: 'proof-secret',
+  DOMAIN_PROOF_SECRET: 'proof-secret-of-thirty-two-chars',
   MAX_UNFINISHED_DEPLOYMENTS: '10',
   MAX_SITES_PER_USER: '100',
   MAX_USER_BYTES: '10737418240',
@@ -55,7 +55,7 @@ describe('settings', () => {
       previewHostname: 'preview.localhost',
       apiRequestsPerMinute: 1200,
       anonymousRequestsPerMinute: 300,
-      domains: { proof: 'dns', resolverUrl: 'https://cloudflare-dns.com/dns-query', parentDomain: 'sitehost.app', proofKey: 'proof-secret' },
+      domains: { proof: 'dns', resolverUrl: 'https://cloudflare-dns.com/dns-query', parentDomain: 'sitehost.app', proofKey: 'proof-secret-of-thirty-two-chars' },
       maxUnfinishedDeployments: 10,
       quotas: { maxSites: 100, maxBytes: 10737418240, deploysPerHour: 200 },
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'], purgeUrlsPerRequest: 100, purgeUrlsPerSecond: 800, purgeWaitMs: 2000 },
@@ -64,11 +64,33 @@ describe('settings', () => {
     });
   });
 
-  it('keys proof values with DOMAIN_PROOF_SECRET, else AUTH_SECRET; no parent domain when SITES_PARENT_DOMAIN is empty', () => {
-    const { domains } = parseSettings({ ...valid, DOMAIN_PROOF_SECRET: undefined, AUTH_SECRET: 'auth-secret', SITES_PARENT_DOMAIN: '' });
-    expect(domains).toMatchObject({ proofKey: 'auth-secret', parentDomain: null });
-    // With DOMAIN_PROOF=off no proof is checked, and a service without either secret runs.
+  it('keys proof values with DOMAIN_PROOF_SECRET; no parent domain when SITES_PARENT_DOMAIN is empty', () => {
+    const { domains } = parseSettings({ ...valid, AUTH_SECRET: 'auth-secret', SITES_PARENT_DOMAIN: '' });
+    expect(domains).toMatchObject({ proofKey: 'proof-secret-of-thirty-two-chars', parentDomain: null });
+    // With DOMAIN_PROOF=off no proof is checked, and a service without the secret runs.
     expect(parseSettings({ ...valid, DOMAIN_PROOF: 'off', DOMAIN_PROOF_SECRET: undefined }).domains.proofKey).toBeNull();
+  });
+
+  it('never keys proof values with AUTH_SECRET, the token key: DOMAIN_PROOF=dns needs its own long secret, never written out', () => {
+    const authSecret = 'a-token-signing-key-of-forty-characters!';
+    const refusals = [
+      [undefined, 'is not set'],
+      ['', 'is not set'],
+      ['short-secret', 'is 12 characters long'],
+      [authSecret, 'is the same as AUTH_SECRET'],
+    ] as const;
+    for (const [secret, shown] of refusals) {
+      const attempt = () => parseSettings({ ...valid, AUTH_SECRET: authSecret, DOMAIN_PROOF_SECRET: secret });
+      expect(attempt).toThrow(InvalidSetting);
+      expect(attempt).toThrow(`The setting DOMAIN_PROOF_SECRET ${shown}; it must be a random secret of at least 32 characters, other than AUTH_SECRET`);
+      try {
+        attempt();
+      } catch (error) {
+        if (secret) expect((error as Error).message).not.toContain(secret);
+      }
+    }
+    // A short or reused secret is refused with DOMAIN_PROOF=off too: it would key the values the service shows.
+    expect(() => parseSettings({ ...valid, DOMAIN_PROOF: 'off', DOMAIN_PROOF_SECRET: 'short-secret' })).toThrow(InvalidSetting);
   });
 
   it.each([
@@ -99,6 +121,7 @@ describe('settings', () => {
     ['SITES_PARENT_DOMAIN', 'sitehost.app/x'],
     ['SITES_PARENT_DOMAIN', 'a.example, b.example'],
     ['DOMAIN_PROOF_SECRET', ''],
+    ['DOMAIN_PROOF_SECRET', 'thirty-one-characters-not-32!!!'],
     ['MAX_UNFINISHED_DEPLOYMENTS', '0'],
     ['MAX_SITES_PER_USER', 'unlimited'],
     ['MAX_USER_BYTES', '10 GiB'],
@@ -184,6 +207,8 @@ describe('a bad setting in a running Worker', () => {
   it.each([
     ['EDGE_PURGE', { API_HOSTNAMES: 'api.example.com', EDGE_PURGE: 'local' }, 'api.example.com'],
     ['PREVIEW_HOSTNAME', { PREVIEW_HOSTNAME: '<preview-hostname>' }, 'localhost'],
+    // The token key is never the proof key: a Worker with DOMAIN_PROOF=dns and no DOMAIN_PROOF_SECRET serves nothing.
+    ['DOMAIN_PROOF_SECRET', { DOMAIN_PROOF: 'dns', DOMAIN_PROOF_SECRET: undefined }, 'proven.example'],
   ])('answers a 500 naming %s for a configuration that cannot go public, on every host', async (setting, vars, host) => {
     const { env, createExecutionContext } = await import('cloudflare:test');
     const { default: worker } = await import('../../src/index');
