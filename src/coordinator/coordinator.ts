@@ -15,6 +15,7 @@ import type { FileEntry } from '../storage/file-index';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
+import { recordUnpublished } from '../storage/configurations-feed';
 import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage-ledger';
 import { deployLimits, limitExceeded } from '../content/deploy-limits';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
@@ -264,6 +265,7 @@ export class SiteCoordinator extends DurableObject<Env> {
         forgetBlobsOf(DB, domain),
         forgetObjectsOf(DB, domain),
         ...tickConfigurationsClock(DB, Date.now()),
+        recordUnpublished(DB, domain),
       ];
       await this.#state.commits.commit(domain, statements, null, {
         now: [

@@ -18,6 +18,7 @@ export interface SettingVars {
   RETIRED_DEPLOYMENT_GRACE_SECONDS?: unknown;
   ORPHAN_SWEEP_GRACE_SECONDS?: unknown;
   EVENTS_RETENTION_DAYS?: unknown;
+  CONFIGURATION_CHANGES_RETENTION_DAYS?: unknown;
   EDGE_PURGE?: unknown;
   EDGE_CACHE_HOST?: unknown;
   EDGE_LOCAL_CACHES?: unknown;
@@ -62,6 +63,8 @@ export interface Settings {
   orphanSweepGraceSeconds: number;
   /** Days of event history kept for replay. */
   eventsRetentionDays: number;
+  /** Days an unpublish stays in the configurations feed; a cursor older than a forgotten one answers 410. */
+  configurationChangesRetentionDays: number;
   /** How a change reaches every location's cache (docs/serving.md). */
   edge: EdgeSettings;
   /** The budget every call to Cloudflare's API shares (docs/serving.md). */
@@ -233,6 +236,7 @@ export function parseSettings(vars: SettingVars): Settings {
     retiredDeploymentGraceSeconds: wholeNumber(vars, 'RETIRED_DEPLOYMENT_GRACE_SECONDS', 0),
     orphanSweepGraceSeconds: wholeNumber(vars, 'ORPHAN_SWEEP_GRACE_SECONDS', 0),
     eventsRetentionDays: wholeNumber(vars, 'EVENTS_RETENTION_DAYS', 1),
+    configurationChangesRetentionDays: wholeNumber(vars, 'CONFIGURATION_CHANGES_RETENTION_DAYS', 1),
     edge: edgeSettings(vars),
     cloudflareApi: cloudflareApiSettings(vars),
     deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),
