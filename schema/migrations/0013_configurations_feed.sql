@@ -26,3 +26,17 @@ CREATE TABLE service_keys (
 );
 
 INSERT INTO service_keys (name, key) VALUES ('configurations-cursor', randomblob(32));
+
+-- Where the daily orphan sweep (src/coordinator/orphan-sweeps.ts) goes on listing the bucket: each
+-- run lists a bounded number of keys after `after` (null: a new scan from the start), and the
+-- scans' start times bound which objects count as lately written.
+CREATE TABLE bucket_scans (
+  name TEXT PRIMARY KEY,
+  after TEXT,
+  -- When this scan began, and the two before it (epoch milliseconds; 0: none).
+  started INTEGER NOT NULL,
+  previous_started INTEGER NOT NULL,
+  earlier_started INTEGER NOT NULL
+);
+
+INSERT INTO bucket_scans (name, after, started, previous_started, earlier_started) VALUES ('orphans', NULL, 0, 0, 0);
