@@ -10,7 +10,7 @@ import type { Env } from '../platform/env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, recordBlobs } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, getDeployment } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
@@ -77,6 +77,18 @@ export class SiteCoordinator extends DurableObject<Env> {
     await this.#state.commits.scheduleAlarm();
   }
 
+  /** Where the stored ones of `hashes` lie (./blob-index.ts). Not queued behind changes: the index only ever names bytes that exist. */
+  async knownBlobs(domain: string, hashes: readonly string[]): Promise<Map<string, BlobLocation>> {
+    await this.#state.commits.blobs.moved(domain);
+    return this.#state.commits.blobs.known(hashes);
+  }
+
+  /** Every hash the site stores and where: what a multipart deploy need not store again. */
+  async storedBlobs(domain: string): Promise<Map<string, BlobLocation>> {
+    await this.#state.commits.blobs.moved(domain);
+    return this.#state.commits.blobs.all();
+  }
+
   /** The Worker aborted the upload of `key`. */
   async forgetUpload(key: string): Promise<void> {
     this.#state.commits.uploads.forget(key);
@@ -119,11 +131,12 @@ export class SiteCoordinator extends DurableObject<Env> {
       const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined);
       await this.#state.commitDeployment(
         record,
-        [...statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
+        statements,
         next,
         {
           now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
           written: commit.files?.written,
+          blobs: commit.files?.blobs,
         },
         deployments,
       );
@@ -137,13 +150,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { site, record, deployments } = await this.#deployment(commit, true);
       const { DB } = this.env;
       const claim = previewClaim(DB, site, commit.userId, commit.domain, record.created);
-      await this.#state.commitDeployment(
-        record,
-        [...claim.statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
-        claim.live,
-        { now: claim.now, written: commit.files?.written },
-        deployments,
-      );
+      await this.#state.commitDeployment(record, claim.statements, claim.live, { now: claim.now, written: commit.files?.written, blobs: commit.files?.blobs }, deployments);
       return record;
     });
   }
@@ -214,9 +221,9 @@ export class SiteCoordinator extends DurableObject<Env> {
       this.#state.commits.deadlines.record(domain, uploading.id, uploading.created);
       await this.#state.commits.scheduleAlarm();
       const { DB } = this.env;
+      await this.#state.commits.blobs.moved(domain);
       try {
         await DB.batch([
-          ...recordBlobs(DB, domain, upload.blobs),
           addUploadedPack(DB, upload.deploymentId, pack),
           recordObjects(DB, domain, userId, [{ key: pack, bytes: upload.packBytes }]),
           ...(reservation ? [release(DB, reservation, userId)] : []),
@@ -225,6 +232,7 @@ export class SiteCoordinator extends DurableObject<Env> {
         await releaseQuota(this.env, reservation, userId);
         throw error;
       }
+      this.#state.commits.blobs.record(upload.blobs);
       return null;
     });
   }
@@ -262,7 +270,6 @@ export class SiteCoordinator extends DurableObject<Env> {
       const statements = [
         deleteSite(DB, domain),
         deleteDeploymentsOf(DB, domain),
-        forgetBlobsOf(DB, domain),
         forgetObjectsOf(DB, domain),
         ...tickConfigurationsClock(DB, Date.now()),
         recordUnpublished(DB, domain),
@@ -275,7 +282,7 @@ export class SiteCoordinator extends DurableObject<Env> {
           { kind: 'notify', event: { type: 'site-delete', domain } },
         ],
         unpublish: true,
-      });
+      }, { forgetAll: true });
       return null;
     });
   }
@@ -372,7 +379,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     const site = await this.#state.load(domain);
     const deployments = await deploymentsOf(this.env.DB, domain);
     const freed = this.#state.collection(domain, deployments, site?.liveDeploymentId ?? null);
-    if (freed.statements.length > 0) await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
+    if (freed.statements.length > 0) await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
     const written = new Set(deployments.map((deployment) => deployment.id));
     const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
     await deleteObjects(this.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));

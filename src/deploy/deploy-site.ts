@@ -9,7 +9,7 @@ import { keys, writeFileIndex } from '../storage/file-index';
 import { readFromBucket, withSiteRules } from '../content/site-rules';
 import { deleteObjects } from '../storage/objects';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
-import { type DeploymentRecord, siteBlobs } from '../storage/deployments-table';
+import type { DeploymentRecord } from '../storage/deployments-table';
 import { getSiteOwner } from '../storage/sites-table';
 import type { DeployResult } from '../common/api-types';
 import { handOver } from './hand-over';
@@ -57,7 +57,7 @@ async function store(
   const now = Date.now();
   const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId), packPartSize, uploadRecord(env, domain));
   // Read while the body streams in; the coordinator checks at the commit that they are still kept.
-  const stored = siteBlobs(env.DB, domain);
+  const stored = siteCoordinator(env, domain).storedBlobs(domain);
   stored.catch(() => {});
   const received = await receiveDeploy(request, deployLimits(env), pack, now, stored, room);
 

@@ -22,7 +22,11 @@ async function deployCutBeforeCommit(domain: string, files: Record<string, strin
   const stopped = new Proxy(env.SITES, {
     get(target, property) {
       if (property !== 'get') return (Reflect.get(target, property) as (...args: unknown[]) => unknown).bind(target);
-      return () => ({ deploy: () => Promise.reject(new Error('the runtime stopped')) });
+      // The coordinator answers what the Worker asks before the commit, and stops at the commit.
+      return (id: DurableObjectId) => {
+        const stub = target.get(id);
+        return new Proxy(stub, { get: (real, method) => (method === 'deploy' ? () => Promise.reject(new Error('the runtime stopped')) : Reflect.get(real, method)) });
+      };
     },
   });
   const request = new Request(`http://localhost/v2/sites/${domain}`, {
