@@ -228,3 +228,9 @@ export async function blobsStoredIn(db: D1Database, domain: string): Promise<Blo
 export function forgetBlobsOf(db: D1Database, domain: string): D1PreparedStatement {
   return db.prepare('DELETE FROM site_blobs WHERE domain = ?').bind(domain);
 }
+
+/** Domains whose rows of `site_blobs` have not moved yet, at most `limit`. */
+export async function domainsWithD1Blobs(db: D1Database, limit: number): Promise<string[]> {
+  const { results } = await db.prepare('SELECT DISTINCT domain FROM site_blobs LIMIT ?').bind(limit).all<{ domain: string }>();
+  return results.map((row) => row.domain);
+}

@@ -1,6 +1,8 @@
-import { runInDurableObject } from 'cloudflare:test';
+import { createScheduledController, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { moveBlobsOutOfD1 } from '../../src/coordinator/blob-moves';
+import worker from '../../src/index';
 import { authorized, deploy } from '../support/client';
 import { coordinatorOf, sha256Hex } from '../support/deployments';
 import { begin, manifestOf } from '../support/incremental';
@@ -73,5 +75,21 @@ describe("a site's blob index", () => {
     expect(await coordinatorRows(domain)).toHaveLength(1);
     expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' })).status).toBe(200);
     expect(await coordinatorRows(domain)).toEqual([]);
+  });
+
+  it("moves the rows of a site not used since from D1 in the daily cron, a bounded number of sites a run", async () => {
+    const domains = ['blob-idle-a.example', 'blob-idle-b.example'];
+    const before = new Map<string, BlobRow[]>();
+    for (const domain of domains) {
+      expect((await deploy(domain, { 'index.html': domain })).status).toBe(200);
+      before.set(domain, await coordinatorRows(domain));
+      await asBeforeTheMove(domain, before.get(domain)!);
+    }
+    expect(await moveBlobsOutOfD1(env, 1)).toHaveLength(1);
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: '17 3 * * *' }), env);
+    for (const domain of domains) {
+      expect(await d1Rows(domain)).toEqual([]);
+      expect(await coordinatorRows(domain)).toEqual(before.get(domain));
+    }
   });
 });
