@@ -6,8 +6,8 @@
 import { timestamp } from '../http/time';
 import { type StoredChange, type StoredConfiguration, configurationsAfter } from '../storage/configurations-feed';
 
-/** Records read from D1 at a time while streaming: about 0.5 KB each, so a page holds about 1 MB (fewer round trips; memory stays flat). */
-const streamPageSize = 2000;
+/** Records read from D1 at a time while streaming: about 0.5 KB each, so a page holds about 0.5 MB. */
+const streamPageSize = 1000;
 
 /** A configuration record (`{domain, modified, configuration}`, docs/api.md) as JSON text. */
 export function recordJson(record: StoredConfiguration): string {

@@ -68,7 +68,7 @@ async function seedSites(prefix: string, count: number): Promise<void> {
 
 describe('GET /v2/configurations, the whole list', () => {
   it('streams every record once, in domain order, across the pages it is read in', async () => {
-    // More than two of the stream's D1 pages (2,000 records).
+    // More than four of the stream's D1 pages (1,000 records).
     await seedSites('stream', 4321);
     const response = await read('/v2/configurations');
     expect(response.status).toBe(200);
