@@ -112,6 +112,7 @@ export function createProgram(json = false): Command {
     .argument('<domain>')
     .argument(...source)
     .option('--json', 'print the resulting record as JSON')
+    .addHelpText('after', `\nExample, a single-page app (its shell for every page path no file answers):\n  sitehost config set example.com '{"fallback": {"200": "/index.html"}}'`)
     .action(async (domain, input, options) => (await import('./commands/config.ts')).setConfig(domain, input, options));
   config
     .command('patch')

@@ -3,11 +3,17 @@
 // Environment: PORT (default 8787); SITEHOST_PERSIST_DIR keeps the local state elsewhere
 // (tests and benchmarks use a temporary one); AUTH_SECRET, when set, is used instead of
 // .dev.vars' (and .dev.vars is then neither created nor needed).
+// It says in a few lines what it did and where it serves. Wrangler's own output goes whole to a log
+// (.wrangler/logs/npm-start.log, or npm-start.log in SITEHOST_PERSIST_DIR); from the moment it
+// serves, wrangler's lines (requests, queues, the Worker's logs) go to the terminal too. A start
+// that fails prints wrangler's output in full.
 import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { unstable_readConfig } from 'wrangler';
 import { checkCertificateRetries, checkRateLimits, parseSettings } from '../src/platform/settings.ts';
 import { ensureAuthSecret, readDevVars } from './dev-vars.mjs';
-import { applyLocalMigrations, defaultPersistDir } from './local-migrations.mjs';
+import { announceServing, shown, startLog } from './start-output.mjs';
+import { defaultPersistDir, migrateLocalDatabase, migrationNames } from './local-migrations.mjs';
 
 const port = process.env.PORT ?? '8787';
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
@@ -19,7 +25,10 @@ const wrangler = new URL('../node_modules/wrangler/bin/wrangler.js', import.meta
 const persistDir = process.env.SITEHOST_PERSIST_DIR ?? defaultPersistDir;
 const secret = process.env.AUTH_SECRET ? ['--var', `AUTH_SECRET:${process.env.AUTH_SECRET}`] : [];
 
-if (secret.length === 0) ensureAuthSecret();
+if (secret.length === 0 && !readDevVars().AUTH_SECRET) {
+  ensureAuthSecret();
+  console.log('Created .dev.vars with a random AUTH_SECRET: it signs the tokens npm run token prints.');
+}
 checkSettings();
 
 /**
@@ -45,12 +54,28 @@ function checkSettings() {
   }
 }
 
-if (!applyLocalMigrations(persistDir, env)) process.exit(1);
+const log = startLog(process.env.SITEHOST_PERSIST_DIR ? join(persistDir, 'npm-start.log') : join(dirname(defaultPersistDir), 'logs/npm-start.log'));
+const migrated = migrateLocalDatabase(persistDir, env);
+log.write(migrated.output);
+if (!migrated.ok) {
+  process.stderr.write(`${migrated.output}npm start: applying the D1 migrations failed (wrangler's output above)\n`);
+  process.exit(1);
+}
+console.log(
+  migrated.applied > 0
+    ? `Applied ${migrated.applied} D1 migrations to the local database (${shown(persistDir)}).`
+    : `The local database (${shown(persistDir)}) has all ${migrationNames().length} D1 migrations.`,
+);
+console.log(`Starting wrangler dev; its whole output: ${log.name}`);
 
 const dev = spawn(
   process.execPath,
   [wrangler, 'dev', '--port', port, '--show-interactive-dev-session=false', '--persist-to', persistDir, ...secret, ...process.argv.slice(2)],
-  { env, stdio: 'inherit' },
+  { env, stdio: ['inherit', 'pipe', 'pipe'] },
 );
+log.follow(dev, announceServing);
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));
-dev.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+dev.on('exit', (code, signal) => {
+  if (!log.ready()) process.stderr.write(`${log.held()}npm start: wrangler dev stopped before it served (its output above, also in ${log.name})\n`);
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -11,7 +11,7 @@ import { checkedDomain } from '../domain.ts';
 import { CliError } from '../errors.ts';
 import { count, printJson } from '../format.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
-import { aliasFrom, messageProblem } from '../../src/common/deployment-labels.ts';
+import { aliasFrom, aliasHostNote, messageProblem } from '../../src/common/deployment-labels.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 import { siteUrl } from '../../src/common/site-url.ts';
@@ -168,7 +168,8 @@ function report(
   const stored = files.filter((file) => file.size > 0 && !sentHashes.has(file.hash));
   const transfer = `Uploaded ${count(sent.length, 'file')} (${formatBytes(sizeOf(sent))}); skipped ${count(stored.length, 'file')} (${formatBytes(sizeOf(stored))}) already stored.`;
   const whole = `${count(files.length, 'file')} (${formatBytes(done.totalBytes)})`;
-  const alias = deployment?.aliasUrl ? [`  Alias ${pc.bold(deployment.alias!)}: ${pc.cyan(deployment.aliasUrl)}`] : [];
+  const aliasNote = deployment?.aliasUrl && aliasHostNote(domain, deployment.aliasUrl);
+  const alias = deployment?.aliasUrl ? [`  Alias ${pc.bold(deployment.alias!)}: ${pc.cyan(deployment.aliasUrl)}`, ...(aliasNote ? [pc.dim(`  ${aliasNote}`)] : [])] : [];
   const lines =
     'type' in outcome
       ? outcome.unchanged

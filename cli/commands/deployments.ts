@@ -6,7 +6,7 @@ import { CliError } from '../errors.ts';
 import { count, formatTimestamp, printJson, table } from '../format.ts';
 import { confirm } from '../input.ts';
 import type { DeployResult, Deployment, DeploymentPage } from '../../src/common/api-types.ts';
-import { messageSummary } from '../../src/common/deployment-labels.ts';
+import { aliasHostNote, messageSummary } from '../../src/common/deployment-labels.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 
@@ -58,6 +58,9 @@ export async function listDeployments(domain: string, options: { json?: boolean 
   if (aliases.size === 0) return;
   console.log(`\n${pc.bold('Aliases')} (each serves the newest deployment with it):`);
   for (const [alias, deployment] of aliases) console.log(`  ${alias}  ${pc.cyan(deployment.aliasUrl ?? '')}  ${pc.dim(deployment.id)}`);
+  const [first] = aliases.values();
+  const note = first?.aliasUrl && aliasHostNote(domain, first.aliasUrl);
+  if (note) console.log(pc.dim(note));
 }
 
 /**

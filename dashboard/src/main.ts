@@ -7,6 +7,7 @@ import { errorMessage, type Screen, type ScreenContext } from './screen';
 import { configurationScreen } from './screens/configuration';
 import { deployScreen } from './screens/deploy';
 import { filesScreen } from './screens/files';
+import { rulesScreen } from './screens/rules';
 import { signInScreen } from './screens/sign-in';
 import { siteScreen } from './screens/site';
 import { sitesScreen } from './screens/sites';
@@ -32,6 +33,8 @@ function screenFor(route: Route, context: ScreenContext): Screen {
       return configurationScreen(context, route.domain);
     case 'files':
       return filesScreen(context, route.domain, route.directory);
+    case 'rules':
+      return rulesScreen(context, route.domain, route.deployment);
   }
 }
 

@@ -4,6 +4,8 @@ export type Route =
   | { screen: 'deploy'; domain?: string }
   | { screen: 'site'; domain: string }
   | { screen: 'configuration'; domain: string }
+  /** A deployment's rules: the live one's without `deployment`. */
+  | { screen: 'rules'; domain: string; deployment?: string }
   | { screen: 'files'; domain: string; directory: string };
 
 /** Undefined for fragments that are not routes (an in-page anchor such as the skip link's `#main`). */
@@ -17,6 +19,7 @@ export function parseRoute(hash: string): Route | undefined {
   if (first === 'sites' && domain) {
     if (third === undefined || third === '') return { screen: 'site', domain };
     if (third === 'configuration') return { screen: 'configuration', domain };
+    if (third === 'rules') return rest[0] ? { screen: 'rules', domain, deployment: decodeURIComponent(rest[0]) } : { screen: 'rules', domain };
     if (third === 'files') return { screen: 'files', domain, directory: `/${rest.map(decodeURIComponent).join('/')}` };
   }
   return { screen: 'sites' };
@@ -33,6 +36,8 @@ export function link(route: Route): string {
       return `#/sites/${encodeURIComponent(route.domain)}`;
     case 'configuration':
       return `#/sites/${encodeURIComponent(route.domain)}/configuration`;
+    case 'rules':
+      return `#/sites/${encodeURIComponent(route.domain)}/rules${route.deployment ? `/${encodeURIComponent(route.deployment)}` : ''}`;
     case 'files': {
       const directory = route.directory.split('/').map(encodeURIComponent).join('/');
       return `#/sites/${encodeURIComponent(route.domain)}/files${directory.startsWith('/') ? directory : `/${directory}`}`;

@@ -58,7 +58,7 @@ export function deploymentView(c: Context<AppEnv>, record: DeploymentRecord, liv
   };
 }
 
-function deploymentIdParam(c: Context<AppEnv>, domain: string): string {
+export function deploymentIdParam(c: Context<AppEnv>, domain: string): string {
   const id = c.req.param('id') ?? '';
   if (!isDeploymentId(id)) throw deploymentNotFound(domain, id);
   return id;

@@ -86,6 +86,60 @@ export interface DeploymentPage {
   next: string | null;
 }
 
+/** A redirect or rewrite of a deployment: from its `_redirects`, or its host options' `redirects`. */
+export interface DeploymentRedirect {
+  source: '_redirects' | 'configuration';
+  /** RFC 6570 template of the request paths it applies to (a file's `:name` is `{name}`, its `*` is `{+splat}`). */
+  from: string;
+  /** Template of the target: a path of the site, or for a redirect an absolute URL. */
+  to: string;
+  /** 3xx redirects; from `_redirects`, 200 rewrites and 404/410 serve the target with that status. */
+  status: number;
+  /** Applies where a file answers the path too: `!` in `_redirects`; always for the host options', tried before files. */
+  force: boolean;
+  /** An absolute `from`: only requests for this scheme and host, on the live site. */
+  origin?: { protocol: 'http:' | 'https:'; host: string };
+  /** Query parameters the request must carry. */
+  query?: { name: string; variable?: string; equals?: string }[];
+  /** `Country=`: ISO 3166 codes. */
+  countries?: string[];
+  /** `Language=`: language tags. */
+  languages?: string[];
+}
+
+/** Header fields a deployment adds: from its host options' `headers`, or its `_headers`. */
+export interface DeploymentHeaders {
+  source: '_headers' | 'configuration';
+  /** Template of the request paths it applies to; null: every response that serves a file. */
+  uri: string | null;
+  /** Values by field name, each set in place of what came before. */
+  fields: Record<string, string[]>;
+  /** Fields removed before these are set (`! Name` in `_headers`). */
+  detach: string[];
+}
+
+/** A file that answers a path nothing else answers: the host options' `fallback`, or the root `404.html` when none names a 404 page. */
+export interface DeploymentFallback {
+  source: 'configuration' | 'default';
+  /** 2xx: for page requests only (a single-page app's shell); 4xx and 5xx: for any miss. */
+  status: number;
+  /** From the site's root (`root`), with a leading slash. */
+  path: string;
+}
+
+/**
+ * `GET .../deployments/<id>/rules`: the rules a deployment is served with, read-only, in the
+ * order the service applies them: redirects from `_redirects`, then the host options' (the first
+ * that applies wins); headers from the host options, then `_headers` (a later value replaces);
+ * the fallbacks tried, in order, when no file answers.
+ */
+export interface DeploymentRules {
+  deploymentId: string;
+  redirects: DeploymentRedirect[];
+  headers: DeploymentHeaders[];
+  fallbacks: DeploymentFallback[];
+}
+
 /** A file of a listing, and the answer of a file upload. */
 export interface FileEntry {
   name: string;

@@ -20,6 +20,21 @@ export function clientOf(header: string | null): DeploymentClient {
   return name === 'cli' || name === 'dashboard' ? name : 'api';
 }
 
+/** Characters of the domain's hash that end an alias host's first label (src/content/label-checks.ts). */
+export const aliasHashLength = 13;
+
+/**
+ * What the hash that ends an alias host is, for the people who see it (`-et2xe7csnokjf` of
+ * `feature-x--portfolio-example-et2xe7csnokjf.preview.example.net`), or undefined for a URL
+ * without one.
+ */
+export function aliasHostNote(domain: string, aliasUrl: string): string | undefined {
+  const label = new URL(aliasUrl).hostname.split('.')[0] ?? '';
+  const hash = label.slice(-aliasHashLength - 1);
+  if (!label.includes('--') || !new RegExp(`^-[a-z2-7]{${aliasHashLength}}$`).test(hash)) return undefined;
+  return `Alias addresses of ${domain} end in ${hash}, a hash of the domain: it keeps them apart from other sites' whose names read alike once dots become hyphens and long names are cut to fit one DNS label (a-b.com, a.b.com).`;
+}
+
 /** Lower-case letters, digits and single hyphens, starting and ending with a letter or digit. */
 const aliasPattern = /^[a-z0-9](?:-?[a-z0-9])*$/;
 

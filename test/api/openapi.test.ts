@@ -129,6 +129,7 @@ const endpointsBeyondSpec: Record<string, string> = {
   'GET /v2/sites/{domain}/deployments': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/deployments': 'docs/design.md § Deployments',
   'GET /v2/sites/{domain}/deployments/{id}': 'docs/design.md § Deployments',
+  'GET /v2/sites/{domain}/deployments/{id}/rules': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/deployments/{id}/activate': 'docs/design.md § Deployments',
   'PUT /v2/sites/{domain}/deployments/{id}/blobs': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
