@@ -168,6 +168,15 @@ export function createProgram(json = false): Command {
     .action(async (domain, options) => (await import('./commands/info.ts')).showInfo(domain, options));
 
   program
+    .command('configurations')
+    .description('print every site\'s configuration record as JSON lines, then with --follow every change as it happens (what an edge agent runs); needs global_read')
+    .option('--follow', 'after the list, print each change (a record, or {domain, modified, deleted: true}) as it happens')
+    .option('--since <cursor>', 'print the changes after this cursor (a {"cursor"} line an earlier run printed) instead of the list')
+    .option('--interval <seconds>', 'with --follow, ask for changes at least this often besides when an event hints at one', '30')
+    .option('--json', 'JSON lines (the only output of this command)')
+    .action(async (options) => (await import('./commands/configurations.ts')).configurationsCommand(options));
+
+  program
     .command('events')
     .description('follow events as they happen (deploys, deletes, configuration, files, certificates); needs global_read')
     .option('--json', 'print each event as one line of JSON, with its id')

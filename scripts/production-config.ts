@@ -4,7 +4,8 @@
 // queue, and every dead-letter queue a consumer; the settings must pass the Worker's own checks.
 // Placeholders (`<api-hostname>`) are listed, not failed: the repository ships them.
 import { type Unstable_Config, unstable_readConfig } from 'wrangler';
-import { checkCertificateRetries, parseSettings, placeholder } from '../src/platform/settings.ts';
+import { checkCertificateRetries } from '../src/platform/binding-checks.ts';
+import { parseSettings, placeholder } from '../src/platform/settings.ts';
 
 /** A wrangler configuration as wrangler reads it, with one environment applied. */
 type Config = Unstable_Config;

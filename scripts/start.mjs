@@ -10,7 +10,8 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { unstable_readConfig } from 'wrangler';
-import { checkCertificateRetries, checkRateLimits, parseSettings } from '../src/platform/settings.ts';
+import { checkCertificateRetries, checkRateLimits } from '../src/platform/binding-checks.ts';
+import { parseSettings } from '../src/platform/settings.ts';
 import { ensureSecret, readDevVars } from './dev-vars.mjs';
 import { announceServing, shown, startLog } from './start-output.mjs';
 import { defaultPersistDir, migrateLocalDatabase, migrationNames } from './local-migrations.mjs';

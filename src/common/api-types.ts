@@ -21,6 +21,15 @@ export interface ConfigurationRecord {
   configuration: Record<string, unknown>;
 }
 
+/** One change of the configurations feed (`GET /v2/configurations?since=`): a site's record at its latest, or its unpublish. */
+export type ConfigurationChange = ConfigurationRecord | { domain: string; modified: Timestamp; deleted: true };
+
+/** A page of the configurations feed: the changes after the cursor asked with, oldest first, and the cursor to ask with next. */
+export interface ConfigurationChanges {
+  changes: ConfigurationChange[];
+  cursor: string;
+}
+
 /** The answer of `PUT /v2/sites/<domain>` (and of an activation or a live finalize), and the data of its `site-deploy` event. */
 export interface DeployResult {
   type: 'site-deploy';

@@ -7,7 +7,7 @@
  */
 import { deployLimits, limitExceeded } from '../content/deploy-limits';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
-import { type BlobLocation, addUploadedPack, knownBlobs, recordBlobs } from '../storage/deployments-table';
+import { type BlobLocation, addUploadedPack } from '../storage/deployments-table';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { recordObjects, recordedBytes, release } from '../storage/usage-ledger';
@@ -48,11 +48,11 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
     state.commits.deadlines.record(domain, uploading.id, uploading.created);
     await state.commits.scheduleAlarm();
     await DB.batch([
-      ...recordBlobs(DB, domain, kept.blobs),
       addUploadedPack(DB, uploading.id, kept.pack),
       recordObjects(DB, domain, userId, [{ key: kept.pack, bytes: kept.bytes }]),
       ...(reservation ? [release(DB, reservation, userId)] : []),
     ]);
+    state.commits.blobs.record(kept.blobs);
   } catch (error) {
     await releaseQuota(state.env, reservation, userId);
     // A copy this object made is its own to delete; the request's pack the Worker has discarded.
@@ -66,8 +66,9 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
  * (deleted) when none is; else a copy of the new ones alone, the request's pack deleted.
  */
 async function keptPack(state: SiteState, upload: BlobUpload): Promise<KeptPack | undefined> {
-  const { FILES, DB } = state.env;
-  const known = await knownBlobs(DB, upload.domain, upload.blobs.map((blob) => blob.hash));
+  const { FILES } = state.env;
+  await state.commits.blobs.moved(upload.domain);
+  const known = state.commits.blobs.known(upload.blobs.map((blob) => blob.hash));
   const fresh = upload.blobs.filter((blob) => !known.has(blob.hash));
   if (fresh.length === upload.blobs.length) return { pack: upload.pack, bytes: upload.packBytes, blobs: fresh };
   const kept = fresh.length === 0 ? undefined : await copyBlobs(FILES, keys.pack(upload.domain, crypto.randomUUID()), upload.pack, fresh);

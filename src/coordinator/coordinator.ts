@@ -10,10 +10,11 @@ import type { Env } from '../platform/env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type DeploymentRecord, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, recordBlobs } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, deleteDeploymentsOf, deploymentsOf, getDeployment } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
+import { recordUnpublished } from '../storage/configurations-feed';
 import { type StoredObject, forgetObjectsOf } from '../storage/usage-ledger';
 import { administer, authorize, deploymentNotFound } from './access';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
@@ -77,6 +78,18 @@ export class SiteCoordinator extends DurableObject<Env> {
     await this.#state.commits.scheduleAlarm();
   }
 
+  /** Where the stored ones of `hashes` lie (./blob-index.ts). Not queued behind changes: the index only ever names bytes that exist. */
+  async knownBlobs(domain: string, hashes: readonly string[]): Promise<Map<string, BlobLocation>> {
+    await this.#state.commits.blobs.moved(domain);
+    return this.#state.commits.blobs.known(hashes);
+  }
+
+  /** Every hash the site stores and where: what a multipart deploy need not store again. */
+  async storedBlobs(domain: string): Promise<Map<string, BlobLocation>> {
+    await this.#state.commits.blobs.moved(domain);
+    return this.#state.commits.blobs.all();
+  }
+
   /** The Worker aborted the upload of `key`. */
   async forgetUpload(key: string): Promise<void> {
     this.#state.commits.uploads.forget(key);
@@ -119,11 +132,12 @@ export class SiteCoordinator extends DurableObject<Env> {
       const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined);
       await this.#state.commitDeployment(
         record,
-        [...statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
+        statements,
         next,
         {
           now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
           written,
+          blobs: commit.files?.blobs,
         },
         deployments,
       );
@@ -137,13 +151,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { site, record, deployments, written } = await this.#deployment(commit, true);
       const { DB } = this.env;
       const claim = previewClaim(DB, site, commit.userId, commit.domain, record.created);
-      await this.#state.commitDeployment(
-        record,
-        [...claim.statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
-        claim.live,
-        { now: claim.now, written },
-        deployments,
-      );
+      await this.#state.commitDeployment(record, claim.statements, claim.live, { now: claim.now, written, blobs: commit.files?.blobs }, deployments);
       return record;
     });
   }
@@ -240,9 +248,9 @@ export class SiteCoordinator extends DurableObject<Env> {
       const statements = [
         deleteSite(DB, domain),
         deleteDeploymentsOf(DB, domain),
-        forgetBlobsOf(DB, domain),
         forgetObjectsOf(DB, domain),
         ...tickConfigurationsClock(DB, Date.now()),
+        recordUnpublished(DB, domain),
       ];
       await this.#state.commits.commit(domain, statements, null, {
         now: [
@@ -252,7 +260,7 @@ export class SiteCoordinator extends DurableObject<Env> {
           { kind: 'notify', event: { type: 'site-delete', domain } },
         ],
         unpublish: true,
-      });
+      }, { forgetAll: true });
       return null;
     });
   }
@@ -265,7 +273,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       if (!uploading) throw deploymentNotFound(domain, id);
       if (uploading.state !== 'uploading') throw new Problem('conflict', `The deployment ${id} is not uploading: only an upload under way can be cancelled.`);
       const freed = this.#state.abandon(domain, uploading, deployments);
-      await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
+      await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
       return null;
     });
   }

@@ -9,7 +9,7 @@ import { readFromBucket, withEditedRules } from '../rules/deployment-rules';
 import { checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type BlobLocation, knownBlobs, recordBlobs } from '../storage/deployments-table';
+import type { BlobLocation } from '../storage/deployments-table';
 import { type FileEntry, type FileIndex, keys, withFile, withoutFile } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, upsertSite } from '../storage/sites-table';
@@ -38,7 +38,8 @@ export async function putFile(state: SiteState, site: SiteRecord, userId: string
   const totalBytes = (site.deployment?.totalBytes ?? 0) - (previous?.size ?? 0) + size;
   checkSiteSize(deployLimits(state.env), index.files.length + (previous ? 0 : 1), totalBytes);
   // Under the lock a hash's row names a pack that a kept deployment holds, and the new one will.
-  const stored = upload.packKey ? (await knownBlobs(state.env.DB, domain, [hash])).get(hash) : undefined;
+  await state.commits.blobs.moved(domain);
+  const stored = upload.packKey ? state.commits.blobs.known([hash]).get(hash) : undefined;
   const newPack = stored ? null : upload.packKey;
   const now = Date.now();
   const entry = stored ? { ...upload.entry, offset: stored.offset } : upload.entry;
@@ -98,8 +99,9 @@ async function switchFiles(
   const record = readyDeployment(site.domain, index.deploymentId, by.userId, by.source, now, files, site.configuration, unlabelled(by.client));
   const next = siteWith(site, record, by.userId, now);
   const { DB } = state.env;
-  await state.commitDeployment(record, [upsertSite(DB, next), ...recordBlobs(DB, site.domain, blobs)], next, {
+  await state.commitDeployment(record, [upsertSite(DB, next)], next, {
     now: [{ kind: 'notify', event }],
     written: [writtenIndex, ...blobs.map((blob) => ({ key: blob.pack, bytes: blob.size }))],
+    blobs,
   });
 }

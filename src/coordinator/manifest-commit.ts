@@ -10,7 +10,7 @@ import { type Manifest, type ManifestContent, patchedManifest } from '../content
 import { checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type DeploymentRecord, deploymentsOf, recordBlobs } from '../storage/deployments-table';
+import { type DeploymentRecord, deploymentsOf } from '../storage/deployments-table';
 import { type FileIndex, keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, upsertSite } from '../storage/sites-table';
@@ -57,7 +57,8 @@ export async function commitManifest(
   // A hash stored again points at its newest copy, as recordBlobs keeps it.
   const known = new Map((upload?.blobs ?? []).map((blob) => [blob.hash, blob]));
   addBaseLocations(base, known);
-  await addStoredLocations(DB, domain, manifest.files, known);
+  await state.commits.blobs.moved(domain);
+  await addStoredLocations(async (hashes) => state.commits.blobs.known(hashes), manifest.files, known);
   const missing = missingHashes(manifest.files, known);
   if (missing.length > 0) {
     throw new Problem('conflict', `The deployment ${id} still lacks the bytes of ${missing.length} file${missing.length === 1 ? '' : 's'}; upload them first.`, {
@@ -80,20 +81,20 @@ export async function commitManifest(
   const files = { indexKey, packs: [...new Set([...index.packs, ...uploaded])], fileCount: index.files.length, totalBytes };
   const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration, commit.labels, commit.preview);
   const written = [writtenIndex, ...(upload ? [{ key: upload.pack, bytes: upload.packBytes }] : [])];
-  const newBlobs = recordBlobs(DB, domain, upload?.blobs ?? []);
+  const blobs = upload?.blobs;
   if (commit.preview) {
     const claim = previewClaim(DB, site, userId, domain, now);
-    await state.commitDeployment(record, [...claim.statements, ...newBlobs], claim.live, { now: [...claim.now, ...followUps], written }, kept);
+    await state.commitDeployment(record, claim.statements, claim.live, { now: [...claim.now, ...followUps], written, blobs }, kept);
     return record;
   }
   const next = siteWith(site, record, userId, now);
-  const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next), ...newBlobs];
+  const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
   const result = deployResult(site, next, true, manifest.configuration !== undefined);
   await state.commitDeployment(
     record,
     statements,
     next,
-    { now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), ...followUps], written },
+    { now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), ...followUps], written, blobs },
     kept,
   );
   return result;
@@ -134,5 +135,5 @@ async function dropUnchanged(
   if (upload && !upload.bytes) await deleteObjects(state.env.FILES, [upload.pack]);
   if (!uploading) return;
   const freed = state.abandon(domain, uploading, deployments);
-  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
+  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
 }

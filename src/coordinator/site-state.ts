@@ -6,7 +6,7 @@
  */
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, putDeployment } from '../storage/deployments-table';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
 import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
 import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage-ledger';
@@ -15,21 +15,22 @@ import { deleteObjects } from '../storage/objects';
 import { log } from '../platform/log';
 import { checkClaimant } from './claimant';
 import { authorize } from './access';
+import type { BlobChange } from './blob-index';
 import { Commits } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployment-records';
 import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
 import { type Collection, collection, freedBy } from './kept-window';
 
-/** A collection as a commit takes it: statements for its batch, follow-ups now and after the grace period, and the objects it frees. */
-type Freed = { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[]; objects: string[] };
+/** A collection as a commit takes it: statements for its batch, the packs the blob index forgets, follow-ups now and after the grace period, and the objects it frees. */
+type Freed = { statements: D1PreparedStatement[]; blobs: BlobChange; now: FollowUp[]; later: FollowUp[]; objects: string[] };
 
 /**
- * What a change's commit runs after it, besides its collection's (see PendingChange), and the
+ * What a change's commit runs after it, besides its collection's (see PendingChange), the
  * objects it stored for itself alone (`written`, with their sizes): counted against its user's
- * quota once it commits, deleted when it does not.
+ * quota once it commits, deleted when it does not; and where its new bytes lie (`blobs`).
  */
-export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later' | 'orphans'> & { written?: StoredObject[] };
+export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later' | 'orphans'> & { written?: StoredObject[]; blobs?: readonly BlobLocation[] };
 
 export class SiteState {
   readonly live: LiveRecord;
@@ -120,7 +121,7 @@ export class SiteState {
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.env;
     const { domain } = record;
-    const { written = [], ...rest } = followUps;
+    const { written = [], blobs = [], ...rest } = followUps;
     const wasLive = this.live.site?.liveDeploymentId ?? null;
     const liveId = live ? live.liveDeploymentId : wasLive;
     const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
@@ -145,7 +146,7 @@ export class SiteState {
         orphans: written.map((object) => object.key),
         now: [...rest.now, ...freed.now],
         later: freed.later,
-      });
+      }, { ...freed.blobs, record: blobs });
     } catch (error) {
       await releaseQuota(this.env, reservation, record.createdBy);
       throw error;
@@ -175,11 +176,12 @@ export class SiteState {
   }
 
   #freed(domain: string, freed: Collection): Freed {
-    if (freed.deployments.length === 0) return { statements: [], now: [], later: [], objects: [] };
+    if (freed.deployments.length === 0) return { statements: [], blobs: {}, now: [], later: [], objects: [] };
     const { DB } = this.env;
     return {
       objects: freed.objects,
-      statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs), forgetObjects(DB, freed.objects)],
+      statements: [deleteDeployments(DB, freed.deployments), forgetObjects(DB, freed.objects)],
+      blobs: { forgetPacks: freed.packs },
       now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     };

@@ -37,7 +37,7 @@ export async function collectAbandoned(state: SiteState): Promise<void> {
   const site = await state.load(domain);
   const deployments = await deploymentsOf(state.env.DB, domain);
   const freed = state.collection(domain, deployments, site?.liveDeploymentId ?? null, site?.userId ?? null);
-  if (freed.statements.length > 0) await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
+  if (freed.statements.length > 0) await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
   const written = new Set(deployments.map((deployment) => deployment.id));
   const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
   await deleteObjects(state.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));

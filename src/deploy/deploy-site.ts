@@ -8,7 +8,7 @@ import type { DeployCommit } from '../coordinator/changes';
 import { keys, writeFileIndex } from '../storage/file-index';
 import { configuredRoot, readFromBucket, withSiteRules } from '../rules/deployment-rules';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
-import { type DeploymentRecord, siteBlobs } from '../storage/deployments-table';
+import type { DeploymentRecord } from '../storage/deployments-table';
 import { getSiteOwner } from '../storage/sites-table';
 import type { DeployResult } from '../common/api-types';
 import { discard, handOver } from './hand-over';
@@ -64,7 +64,7 @@ async function store(
   const now = Date.now();
   const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId), packPartSize, uploadRecord(env, domain));
   // Read while the body streams in; the coordinator checks at the commit that they are still kept.
-  const stored = siteBlobs(env.DB, domain);
+  const stored = siteCoordinator(env, domain).storedBlobs(domain);
   stored.catch(() => {});
   reading();
   const received = await receiveDeploy(request, deployLimits(env), pack, now, stored, room);

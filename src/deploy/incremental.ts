@@ -19,7 +19,7 @@ import { newDeploymentId } from '../coordinator/deployment-id';
 import { missingHashes, uploadingDeployment } from '../coordinator/deployment-records';
 import { addBaseLocations, addStoredLocations, baseIndex } from '../coordinator/manifest-base';
 import { checkSiteSize } from '../content/file-rules';
-import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, getDeployment } from '../storage/deployments-table';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites-table';
@@ -87,7 +87,7 @@ function prepare(limits: DeployLimits, body: unknown): Prepared {
 async function complete(env: Env, request: BeginRequest, prepared: Prepared, received: readonly BlobLocation[] = []): Promise<Prepared> {
   const { content, known, sizes } = prepared;
   for (const blob of received) known.set(blob.hash, blob);
-  await addStoredLocations(env.DB, request.domain, filesNamed(content), known);
+  await addStoredLocations((hashes) => siteCoordinator(env, request.domain).knownBlobs(request.domain, hashes), filesNamed(content), known);
   if ('manifest' in content) checkSiteSize(request.limits, content.manifest.files.length, knownBytes(content.manifest.files, known, sizes));
   request.room.check(declaredMissingBytes(filesNamed(content), known, sizes));
   return prepared;
@@ -175,7 +175,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
         // Declared sizes over a limit by themselves: the site's stored sizes decide, before the blobs.
         if (knownBytes(files, new Map(), prepared.sizes) > Math.min(limits.maxTotalBytes, begin.room.left)) await complete(env, begin, prepared);
         // Asked while the blobs stream in, so that content the site stores already is not stored again.
-        const stored = knownBlobs(env.DB, domain, files.map((file) => file.hash)).catch(() => new Map<string, BlobLocation>());
+        const stored = siteCoordinator(env, domain).knownBlobs(domain, files.map((file) => file.hash)).catch(() => new Map<string, BlobLocation>());
         begun.prepared = prepared;
         begun.stored = stored;
         begun.receive = blobParts({ files, limits, pack, received, stored, room: begin.room });
@@ -284,7 +284,7 @@ export async function stillMissing(env: Env, record: DeploymentRecord): Promise<
 }
 
 async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<string[]> {
-  return missingHashes(manifest.files, await knownBlobs(env.DB, domain, manifest.files.map((file) => file.hash)));
+  return missingHashes(manifest.files, await siteCoordinator(env, domain).knownBlobs(domain, manifest.files.map((file) => file.hash)));
 }
 
 /**
@@ -304,7 +304,7 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
   checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');
 
   const manifest = await readManifest(env.FILES, record.manifestKey!);
-  const known = await knownBlobs(env.DB, domain, manifest.files.map((file) => file.hash));
+  const known = await siteCoordinator(env, domain).knownBlobs(domain, manifest.files.map((file) => file.hash));
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
   const received: BlobLocation[] = [];
   try {

@@ -18,6 +18,7 @@ export interface SettingVars {
   RETIRED_DEPLOYMENT_GRACE_SECONDS?: unknown;
   ORPHAN_SWEEP_GRACE_SECONDS?: unknown;
   EVENTS_RETENTION_DAYS?: unknown;
+  CONFIGURATION_CHANGES_RETENTION_DAYS?: unknown;
   EDGE_PURGE?: unknown;
   EDGE_CACHE_HOST?: unknown;
   EDGE_LOCAL_CACHES?: unknown;
@@ -65,6 +66,8 @@ export interface Settings {
   orphanSweepGraceSeconds: number;
   /** Days of event history kept for replay. */
   eventsRetentionDays: number;
+  /** Days an unpublish stays in the configurations feed; a cursor older than a forgotten one answers 410. */
+  configurationChangesRetentionDays: number;
   /** How a change reaches every location's cache (docs/serving.md). */
   edge: EdgeSettings;
   /** The budget every call to Cloudflare's API shares (docs/serving.md). */
@@ -282,6 +285,7 @@ export function parseSettings(vars: SettingVars): Settings {
     retiredDeploymentGraceSeconds: wholeNumber(vars, 'RETIRED_DEPLOYMENT_GRACE_SECONDS', 0),
     orphanSweepGraceSeconds: wholeNumber(vars, 'ORPHAN_SWEEP_GRACE_SECONDS', 0),
     eventsRetentionDays: wholeNumber(vars, 'EVENTS_RETENTION_DAYS', 1),
+    configurationChangesRetentionDays: wholeNumber(vars, 'CONFIGURATION_CHANGES_RETENTION_DAYS', 1),
     edge: edgeSettings(vars),
     cloudflareApi: cloudflareApiSettings(vars),
     deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),
@@ -311,44 +315,6 @@ export function settingsOf(env: SettingVars): Settings {
     parsed.set(env, settings);
   }
   return settings;
-}
-
-/** The certificate consumer's `max_retries` must be `CERT_JOB_MAX_RETRIES`: the Worker cannot read the queue's. */
-export function checkCertificateRetries(settings: Settings, queueMaxRetries: number | undefined): void {
-  if (queueMaxRetries !== settings.certJobMaxRetries) {
-    throw new InvalidSetting(
-      'CERT_JOB_MAX_RETRIES',
-      settings.certJobMaxRetries,
-      `equal to the certificate queue consumer's max_retries (${queueMaxRetries ?? 'not set'})`,
-    );
-  }
-}
-
-/** The period of the API's rate limit bindings: their settings count requests per minute. */
-export const rateLimitPeriodSeconds = 60;
-
-/** A rate limit binding as wrangler.toml declares it. */
-export interface RateLimitBinding {
-  name: string;
-  simple: { limit: number; period: number };
-}
-
-/**
- * Each rate limit binding must count per minute and allow what its setting says: the Worker
- * names the setting and its value in a 429, and cannot read a binding's configuration.
- */
-export function checkRateLimits(settings: Settings, bindings: readonly RateLimitBinding[]): void {
-  const expected = [
-    ['API_REQUESTS_PER_MINUTE', 'USER_RATE_LIMITER', settings.apiRequestsPerMinute],
-    ['ANONYMOUS_REQUESTS_PER_MINUTE', 'ADDRESS_RATE_LIMITER', settings.anonymousRequestsPerMinute],
-  ] as const;
-  for (const [setting, name, limit] of expected) {
-    const binding = bindings.find((candidate) => candidate.name === name);
-    if (binding?.simple.limit !== limit || binding.simple.period !== rateLimitPeriodSeconds) {
-      const found = binding ? `limit ${binding.simple.limit}, period ${binding.simple.period}` : 'missing';
-      throw new InvalidSetting(setting, limit, `the limit of the [[ratelimits]] binding ${name}, whose period is ${rateLimitPeriodSeconds} (found: ${found})`);
-    }
-  }
 }
 
 /**

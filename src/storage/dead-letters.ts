@@ -36,9 +36,15 @@ export async function keepDeadLetters(batch: MessageBatch<unknown>, db: D1Databa
   batch.ackAll();
 }
 
-/** The daily cron: deletes dead letters kept longer than `deadLetterRetentionDays`. */
-export async function forgetOldDeadLetters(db: D1Database, now: number): Promise<void> {
-  await db.prepare('DELETE FROM dead_letters WHERE kept_at < ?').bind(now - deadLetterRetentionDays * 24 * 60 * 60 * 1000).run();
+/** Dead letters one daily run deletes at most: a bounded run (the rest go at the next). */
+const forgetPerRun = 100_000;
+
+/** The daily cron: deletes dead letters kept longer than `deadLetterRetentionDays`, the oldest first, at most `limit`. */
+export async function forgetOldDeadLetters(db: D1Database, now: number, limit = forgetPerRun): Promise<void> {
+  await db
+    .prepare('DELETE FROM dead_letters WHERE rowid IN (SELECT rowid FROM dead_letters WHERE kept_at < ? ORDER BY kept_at LIMIT ?)')
+    .bind(now - deadLetterRetentionDays * 24 * 60 * 60 * 1000, limit)
+    .run();
 }
 
 /** The dead-letter "queue" of coordinators' follow-ups that spent their attempts (src/coordinator/follow-ups.ts): no queue, but kept and read alike. */

@@ -1,4 +1,5 @@
 /** D1 access to site records. All times are epoch milliseconds. */
+import { databaseNowMs } from './configurations-feed';
 
 export interface Deployment {
   id: string;
@@ -154,42 +155,6 @@ export async function listSitesOf(db: D1Database, userId: string, { after = '', 
     .bind(userId, after, limit ?? -1)
     .all<SiteSummary>();
   return results;
-}
-
-export interface ConfigurationRecord {
-  domain: string;
-  modified: number;
-  configuration: Record<string, unknown>;
-}
-
-/**
- * The database's own clock, in epoch milliseconds. Changes are stamped and reads timed by it:
- * D1 runs every statement in one order on one clock, whereas a Worker's or a Durable Object's
- * Date.now() stands still between I/O and may disagree with another machine's.
- */
-const databaseNowMs = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
-
-/** When the set of configurations changed last, and when it was read; both by the database's clock. */
-export interface ConfigurationsClock {
-  modified: number;
-  readAt: number;
-}
-
-/** Every site's configuration and the clock, read in one transaction so they agree. */
-export async function listConfigurations(
-  db: D1Database,
-): Promise<{ clock: ConfigurationsClock; records: ConfigurationRecord[] }> {
-  const [clock, rows] = await db.batch([
-    db.prepare(`SELECT modified, ${databaseNowMs} AS readAt FROM clocks WHERE name = 'configurations'`),
-    db.prepare('SELECT domain, configuration_modified AS modified, configuration FROM sites ORDER BY domain'),
-  ]);
-  return {
-    clock: (clock!.results as ConfigurationsClock[])[0]!,
-    records: (rows!.results as { domain: string; modified: number; configuration: string }[]).map((row) => ({
-      ...row,
-      configuration: JSON.parse(row.configuration),
-    })),
-  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSetting, checkCertificateRetries, checkRateLimits, parseSettings } from '../../src/platform/settings';
+import { checkCertificateRetries, checkRateLimits } from '../../src/platform/binding-checks';
+import { InvalidSetting, parseSettings } from '../../src/platform/settings';
 
 const valid = {
   API_HOSTNAMES: 'localhost, API.sitehost.localhost',
@@ -11,6 +12,7 @@ const valid = {
   RETIRED_DEPLOYMENT_GRACE_SECONDS: '0',
   ORPHAN_SWEEP_GRACE_SECONDS: '3600',
   EVENTS_RETENTION_DAYS: '7',
+  CONFIGURATION_CHANGES_RETENTION_DAYS: '7',
   DEPLOYMENTS_KEPT: '20',
   DEPLOYMENTS_KEPT_DAYS: '30',
   PREVIEW_HOSTNAME: 'Preview.localhost',
@@ -50,6 +52,7 @@ describe('settings', () => {
       retiredDeploymentGraceSeconds: 0,
       orphanSweepGraceSeconds: 3600,
       eventsRetentionDays: 7,
+      configurationChangesRetentionDays: 7,
       deploymentsKept: 20,
       deploymentsKeptDays: 30,
       previewHostname: 'preview.localhost',
