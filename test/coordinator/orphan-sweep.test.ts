@@ -22,10 +22,11 @@ async function deployCutBeforeCommit(domain: string, files: Record<string, strin
   const stopped = new Proxy(env.SITES, {
     get(target, property) {
       if (property !== 'get') return (Reflect.get(target, property) as (...args: unknown[]) => unknown).bind(target);
-      // The coordinator answers what the Worker asks before the commit, and stops at the commit.
+      // The coordinator answers what the Worker asks before the commit, and stops at the commit: nothing after it runs (the discard of what the deploy wrote included).
       return (id: DurableObjectId) => {
         const stub = target.get(id);
-        return new Proxy(stub, { get: (real, method) => (method === 'deploy' ? () => Promise.reject(new Error('the runtime stopped')) : Reflect.get(real, method)) });
+        const stoppedAt = new Set<string | symbol>(['deploy', 'discard']);
+        return new Proxy(stub, { get: (real, method) => (stoppedAt.has(method) ? () => Promise.reject(new Error('the runtime stopped')) : Reflect.get(real, method)) });
       };
     },
   });
