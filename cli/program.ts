@@ -34,8 +34,12 @@ export function createProgram(json = false): Command {
   program
     .command('logout')
     .description('forget the stored login')
-    .option('--json', 'print whether a login was forgotten as JSON')
-    .action(async (options) => (await import('./commands/login.ts')).logout(options));
+    .option('--everywhere', 'first revoke every API token of yours and every token issued to you before now (sign-out everywhere)')
+    .option('-y, --yes', 'with --everywhere: do not ask for confirmation (required when not on a terminal)')
+    .option('--json', 'print whether a login was forgotten (and what was revoked) as JSON')
+    .action(async (options) =>
+      options.everywhere ? (await import('./commands/tokens.ts')).logoutEverywhere(options) : (await import('./commands/login.ts')).logout(options),
+    );
 
   program
     .command('whoami')
@@ -168,6 +172,28 @@ export function createProgram(json = false): Command {
     .option('--json', 'print each event as one line of JSON, with its id')
     .option('--last-event-id <id>', 'start after this event (resume where an earlier run stopped)')
     .action(async (options) => (await import('./commands/events.ts')).followEventsCommand(options));
+
+  const tokens = program.command('tokens').description('your API tokens: make one for CI, list them with when each was last used, revoke one');
+  tokens
+    .command('create')
+    .description('make an API token; it is printed once, alone on standard output')
+    .requiredOption('--name <name>', 'what it is for, e.g. "GitHub Actions of example.com"')
+    .option('--scope <scopes>', 'comma-separated scopes, each one your login holds: deploy, global_read, admin', 'deploy')
+    .option('--site <domain>', 'limit it to this site of yours (repeat for several); without it, all of your sites', (domain: string, all: string[]) => [...all, domain], [] as string[])
+    .option('--expires <when>', 'days from now (e.g. 30d) or a UTC time (2027-01-31T00:00:00); default 90 days, at most the service\'s cap (365 days)')
+    .option('--json', 'print the token and what it holds as JSON')
+    .action(async (options) => (await import('./commands/tokens.ts')).createToken(options));
+  tokens
+    .command('list')
+    .description('list your unexpired API tokens, with when each was last used (never their secrets)')
+    .option('--json', 'print the list as JSON')
+    .action(async (options) => (await import('./commands/tokens.ts')).listTokens(options));
+  tokens
+    .command('revoke')
+    .description('revoke an API token: refused at once here and everywhere within 30 seconds')
+    .argument('<id>', 'its id (see `sitehost tokens list`)')
+    .option('--json', 'print what was revoked as JSON')
+    .action(async (id, options) => (await import('./commands/tokens.ts')).revokeToken(id, options));
 
   const admin = program.command('admin').description("operators' commands: suspend, resume or unpublish any site (the token needs the admin scope)");
   admin

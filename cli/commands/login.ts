@@ -73,6 +73,8 @@ export async function whoami(options: { json?: boolean }): Promise<void> {
     ['scopes', identity.scopes.join(', ') || pc.yellow('none')],
     ['expires', `${formatTimestamp(identity.expiresAt)} (${fromNow(expires)})`],
     ['issuer', identity.issuer],
+    // An API token (`sitehost tokens`): which one, and the sites it is limited to.
+    ...(identity.tokenId === undefined ? [] : ([['token', identity.tokenId], ['sites', identity.sites?.join(', ') ?? 'all of yours']] as [string, string][])),
     ['service', api.origin],
   ];
   for (const [name, value] of lines) console.log(`${pc.dim(name.padEnd(9))}${value}`);

@@ -10,6 +10,7 @@ import { filesScreen } from './screens/files';
 import { signInScreen } from './screens/sign-in';
 import { siteScreen } from './screens/site';
 import { sitesScreen } from './screens/sites';
+import { tokensScreen } from './screens/tokens';
 import { currentToken, forgetToken, keepToken, readClaims } from './session';
 
 const main = document.getElementById('main') as HTMLElement;
@@ -24,6 +25,8 @@ function screenFor(route: Route, context: ScreenContext): Screen {
   switch (route.screen) {
     case 'sites':
       return sitesScreen(context);
+    case 'tokens':
+      return tokensScreen(context);
     case 'deploy':
       return deployScreen(context, route.domain);
     case 'site':
@@ -42,6 +45,7 @@ function renderHeader(token: string | null, route: Route): void {
     token && [
       h('a', { href: link({ screen: 'sites' }), 'aria-current': current(['sites']) }, 'My sites'),
       h('a', { href: link({ screen: 'deploy' }), 'aria-current': current(['deploy']) }, 'Deploy'),
+      h('a', { href: link({ screen: 'tokens' }), 'aria-current': current(['tokens']) }, 'Tokens'),
     ],
   );
   const claims = token ? readClaims(token) : undefined;

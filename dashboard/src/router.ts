@@ -1,6 +1,7 @@
 /** The screens, addressed by the URL's fragment so that the Worker serves one page for all of them. */
 export type Route =
   | { screen: 'sites' }
+  | { screen: 'tokens' }
   | { screen: 'deploy'; domain?: string }
   | { screen: 'site'; domain: string }
   | { screen: 'configuration'; domain: string }
@@ -14,6 +15,7 @@ export function parseRoute(hash: string): Route | undefined {
   const domain = second ? decodeURIComponent(second) : undefined;
   if (first === '') return { screen: 'sites' };
   if (first === 'deploy') return { screen: 'deploy', domain };
+  if (first === 'tokens') return { screen: 'tokens' };
   if (first === 'sites' && domain) {
     if (third === undefined || third === '') return { screen: 'site', domain };
     if (third === 'configuration') return { screen: 'configuration', domain };
@@ -27,6 +29,8 @@ export function link(route: Route): string {
   switch (route.screen) {
     case 'sites':
       return '#/';
+    case 'tokens':
+      return '#/tokens';
     case 'deploy':
       return route.domain ? `#/deploy/${encodeURIComponent(route.domain)}` : '#/deploy';
     case 'site':

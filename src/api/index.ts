@@ -14,6 +14,7 @@ import { openapi } from './openapi';
 import { operators } from './operators';
 import { rateLimit } from './rate-limit';
 import { sites } from './sites';
+import { tokens } from './tokens';
 import { usage } from './usage';
 import { v1 } from './v1';
 import { whoami } from './whoami';
@@ -34,6 +35,7 @@ api.route('/', domains);
 api.route('/', usage);
 api.route('/', openapi);
 api.route('/', whoami);
+api.route('/', tokens);
 api.route('/', v1);
 api.route('/', dashboard);
 

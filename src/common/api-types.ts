@@ -146,6 +146,32 @@ export interface Identity {
   scopes: string[];
   issuer: string;
   expiresAt: Timestamp;
+  /** An API token's id, and the sites it is limited to (null: every site of its user); absent for a JWT. */
+  tokenId?: string;
+  sites?: string[] | null;
+}
+
+/** An API token as `GET /v2/tokens` lists it: never its secret. */
+export interface ApiToken {
+  id: string;
+  name: string;
+  scopes: string[];
+  /** The domains it is limited to; null: every site of its user. */
+  sites: string[] | null;
+  createdAt: Timestamp;
+  expiresAt: Timestamp;
+  lastUsedAt: Timestamp | null;
+}
+
+/** `POST /v2/tokens`' answer: the token itself, shown this once. */
+export interface CreatedApiToken extends ApiToken {
+  token: string;
+}
+
+/** `DELETE /v2/tokens`' answer: how many tokens went, and the line before which the user's JWTs are refused. */
+export interface SignOut {
+  revoked: number;
+  signedOutBefore: Timestamp;
 }
 
 /** A JSON Pointer into the request body and what is wrong there. */

@@ -22,7 +22,12 @@ export interface IncomingEvent {
   messageId: string;
   type: string;
   data: string;
+  /** A user's own event (token-create, token-revoke): only that user's stream carries it. Absent: the service-wide stream's. */
+  userId?: string;
 }
+
+/** Whose events a stream carries: the service-wide ones, or one user's own. */
+export type Audience = { userId: string } | 'service';
 
 /** Event types become an SSE `event:` line, so they must not be able to break the framing. */
 const eventType = /^[a-z][a-z0-9-]{0,63}$/;

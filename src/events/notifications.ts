@@ -31,6 +31,21 @@ export async function publish(env: Env, notification: KeyedNotification): Promis
   ]);
 }
 
+/** A user's own event (docs/events.md, "Your own events"): what it says, never a secret. */
+export interface UserEvent {
+  type: string;
+  userId: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Logs a user's own event for their stream only: not to the webhooks, which are the operator's,
+ * nor to the service-wide stream. Appended again under the same key, it is logged once.
+ */
+export async function publishToUser(env: Env, key: string, event: UserEvent): Promise<void> {
+  await eventLog(env).append([{ messageId: keyedMessageId(key), type: event.type, data: JSON.stringify(event), userId: event.userId }]);
+}
+
 function isKeyedNotification(body: unknown): body is { key: string; event: NotificationEvent } {
   if (typeof body !== 'object' || body === null) return false;
   const { key, event } = body as Record<string, unknown>;

@@ -43,6 +43,9 @@ export interface SettingVars {
   MAX_SITES_PER_USER?: unknown;
   MAX_USER_BYTES?: unknown;
   DEPLOYS_PER_HOUR?: unknown;
+  API_TOKEN_MAX_DAYS?: unknown;
+  API_TOKENS_PER_USER?: unknown;
+  API_TOKEN_CHECK_SECONDS?: unknown;
 }
 
 export interface Settings {
@@ -81,6 +84,17 @@ export interface Settings {
   maxUnfinishedDeployments: number;
   /** Each user's quotas (src/quotas/). */
   quotas: UserQuotas;
+  /** Service-issued API tokens (src/auth/api-tokens.ts). */
+  apiTokens: ApiTokenSettings;
+}
+
+export interface ApiTokenSettings {
+  /** The longest a new token may live, in days. */
+  maxDays: number;
+  /** Unexpired tokens a user holds, at most. */
+  perUser: number;
+  /** How long a location trusts its last check of a token (or of a user's sign-out): the revocation delay. */
+  checkSeconds: number;
 }
 
 export interface UserQuotas {
@@ -148,6 +162,17 @@ function wholeNumber(vars: SettingVars, setting: keyof SettingVars, min: number)
     throw new InvalidSetting(setting, value, `a whole number of at least ${min}`);
   }
   return parsed;
+}
+
+/** Revocation must reach every location within a minute (docs/api.md, "Tokens"). */
+const maxTokenCheckSeconds = 60;
+
+function apiTokenSettings(vars: SettingVars): ApiTokenSettings {
+  const checkSeconds = wholeNumber(vars, 'API_TOKEN_CHECK_SECONDS', 0);
+  if (checkSeconds > maxTokenCheckSeconds) {
+    throw new InvalidSetting('API_TOKEN_CHECK_SECONDS', vars.API_TOKEN_CHECK_SECONDS, `at most ${maxTokenCheckSeconds}: a revoked token must be refused everywhere within a minute`);
+  }
+  return { maxDays: wholeNumber(vars, 'API_TOKEN_MAX_DAYS', 1), perUser: wholeNumber(vars, 'API_TOKENS_PER_USER', 1), checkSeconds };
 }
 
 /** The most URLs Cloudflare takes in one purge request, on any plan. */
@@ -247,6 +272,7 @@ export function parseSettings(vars: SettingVars): Settings {
       maxBytes: wholeNumber(vars, 'MAX_USER_BYTES', 1),
       deploysPerHour: wholeNumber(vars, 'DEPLOYS_PER_HOUR', 1),
     },
+    apiTokens: apiTokenSettings(vars),
   };
 }
 

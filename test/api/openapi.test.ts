@@ -137,6 +137,11 @@ const endpointsBeyondSpec: Record<string, string> = {
   'DELETE /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
   'GET /v2/domains/{domain}/proof': 'docs/design.md § Domains',
   'GET /v2/usage': 'docs/design.md § Quotas',
+  'GET /v2/tokens': 'docs/design.md § API tokens',
+  'POST /v2/tokens': 'docs/design.md § API tokens',
+  'DELETE /v2/tokens': 'docs/design.md § API tokens',
+  'DELETE /v2/tokens/{id}': 'docs/design.md § API tokens',
+  'GET /v2/user/events': 'docs/design.md § API tokens',
 };
 
 function documentedEndpoints(): string[] {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import document from '../../schema/openapi.json';
 import type {
+  ApiToken,
   CertificateSummary,
+  CreatedApiToken,
   ConfigurationRecord,
   Deployment,
   DeploymentPage,
@@ -17,6 +19,7 @@ import type {
   ProblemDetails,
   Site,
   SiteInfo,
+  SignOut,
   SiteSuspension,
 } from '../../src/common/api-types';
 
@@ -35,6 +38,16 @@ interface JsonSchema {
 }
 
 const schemas = document.components.schemas as Record<string, JsonSchema>;
+
+const tokenShape = {
+  id: 'required',
+  name: 'required',
+  scopes: 'required',
+  sites: 'required',
+  createdAt: 'required',
+  expiresAt: 'required',
+  lastUsedAt: 'required',
+} as const;
 
 function shapeOf(schema: JsonSchema | undefined): Record<string, 'optional' | 'required'> {
   expect(schema?.properties, 'an object schema').toBeDefined();
@@ -107,7 +120,10 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       missing: 'optional',
     } satisfies Shape<Deployment>,
   ],
-  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required' } satisfies Shape<Identity>],
+  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required', tokenId: 'optional', sites: 'optional' } satisfies Shape<Identity>],
+  ['ApiToken', schemas.ApiToken, tokenShape satisfies Shape<ApiToken>],
+  ['CreatedApiToken', schemas.CreatedApiToken, { ...tokenShape, token: 'required' } satisfies Shape<CreatedApiToken>],
+  ['SignOut', schemas.SignOut, { revoked: 'required', signedOutBefore: 'required' } satisfies Shape<SignOut>],
   ['DeploymentPage', schemas.DeploymentPage, { deployments: 'required', next: 'required' } satisfies Shape<DeploymentPage>],
   [
     'SiteInfo.certificate',

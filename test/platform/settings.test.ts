@@ -33,6 +33,9 @@ const valid = {
   CLOUDFLARE_API_REQUESTS: '1200',
   CLOUDFLARE_API_WINDOW_SECONDS: '300',
   CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES: '400',
+  API_TOKEN_MAX_DAYS: '365',
+  API_TOKENS_PER_USER: '50',
+  API_TOKEN_CHECK_SECONDS: '30',
 };
 
 describe('settings', () => {
@@ -57,6 +60,7 @@ describe('settings', () => {
       quotas: { maxSites: 100, maxBytes: 10737418240, deploysPerHour: 200 },
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'], purgeUrlsPerRequest: 100, purgeUrlsPerSecond: 800, purgeWaitMs: 2000 },
       cloudflareApi: { requestsPerWindow: 1200, windowSeconds: 300, reservedForCertificates: 400 },
+      apiTokens: { maxDays: 365, perUser: 50, checkSeconds: 30 },
     });
   });
 
@@ -106,6 +110,10 @@ describe('settings', () => {
     ['CLOUDFLARE_API_REQUESTS', '0'],
     ['CLOUDFLARE_API_WINDOW_SECONDS', undefined],
     ['CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES', '1200'],
+    ['API_TOKEN_MAX_DAYS', '0'],
+    ['API_TOKENS_PER_USER', '0'],
+    // A revoked token must be refused everywhere within a minute.
+    ['API_TOKEN_CHECK_SECONDS', '61'],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);
