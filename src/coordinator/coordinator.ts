@@ -16,9 +16,12 @@ import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
 import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage-ledger';
+import { deleteMembersOf } from '../storage/members-table';
+import { deleteTrustOf } from '../storage/trust-table';
 import { deployLimits, limitExceeded } from '../content/deploy-limits';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { administer, authorize, deploymentNotFound } from './access';
+import { type AccessAnswer, type AccessChange, changeAccess } from './access-changes';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
 import { deployResult, labelsOfRecord, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployment-records';
@@ -200,7 +203,9 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => {
       const { domain, pack, userId } = upload;
       const site = await this.#state.load(domain);
-      authorize({ userId }, domain, site, 'deploy');
+      authorize({ userId }, domain, site, 'deploy', await this.#state.memberOf(site, userId));
+      // A member's upload counts against the owner.
+      const owner = site?.userId ?? userId;
       const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, userId);
       await this.#state.claimUpload(domain, pack, [pack]);
       const limits = deployLimits(this.env);
@@ -208,7 +213,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       if (uploaded > limits.maxTotalBytes) {
         throw limitExceeded(limits, 'maxTotalBytes', `The blobs uploaded for the deployment ${uploading.id} would store ${uploaded} bytes`);
       }
-      const reservation = await reserveQuota(this.env, { userId, sites: 0, bytes: upload.packBytes });
+      const reservation = await reserveQuota(this.env, { userId: owner, sites: 0, bytes: upload.packBytes });
       // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
       this.#state.commits.deadlines.record(domain, uploading.id, uploading.created);
       await this.#state.commits.scheduleAlarm();
@@ -217,11 +222,11 @@ export class SiteCoordinator extends DurableObject<Env> {
         await DB.batch([
           ...recordBlobs(DB, domain, upload.blobs),
           addUploadedPack(DB, upload.deploymentId, pack),
-          recordObjects(DB, domain, userId, [{ key: pack, bytes: upload.packBytes }]),
-          ...(reservation ? [release(DB, reservation, userId)] : []),
+          recordObjects(DB, domain, owner, [{ key: pack, bytes: upload.packBytes }]),
+          ...(reservation ? [release(DB, reservation, owner)] : []),
         ]);
       } catch (error) {
-        await releaseQuota(this.env, reservation, userId);
+        await releaseQuota(this.env, reservation, owner);
         throw error;
       }
       return null;
@@ -255,7 +260,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   unpublish(domain: string, userId: string, by: 'owner' | 'operator' = 'owner'): Promise<Outcome<null>> {
     return this.#change(async () => {
       if (by === 'operator') administer(domain, await this.#state.load(domain));
-      else await this.#state.changeable(domain, userId);
+      else await this.#state.changeable(domain, userId, 'own');
       const { DB } = this.env;
       const deploymentIds = (await deploymentsOf(DB, domain)).map((deployment) => deployment.id);
       const statements = [
@@ -263,6 +268,8 @@ export class SiteCoordinator extends DurableObject<Env> {
         deleteDeploymentsOf(DB, domain),
         forgetBlobsOf(DB, domain),
         forgetObjectsOf(DB, domain),
+        deleteMembersOf(DB, domain),
+        deleteTrustOf(DB, domain),
         ...tickConfigurationsClock(DB, Date.now()),
       ];
       await this.#state.commits.commit(domain, statements, null, {
@@ -276,6 +283,11 @@ export class SiteCoordinator extends DurableObject<Env> {
       });
       return null;
     });
+  }
+
+  /** The owner adds, changes or removes a member, or sets or removes the trust policy (./access-changes.ts). */
+  changeAccess(domain: string, userId: string, change: AccessChange): Promise<Outcome<AccessAnswer>> {
+    return this.#change(() => changeAccess(this.#state, domain, userId, change));
   }
 
   /** An operator suspends the site for `reason` (./suspension.ts). */

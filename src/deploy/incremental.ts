@@ -23,7 +23,7 @@ import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs } f
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { deleteObjects } from '../storage/objects';
-import { getSiteOwner } from '../storage/sites-table';
+import { siteAccess } from '../storage/members-table';
 import { handOver } from './hand-over';
 import type { DeploymentClient } from '../common/deployment-labels';
 import { type DeploymentLabels, type RequestedLabels, labelsOf, requestClient } from '../content/label-checks';
@@ -132,10 +132,12 @@ interface BeginRequest {
  * with, and answered with what it still lacks. A request that fails stores nothing.
  */
 export async function beginIncremental(env: Env, request: Request, domain: string, userId: string, onPurgePending?: OnPurgePending): Promise<Begun> {
-  const [owner, admission] = await Promise.all([getSiteOwner(env.DB, domain), admitDeploy(env, domain, userId)]);
+  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
+  // A member's deploy counts against the owner's quotas.
+  const admission = await admitDeploy(env, domain, owner?.userId ?? userId);
   return admission.run(async () => {
     // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
-    authorize({ userId }, domain, owner, 'deploy');
+    authorize({ userId }, domain, owner, 'deploy', member);
     if (owner === null) await checkClaim(env, domain, userId);
     admission.check();
     return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room, onPurgePending });
@@ -291,9 +293,10 @@ async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<
  */
 export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
-  const [owner, room] = await Promise.all([getSiteOwner(env.DB, domain), storageRoom(env, userId, domain)]);
+  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
   // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here.
-  authorize({ userId }, domain, owner, 'deploy');
+  authorize({ userId }, domain, owner, 'deploy', member);
+  const room = await storageRoom(env, owner?.userId ?? userId, domain);
   const record = await uploadingDeployment(env.DB, domain, id, userId);
   const limits = deployLimits(env);
   checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');

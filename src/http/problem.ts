@@ -14,6 +14,7 @@ const kinds = {
   'insufficient-scope': { status: 403, title: 'Insufficient scope' },
   'quota-exceeded': { status: 403, title: 'Quota exceeded' },
   'site-suspended': { status: 403, title: 'Site suspended' },
+  'claim-mismatch': { status: 403, title: 'ID token claim does not match' },
   'domain-proof-required': { status: 403, title: 'Proof of domain control required' },
   'not-found': { status: 404, title: 'Not found' },
   'site-not-found': { status: 404, title: 'Site not found' },

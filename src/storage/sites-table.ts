@@ -75,7 +75,7 @@ function toRecord(row: SiteRow): SiteRecord {
   };
 }
 
-function suspensionOf(row: Pick<SiteRow, 'suspension_reason' | 'suspended_at'>): Suspension | null {
+export function suspensionOf(row: Pick<SiteRow, 'suspension_reason' | 'suspended_at'>): Suspension | null {
   return row.suspended_at === null ? null : { reason: row.suspension_reason ?? '', since: row.suspended_at };
 }
 

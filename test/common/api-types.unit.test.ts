@@ -13,12 +13,16 @@ import type {
   DomainProofProblem,
   DomainProofRecord,
   FileEntry,
+  GithubTrustPolicy,
   Identity,
   LiveDeployment,
+  OidcExchange,
   PointerError,
   ProblemDetails,
   Site,
   SiteInfo,
+  SiteMember,
+  SiteMembers,
   SignOut,
   SiteSuspension,
 } from '../../src/common/api-types';
@@ -56,7 +60,24 @@ function shapeOf(schema: JsonSchema | undefined): Record<string, 'optional' | 'r
 }
 
 const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
-  ['Site', schemas.Site, { domain: 'required', userId: 'required', modified: 'required' } satisfies Shape<Site>],
+  ['Site', schemas.Site, { domain: 'required', userId: 'required', modified: 'required', role: 'required' } satisfies Shape<Site>],
+  ['SiteMember', schemas.SiteMember, { userId: 'required', role: 'required', addedAt: 'required' } satisfies Shape<SiteMember>],
+  ['SiteMembers', schemas.SiteMembers, { owner: 'required', members: 'required' } satisfies Shape<SiteMembers>],
+  [
+    'GithubTrustPolicy',
+    schemas.GithubTrustPolicy,
+    {
+      domain: 'required',
+      repository: 'required',
+      repositoryId: 'required',
+      repositoryOwnerId: 'required',
+      workflow: 'required',
+      ref: 'required',
+      environment: 'required',
+      modified: 'required',
+    } satisfies Shape<GithubTrustPolicy>,
+  ],
+  ['OidcExchange', schemas.OidcExchange, { token: 'required', expiresAt: 'required', sites: 'required' } satisfies Shape<OidcExchange>],
   ['ConfigurationRecord', schemas.ConfigurationRecord, { domain: 'required', modified: 'required', configuration: 'required' } satisfies Shape<ConfigurationRecord>],
   [
     'DeployResult',
