@@ -14,12 +14,12 @@ export interface LoginOptions {
   json?: boolean;
 }
 
-/** The token's subject, shown after login; the server has already accepted the token. */
-function subjectOf(token: string): string | undefined {
+/** The token's subject, shown after login; the server has already accepted the token. An API token (not a JWT) is asked about. */
+async function subjectOf(api: ApiClient, token: string): Promise<string | undefined> {
   try {
     return decodeJwt(token).sub;
   } catch {
-    return undefined;
+    return (await api.json<Identity>('/v2/whoami')).userId;
   }
 }
 
@@ -34,7 +34,8 @@ export async function login(options: LoginOptions): Promise<void> {
   const origin = normaliseOrigin(options.origin);
   const token = await readToken(options);
   // Any answer but 401 proves the token valid; one without the deploy scope may still follow events.
-  const scopeWarning = await new ApiClient({ origin, token }).request('/v2/sites').then(
+  const api = new ApiClient({ origin, token });
+  const scopeWarning = await api.request('/v2/sites').then(
     async (response) => void (await response.body?.cancel()),
     (error: unknown) => {
       if (error instanceof CliError && error.kind === 'auth' && error.status === 403) return error.message;
@@ -42,7 +43,7 @@ export async function login(options: LoginOptions): Promise<void> {
     },
   );
   const path = await saveCredentials({ origin, token });
-  const subject = subjectOf(token);
+  const subject = await subjectOf(api, token);
   if (options.json) return printJson({ origin, userId: subject ?? null, configFile: path, ...(scopeWarning ? { warning: scopeWarning } : {}) });
   console.log(`${pc.green('✔')} Logged in to ${origin}${subject ? ` as ${subject}` : ''}; saved in ${path}.`);
   if (scopeWarning) console.error(pc.yellow(`Note: ${scopeWarning}`));

@@ -89,6 +89,10 @@ describe('sitehost tokens', () => {
     const made = JSON.parse(created.stdout) as CreatedApiToken;
     expect(made).toMatchObject({ name: 'one site', scopes: ['deploy'], sites: ['cli-mine.example'], lastUsedAt: null });
     expect(made.token).toMatch(/^sitehost_[0-9A-Za-z]{36}$/);
+    const loginDir = { XDG_CONFIG_HOME: join(work, 'api-token-login'), SITEHOST_ORIGIN: '', SITEHOST_TOKEN: '' };
+    const apiTokenLogin = await runCli(['login', '--origin', service.origin, '--token', made.token], { env: loginDir });
+    expect(apiTokenLogin.code, apiTokenLogin.stderr).toBe(0);
+    expect(apiTokenLogin.stdout).toContain('as github|cli-site-user');
     const identity = await runCli(['whoami'], { env: as(made.token) });
     expect(identity.stdout).toMatch(new RegExp(`token\\s+${made.id}`));
     expect(identity.stdout).toMatch(/sites\s+cli-mine\.example/);
