@@ -85,7 +85,7 @@ describe('POST /v2/oidc/github', () => {
     const idToken = await issuer.sign(service.origin);
     const answered = await exchange({ token: idToken });
     expect(answered.status, await answered.clone().text()).toBe(200);
-    const exchanged = await answered.json<OidcExchange>();
+    const exchanged = (await answered.json()) as OidcExchange;
     expect(exchanged.sites).toEqual([domain]);
     expect(exchanged.token).toMatch(/^sitehost_[0-9A-Za-z]{36}$/);
     const lifetime = Date.parse(`${exchanged.expiresAt}Z`) - Date.now();
