@@ -1,15 +1,9 @@
 /** D1 access to sites' GitHub Actions trust policies and the ID tokens already exchanged (schema/migrations/0015_members_and_trust.sql). */
 
-/** Which GitHub Actions jobs may deploy a site (docs/api.md, "Trusted deploys"). */
-export interface GithubTrust {
-  repository: string;
-  repositoryId: string;
-  repositoryOwnerId: string;
-  workflow: string;
-  /** Null: any. */
-  ref: string | null;
-  environment: string | null;
-}
+import type { GithubTrustPolicy } from '../common/api-types';
+
+/** Which GitHub Actions jobs may deploy a site (docs/api.md, "Trusted deploys"); `ref` and `environment` null: any. */
+export type GithubTrust = Omit<GithubTrustPolicy, 'domain' | 'modified'>;
 
 export interface StoredTrust extends GithubTrust {
   domain: string;
