@@ -170,6 +170,19 @@ describe('members', () => {
     expect(info.userId).toBe(owner);
   });
 
+  it('refuses a deploy a deployer began once they are removed: the coordinator checks the member as it commits', async () => {
+    const domain = 'removed.members.example';
+    await siteWithMembers(domain);
+    const as = await bearer(deployer);
+    const begun = await send(`/v2/sites/${domain}/deployments`, json('POST', { files: await manifestOf({ 'index.html': 'new bytes' }) }), as);
+    expect(begun.status, await begun.clone().text()).toBe(201);
+    const { id } = await begun.json<{ id: string }>();
+    await ok(await send(`/v2/sites/${domain}/members/${encodeURIComponent(deployer)}`, { method: 'DELETE' }, await bearer(owner)));
+    const finalized = await send(`/v2/sites/${domain}/deployments/${id}/finalize`, { method: 'POST' }, as);
+    expect(finalized.status).toBe(403);
+    expect((await problemOf(finalized)).detail).toMatch(/owned by another user/);
+  });
+
   it('refuses the owner as a member and an unknown role with a clear problem, and changes nothing', async () => {
     const domain = 'bad.members.example';
     await siteWithMembers(domain);
