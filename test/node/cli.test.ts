@@ -4,10 +4,11 @@ import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CountingRelay, startCountingRelay } from './cli/counting-relay';
 import { type CliRun, runCli, startCli } from './cli/run';
-import { freePort, getFromSite, type Service, startService, token } from './support/service';
+import { freePort, getFromSite, type RunningService, sharedService, token } from './support/service';
 
 /**
  * The `sitehost` CLI, black-box: the real binary (`node bin/sitehost.mjs`) against the real
@@ -15,7 +16,7 @@ import { freePort, getFromSite, type Service, startService, token } from './supp
  * from `sitehost login`'s file in a temporary XDG_CONFIG_HOME.
  */
 
-let service: Service;
+let service: RunningService;
 let work: string;
 let alice: string;
 let bob: string;
@@ -59,13 +60,12 @@ async function writeBigFolder(root: string, sizesInMiB: readonly number[]): Prom
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'sitehost-cli-test-'));
-  service = await startService();
+  service = await sharedService();
   alice = await token(service, 'github|alice');
   bob = await token(service, 'github|bob');
 }, 120_000);
 
 afterAll(async () => {
-  await service?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 
@@ -575,13 +575,22 @@ describe('flags CI scripts already type, whoami and JSON errors', () => {
   });
 
   it('says who the token is with whoami', async () => {
+    // The time left is the token's own exp less the moment the CLI read the clock, which lies
+    // between the two readings below, however long the run took on a busy machine.
+    const expiresAtMs = (decodeJwt(alice).exp ?? 0) * 1000;
+    const before = Date.now();
     const text = await runCli(['whoami'], { env: as(alice) });
+    const after = Date.now();
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^user\s+github\|alice$/m);
     expect(text.stdout).toMatch(/^scopes\s+deploy$/m);
-    expect(text.stdout).toMatch(/^expires\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in (59|60) minutes\)$/m);
+    const expiresAt = new Date(expiresAtMs).toISOString().slice(0, 23);
+    const [, shown, minutes] = /^expires\s+(.+) \(in (\d+) minutes\)$/m.exec(text.stdout) ?? [];
+    expect(shown).toBe(`${expiresAt.slice(0, 19).replace('T', ' ')} UTC`);
+    expect(Number(minutes)).toBeGreaterThanOrEqual(Math.round((expiresAtMs - after) / 60_000));
+    expect(Number(minutes)).toBeLessThanOrEqual(Math.round((expiresAtMs - before) / 60_000));
     const json = await runCli(['whoami', '--json'], { env: as(alice) });
-    expect(JSON.parse(json.stdout)).toEqual({ userId: 'github|alice', scopes: ['deploy'], issuer: 'sitehost', expiresAt: expect.any(String), origin: service.origin });
+    expect(JSON.parse(json.stdout)).toEqual({ userId: 'github|alice', scopes: ['deploy'], issuer: 'sitehost', expiresAt, origin: service.origin });
     const forged = await runCli(['whoami'], { env: as(await token(service, 'github|alice', 'deploy', 'not-the-secret')) });
     expect(forged.code).toBe(3);
     expectOneLineError(forged);
