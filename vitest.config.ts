@@ -20,6 +20,9 @@ export default defineConfig(async () => {
             name: 'unit',
             include: ['test/**/*.unit.test.ts'],
             environment: 'node',
+            // Pure functions, no state between files: one worker process runs file after file rather
+            // than a new one each (24 files: 14.6 -> 10.4 CPU-seconds, measured twice).
+            isolate: false,
             // A budget only for a hang: a busy machine must not fail a test.
             testTimeout: 60_000,
           },
