@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { stripVTControlCharacters } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type RunningService, getBytesFromSite, sharedService, token } from './support/service';
+import { type RunningService, getBytesFromSite, sharedService, token, wholeForm } from './support/service';
 
 /**
  * A deploy's input as a client sends it over a socket, black-box through `npm start`: refusals
@@ -77,8 +77,10 @@ function siteBytes(domain: string, path: string): Promise<{ status: number; body
   return getBytesFromSite(service, domain, path);
 }
 
+/** A deploy, its small body sent whole with its headers (see wholeForm): one refused before its body is read meets no EPIPE. */
 async function deployForm(domain: string, form: FormData, authorization = bearer): Promise<Response> {
-  return fetch(`${service.origin}/v2/sites/${domain}`, { method: 'PUT', headers: { authorization }, body: form });
+  const { headers, body } = await wholeForm(form);
+  return fetch(`${service.origin}/v2/sites/${domain}`, { method: 'PUT', headers: { authorization, ...headers }, body });
 }
 
 /** The service's output since `mark` (a length of it), without colours. */
