@@ -6,12 +6,7 @@ import { startCountingRelay } from './counting-relay';
 import { runCli } from './run';
 import { ciEnvironment, expectOneLineError, useCliSession, writeBigFolder, writeTree } from './session';
 
-/**
- * The `sitehost` CLI, black-box: the real binary (`node bin/sitehost.mjs`) against the real
- * service under `wrangler dev` (the shared one: ./session.ts), with credentials from
- * SITEHOST_ORIGIN / SITEHOST_TOKEN or from `sitehost login`'s file in a temporary XDG_CONFIG_HOME.
- * Deploys of a folder, then the sites, host configuration and files it made, and their unpublishing.
- */
+/** The `sitehost` CLI against the shared service, black-box (./session.ts). Deploys of a folder, then the sites, host configuration and files it made, and their unpublishing. */
 
 const session = useCliSession();
 const as = (userToken: string) => ciEnvironment(session, userToken);

@@ -4,25 +4,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort, getFromSite, token } from '../support/service';
 import { startCountingRelay } from './counting-relay';
 import { runCli, startCli } from './run';
-import { ciEnvironment, expectOneLineError, useCliSession, writeBigFolder, writeTree } from './session';
+import { aliceSite, ciEnvironment, expectOneLineError, useCliSession, writeBigFolder, writeTree } from './session';
 
-/**
- * The `sitehost` CLI, black-box: the real binary (`node bin/sitehost.mjs`) against the real
- * service under `wrangler dev` (the shared one: ./session.ts), with credentials from
- * SITEHOST_ORIGIN / SITEHOST_TOKEN or from `sitehost login`'s file in a temporary XDG_CONFIG_HOME.
- * Logging in, following events, and how every kind of failure exits.
- */
+/** The `sitehost` CLI against the shared service, black-box (./session.ts). Logging in, following events, and how every kind of failure exits. */
 
 const session = useCliSession();
 const as = (userToken: string) => ciEnvironment(session, userToken);
 /** A site of alice's, which bob may not change. */
 const owned = 'cli-owned.example';
 
-beforeAll(async () => {
-  const site = await writeTree(join(session.work, 'site'), { 'index.html': '<h1>Home</h1>' });
-  const deploy = await runCli(['deploy', site, '--domain', owned], { env: as(session.alice) });
-  expect(deploy.code, deploy.stderr).toBe(0);
-});
+beforeAll(() => aliceSite(session, 'site', owned, { 'index.html': '<h1>Home</h1>' }));
 
 describe('sitehost login', () => {
   it('checks the token, then stores origin and token readable by the user only', async () => {

@@ -3,25 +3,16 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getFromSite, token } from '../support/service';
 import { type CliRun, runCli } from './run';
-import { ciEnvironment, expectOneLineError, useCliSession, writeTree } from './session';
+import { aliceSite, ciEnvironment, expectOneLineError, useCliSession, writeTree } from './session';
 
-/**
- * The `sitehost` CLI, black-box: the real binary (`node bin/sitehost.mjs`) against the real
- * service under `wrangler dev` (the shared one: ./session.ts), with credentials from
- * SITEHOST_ORIGIN / SITEHOST_TOKEN or from `sitehost login`'s file in a temporary XDG_CONFIG_HOME.
- * The flags CI scripts already type, whoami, and errors as JSON.
- */
+/** The `sitehost` CLI against the shared service, black-box (./session.ts). The flags CI scripts already type, whoami, and errors as JSON. */
 
 const session = useCliSession();
 const as = (userToken: string) => ciEnvironment(session, userToken);
 /** A site of alice's, whose configuration a bad patch is refused for. */
 const configured = 'cli-configured.example';
 
-beforeAll(async () => {
-  const site = await writeTree(join(session.work, 'configured'), { 'index.html': '<h1>Home</h1>' });
-  const deploy = await runCli(['deploy', site, '--domain', configured], { env: as(session.alice) });
-  expect(deploy.code, deploy.stderr).toBe(0);
-});
+beforeAll(() => aliceSite(session, 'configured', configured, { 'index.html': '<h1>Home</h1>' }));
 
 describe('flags CI scripts already type, whoami and JSON errors', () => {
   it('takes --dir, --message and --prod, and says so when a deploy changes nothing', async () => {

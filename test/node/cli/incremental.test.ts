@@ -7,12 +7,7 @@ import { type CountingRelay, startCountingRelay } from './counting-relay';
 import { type CliRun, runCli } from './run';
 import { ciEnvironment, useCliSession, writeTree } from './session';
 
-/**
- * The `sitehost` CLI, black-box: the real binary (`node bin/sitehost.mjs`) against the real
- * service under `wrangler dev` (the shared one: ./session.ts), with credentials from
- * SITEHOST_ORIGIN / SITEHOST_TOKEN or from `sitehost login`'s file in a temporary XDG_CONFIG_HOME.
- * Incremental deploys (the hash cache, patches, resumable uploads), previews and rollback.
- */
+/** The `sitehost` CLI against the shared service, black-box (./session.ts). Incremental deploys (the hash cache, patches, resumable uploads), previews and rollback. */
 
 const session = useCliSession();
 const as = (userToken: string) => ciEnvironment(session, userToken);

@@ -5,10 +5,13 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { type RunningService, sharedService, token } from '../support/service';
-import type { CliRun } from './run';
+import { type CliRun, runCli } from './run';
 
 /**
- * What the CLI's black-box test files (test/node/cli/*.test.ts) share: the shared service
+ * The `sitehost` CLI's black-box test files (test/node/cli/*.test.ts) run the real binary
+ * (`node bin/sitehost.mjs`, ./run.ts) against the real service under `wrangler dev`, with
+ * credentials from SITEHOST_ORIGIN / SITEHOST_TOKEN or from `sitehost login`'s file in a temporary
+ * XDG_CONFIG_HOME. What they share: the shared service
  * (../support/service.ts), a temporary folder of the file's own, and two users' tokens. Each file
  * deploys its own sites, so the files run side by side. A new CLI test file calls useCliSession()
  * at its top and reads the session's fields in its tests.
@@ -49,6 +52,14 @@ export async function writeTree(root: string, files: Record<string, string>): Pr
     await writeFile(join(root, path), content);
   }
   return root;
+}
+
+/** A site of alice's for a file's tests to use: `files` written to the folder `name` and deployed as `domain` through the CLI. */
+export async function aliceSite(session: CliSession, name: string, domain: string, files: Record<string, string>): Promise<string> {
+  const folder = await writeTree(join(session.work, name), files);
+  const deploy = await runCli(['deploy', folder, '--domain', domain], { env: ciEnvironment(session, session.alice) });
+  expect(deploy.code, deploy.stderr).toBe(0);
+  return folder;
 }
 
 /** A failure is one readable line on stderr: no stack trace. */
