@@ -33,6 +33,7 @@ export default defineConfig(async () => {
               wrangler: { configPath: './wrangler.toml' },
               miniflare: {
                 bindings: { AUTH_SECRET: testSecret, TEST_MIGRATIONS: migrations, RETIRED_DEPLOYMENT_GRACE_SECONDS: '1', DEPLOYMENTS_KEPT: '1', DEPLOYMENTS_KEPT_DAYS: '0', CERT_ENCRYPTION_KEY: 'test-certificate-encryption-key',
+                  DOMAIN_PROOF_SECRET: 'test-secret-for-domain-proof-values-only',
                   // test/serving/freshness.test.ts emulates locations with these caches; a local purge clears them too.
                   EDGE_LOCAL_CACHES: 'location-a,location-b,location-c',
                   // The suite sends thousands of requests a minute as one user: test/api/rate-limit.test.ts

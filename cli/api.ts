@@ -135,7 +135,7 @@ function kindOf(error: ApiError): ErrorKind {
   if (status === 404) return 'not-found';
   if (status === 409 || status === 412 || status === 423) return 'conflict';
   if (status >= 500 || status === 408 || status === 429) return 'server';
-  return 'usage';
+  return 'refused';
 }
 
 /**
@@ -144,7 +144,7 @@ function kindOf(error: ApiError): ErrorKind {
  */
 export function cliErrorOf(error: ApiError): CliError {
   const { title, detail, errors = [], record } = error.problem;
-  const pointers = errors.map((pointer) => `${pointer.pointer || '/'} ${pointer.message}`);
+  const pointers = errors.map((error) => ('file' in error ? `${error.file} line ${error.line}: ${error.message}` : `${error.pointer || '/'} ${error.message}`));
   const text =
     error.problem.type === '/problems/domain-proof-required' && record
       ? `${title}: ${proofAdvice(record)}`

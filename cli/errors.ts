@@ -5,7 +5,7 @@
 export const exitCodes = {
   /** Anything else, e.g. a local file that cannot be read. */
   failure: 1,
-  /** Bad arguments or input, including a request the server refuses as invalid (400, 413, 415). */
+  /** Bad arguments or input the CLI itself finds. */
   usage: 2,
   /** Missing or rejected token (401), or a token without the needed scope (403 insufficient_scope). */
   auth: 3,
@@ -15,6 +15,8 @@ export const exitCodes = {
   conflict: 5,
   /** The server failed (5xx), could not be reached, or refuses too many requests (429). */
   server: 6,
+  /** The server refused what was sent as invalid (400, 413, 415): a bad `_redirects` line, a configuration, a file too large. */
+  refused: 7,
 } as const;
 
 export type ErrorKind = keyof typeof exitCodes;
@@ -27,6 +29,7 @@ export const kindTitles: Record<ErrorKind, string> = {
   'not-found': 'Not found',
   conflict: 'Conflict',
   server: 'Service failing or unreachable',
+  refused: 'Refused by the service',
 };
 
 export interface CliErrorOptions extends ErrorOptions {
@@ -54,8 +57,9 @@ export class CliError extends Error {
 export const exitCodeHelp = `Exit codes:
   0  success
   1  other failure (e.g. a local file cannot be read)
-  2  usage: bad arguments, or the server refused the request as invalid (400, 413, 415)
+  2  usage: bad arguments or input, found by the CLI before asking the service
   3  auth: not logged in, token rejected (401) or missing a scope (403 insufficient_scope)
   4  not found: no such site or file (404)
   5  conflict/forbidden: the site belongs to another user, is suspended, or the domain is not proven yours (403), or a conflict (409, 412)
-  6  server or network: the server failed (5xx), could not be reached, or refuses too many requests (429)`;
+  6  server or network: the server failed (5xx), could not be reached, or refuses too many requests (429)
+  7  refused: the server refused what was sent as invalid (400, 413, 415), e.g. a bad _redirects line`;

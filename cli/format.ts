@@ -1,10 +1,11 @@
 import { stripVTControlCharacters } from 'node:util';
 import pc from 'picocolors';
+import { terminalSafe } from '../src/common/control-characters.ts';
 
 /** The API's zone-less UTC timestamps (docs/api.md, Timestamps), shown as `2026-11-20 10:11:12 UTC`. */
 export function formatTimestamp(value: unknown): string {
   if (typeof value !== 'string' || value === '') return '-';
-  return `${value.replace('T', ' ').replace(/\.\d+$/, '').replace(/Z$/, '')} UTC`;
+  return terminalSafe(`${value.replace('T', ' ').replace(/\.\d+$/, '').replace(/Z$/, '')} UTC`);
 }
 
 /**
@@ -23,8 +24,9 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return [pc.bold(line(header)), ...rows.map(line)].join('\n');
 }
 
+/** `value` as JSON: JSON.stringify escapes C0 controls, and DEL and C1 ones are escaped too (the same JSON value), so no output of the CLI acts on a terminal. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${terminalSafe(JSON.stringify(value, null, 2))}\n`);
 }
 
 /** `1 file`, `2 files`. */

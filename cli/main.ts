@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { terminalSafe } from '../src/common/control-characters.ts';
 import pc from 'picocolors';
 import { ApiError } from '../src/common/received-problem.ts';
 import { CliError, type ErrorKind, exitCodes, kindTitles } from './errors.ts';
@@ -35,12 +36,13 @@ function report(error: unknown, debug: boolean, json: boolean): number {
   if (debug) console.error(error);
   if (error instanceof CliError) {
     if (json) printProblem(error.kind, error.message, error.cause instanceof ApiError ? error.cause : undefined);
-    else if (!debug) console.error(pc.red(`Error: ${error.message}`));
+    // The message carries the server's problem detail: another person's text may reach it (a suspension's reason).
+    else if (!debug) console.error(pc.red(`Error: ${terminalSafe(error.message)}`));
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
   if (json) printProblem('failure', message);
-  else if (!debug) console.error(pc.red(`Unexpected error: ${message} (run with --debug for details)`));
+  else if (!debug) console.error(pc.red(`Unexpected error: ${terminalSafe(message)} (run with --debug for details)`));
   return exitCodes.failure;
 }
 
@@ -53,5 +55,5 @@ function printProblem(kind: ErrorKind, detail: string, answer?: ApiError): void 
   const problem = answer
     ? { type: answer.problem.type ?? 'about:blank', title: answer.problem.title, status: answer.status, detail: answer.problem.detail ?? detail, ...answer.problem.extensions, ...(answer.problem.errors ? { errors: answer.problem.errors } : {}) }
     : { type: `urn:sitehost:cli:${kind}`, title: kindTitles[kind], detail };
-  process.stderr.write(`${JSON.stringify({ ...problem, exitCode: exitCodes[kind] })}\n`);
+  process.stderr.write(`${terminalSafe(JSON.stringify({ ...problem, exitCode: exitCodes[kind] }))}\n`);
 }

@@ -34,8 +34,12 @@ export function createProgram(json = false): Command {
   program
     .command('logout')
     .description('forget the stored login')
-    .option('--json', 'print whether a login was forgotten as JSON')
-    .action(async (options) => (await import('./commands/login.ts')).logout(options));
+    .option('--everywhere', 'first revoke every API token of yours and every token issued to you before now (sign-out everywhere)')
+    .option('-y, --yes', 'with --everywhere: do not ask for confirmation (required when not on a terminal)')
+    .option('--json', 'print whether a login was forgotten (and what was revoked) as JSON')
+    .action(async (options) =>
+      options.everywhere ? (await import('./commands/tokens.ts')).logoutEverywhere(options) : (await import('./commands/login.ts')).logout(options),
+    );
 
   program
     .command('whoami')
@@ -112,6 +116,7 @@ export function createProgram(json = false): Command {
     .argument('<domain>')
     .argument(...source)
     .option('--json', 'print the resulting record as JSON')
+    .addHelpText('after', `\nExample, a single-page app (its shell for every page path no file answers):\n  sitehost config set example.com '{"fallback": {"200": "/index.html"}}'`)
     .action(async (domain, input, options) => (await import('./commands/config.ts')).setConfig(domain, input, options));
   config
     .command('patch')
@@ -163,13 +168,44 @@ export function createProgram(json = false): Command {
     .action(async (domain, options) => (await import('./commands/info.ts')).showInfo(domain, options));
 
   program
+    .command('configurations')
+    .description('print every site\'s configuration record as JSON lines, then with --follow every change as it happens (what an edge agent runs); needs global_read')
+    .option('--follow', 'after the list, print each change (a record, or {domain, modified, deleted: true}) as it happens')
+    .option('--since <cursor>', 'print the changes after this cursor (a {"cursor"} line an earlier run printed) instead of the list')
+    .option('--interval <seconds>', 'with --follow, ask for changes at least this often besides when an event hints at one', '30')
+    .option('--json', 'JSON lines (the only output of this command)')
+    .action(async (options) => (await import('./commands/configurations.ts')).configurationsCommand(options));
+
+  program
     .command('events')
     .description('follow events as they happen (deploys, deletes, configuration, files, certificates); needs global_read')
     .option('--json', 'print each event as one line of JSON, with its id')
     .option('--last-event-id <id>', 'start after this event (resume where an earlier run stopped)')
     .action(async (options) => (await import('./commands/events.ts')).followEventsCommand(options));
 
-  const admin = program.command('admin').description("operators' commands: suspend, resume or unpublish any site (the token needs the admin scope)");
+  const tokens = program.command('tokens').description('your API tokens: make one for CI, list them with when each was last used, revoke one');
+  tokens
+    .command('create')
+    .description('make an API token; it is printed once, alone on standard output')
+    .requiredOption('--name <name>', 'what it is for, e.g. "GitHub Actions of example.com"')
+    .option('--scope <scopes>', 'comma-separated scopes, each one your login holds: deploy, global_read, admin', 'deploy')
+    .option('--site <domain>', 'limit it to this site of yours (repeat for several); without it, all of your sites', (domain: string, all: string[]) => [...all, domain], [] as string[])
+    .option('--expires <when>', 'days from now (e.g. 30d) or a UTC time (2027-01-31T00:00:00); default 90 days, at most the service\'s cap (365 days)')
+    .option('--json', 'print the token and what it holds as JSON')
+    .action(async (options) => (await import('./commands/tokens.ts')).createToken(options));
+  tokens
+    .command('list')
+    .description('list your unexpired API tokens, with when each was last used (never their secrets)')
+    .option('--json', 'print the list as JSON')
+    .action(async (options) => (await import('./commands/tokens.ts')).listTokens(options));
+  tokens
+    .command('revoke')
+    .description('revoke an API token: refused at once here and everywhere within 30 seconds')
+    .argument('<id>', 'its id (see `sitehost tokens list`)')
+    .option('--json', 'print what was revoked as JSON')
+    .action(async (id, options) => (await import('./commands/tokens.ts')).revokeToken(id, options));
+
+  const admin = program.command('admin').description("operators' commands: suspend, resume or unpublish any site, replay its dead follow-ups, suspend or resume a user (the token needs the admin scope)");
   admin
     .command('suspend')
     .description('suspend a site: its domain and previews answer 451, and its owner cannot change it until it is resumed')
@@ -183,6 +219,25 @@ export function createProgram(json = false): Command {
     .argument('<domain>')
     .option('--json', 'print what was resumed as JSON')
     .action(async (domain, options) => (await import('./commands/admin.ts')).resumeSite(domain, options));
+  admin
+    .command('replay')
+    .description("run again a site's follow-ups that spent their attempts (kept as dead letters): events, certificate work, deletions")
+    .argument('<domain>')
+    .option('--json', 'print how many were replayed as JSON')
+    .action(async (domain, options) => (await import('./commands/admin.ts')).replayDeadLetters(domain, options));
+  admin
+    .command('suspend-user')
+    .description('suspend a user: every site of theirs answers 451, and they can claim and change nothing until resumed')
+    .argument('<userId>', "the user's id, as their token's subject (github|12345)")
+    .requiredOption('--reason <text>', 'why, for the user (shown in `sitehost whoami` and `sitehost info`), at most 1,000 characters')
+    .option('--json', 'print the suspension as JSON')
+    .action(async (userId, options) => (await import('./commands/admin.ts')).suspendUser(userId, options));
+  admin
+    .command('resume-user')
+    .description("lift a user's suspension: their sites are served again")
+    .argument('<userId>')
+    .option('--json', 'print what was resumed as JSON')
+    .action(async (userId, options) => (await import('./commands/admin.ts')).resumeUser(userId, options));
   admin
     .command('delete')
     .description('unpublish any site, whoever owns it: its files and configuration go, and the domain is free')

@@ -15,12 +15,17 @@ export function readDevVars() {
   return vars;
 }
 
-/** Creates .dev.vars with a random AUTH_SECRET when it has none; returns the secret. */
-export function ensureAuthSecret() {
+/** Adds a random `name` to .dev.vars (creating it) when it has none; returns the secret. */
+export function ensureSecret(name) {
   const vars = readDevVars();
-  if (vars.AUTH_SECRET) return vars.AUTH_SECRET;
+  if (vars[name]) return vars[name];
   const secret = randomBytes(32).toString('base64url');
   const existing = existsSync(devVarsPath) ? readFileSync(devVarsPath, 'utf8') : '';
-  writeFileSync(devVarsPath, `${existing}${existing && !existing.endsWith('\n') ? '\n' : ''}AUTH_SECRET=${secret}\n`, { mode: 0o600 });
+  writeFileSync(devVarsPath, `${existing}${existing && !existing.endsWith('\n') ? '\n' : ''}${name}=${secret}\n`, { mode: 0o600 });
   return secret;
+}
+
+/** The secret that signs self-issued tokens, created in .dev.vars when missing. */
+export function ensureAuthSecret() {
+  return ensureSecret('AUTH_SECRET');
 }

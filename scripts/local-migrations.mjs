@@ -14,12 +14,15 @@ const migrations = join(repo, 'schema/migrations');
 /** Wrangler's own default for `--persist-to`. */
 export const defaultPersistDir = join(repo, '.wrangler/state');
 
+/** The migrations' file names, in the order they apply. */
+export function migrationNames() {
+  return readdirSync(migrations).filter((file) => file.endsWith('.sql')).sort();
+}
+
 /** Every migration's name and content, hashed: what the database holds once they are applied. */
 function migrationsDigest() {
   const hash = createHash('sha256');
-  for (const name of readdirSync(migrations).filter((file) => file.endsWith('.sql')).sort()) {
-    hash.update(name).update('\0').update(readFileSync(join(migrations, name))).update('\0');
-  }
+  for (const name of migrationNames()) hash.update(name).update('\0').update(readFileSync(join(migrations, name))).update('\0');
   return hash.digest('hex');
 }
 
@@ -39,17 +42,30 @@ function applied(persistDir, digest) {
   }
 }
 
-/** Applies what is missing; answers false when wrangler failed (it printed why). */
-export function applyLocalMigrations(persistDir = defaultPersistDir, env = process.env) {
+/**
+ * Applies what is missing, wrangler's output captured: `{ ok, applied, output }`, `applied` the
+ * number of migrations wrangler applied (0 when the record shows none is missing), `output` what
+ * it printed (for a log, or to show in full when it failed).
+ */
+export function migrateLocalDatabase(persistDir = defaultPersistDir, env = process.env) {
   const digest = migrationsDigest();
-  if (applied(persistDir, digest)) return true;
+  if (applied(persistDir, digest)) return { ok: true, applied: 0, output: '' };
   const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistDir], {
     cwd: repo,
     env: { ...env, CI: 'true' },
-    stdio: 'inherit',
+    encoding: 'utf8',
   });
-  if (migrate.status !== 0) return false;
+  const output = `${migrate.stdout ?? ''}${migrate.stderr ?? ''}${migrate.error ? `${migrate.error}\n` : ''}`;
+  if (migrate.status !== 0) return { ok: false, applied: 0, output };
   mkdirSync(join(persistDir, 'v3/d1'), { recursive: true });
   writeFileSync(recordPath(persistDir), digest);
-  return true;
+  // "About to apply 10 migration(s)"; wrangler says "No migrations to apply" when the database had them.
+  return { ok: true, applied: Number(/About to apply (\d+) migration/.exec(output)?.[1] ?? 0), output };
+}
+
+/** Applies what is missing; answers false when wrangler failed, after printing what it said. */
+export function applyLocalMigrations(persistDir = defaultPersistDir, env = process.env) {
+  const { ok, output } = migrateLocalDatabase(persistDir, env);
+  if (!ok) process.stderr.write(output);
+  return ok;
 }

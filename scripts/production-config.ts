@@ -4,7 +4,8 @@
 // queue, and every dead-letter queue a consumer; the settings must pass the Worker's own checks.
 // Placeholders (`<api-hostname>`) are listed, not failed: the repository ships them.
 import { type Unstable_Config, unstable_readConfig } from 'wrangler';
-import { checkCertificateRetries, parseSettings, placeholder } from '../src/platform/settings.ts';
+import { checkCertificateRetries } from '../src/platform/binding-checks.ts';
+import { parseSettings, placeholder } from '../src/platform/settings.ts';
 
 /** A wrangler configuration as wrangler reads it, with one environment applied. */
 type Config = Unstable_Config;
@@ -78,7 +79,7 @@ export function checkProduction({ local, production }: Configs): ProductionCheck
   // (`<api-hostname>` → `api-hostname`), and each required secret as set (wrangler refuses to
   // deploy without it), so every other check of the Worker still runs.
   const filledIn = Object.fromEntries(Object.entries(production.vars).map(([name, value]) => [name, typeof value === 'string' ? value.replaceAll(/<([^<>]*)>/g, '$1') : value]));
-  const secrets = Object.fromEntries((production.secrets?.required ?? []).map((name) => [name, `${name.toLowerCase()}-stand-in`]));
+  const secrets = Object.fromEntries((production.secrets?.required ?? []).map((name) => [name, `${name.toLowerCase()}-stand-in-of-a-long-random-value`]));
   try {
     const certificates = production.queues.consumers?.find((consumer) => consumer.queue === 'sitehost-certificates');
     checkCertificateRetries(parseSettings({ ...filledIn, ...secrets }), certificates?.max_retries);

@@ -2,12 +2,19 @@
 // the D1 migrations the local database lacks, then runs wrangler dev (state in .wrangler/state).
 // Environment: PORT (default 8787); SITEHOST_PERSIST_DIR keeps the local state elsewhere
 // (tests and benchmarks use a temporary one); AUTH_SECRET, when set, is used instead of
-// .dev.vars' (and .dev.vars is then neither created nor needed).
+// .dev.vars' (and .dev.vars is then neither created nor needed), and so is DOMAIN_PROOF_SECRET.
+// It says in a few lines what it did and where it serves. Wrangler's own output goes whole to a log
+// (.wrangler/logs/npm-start.log, or npm-start.log in SITEHOST_PERSIST_DIR); from the moment it
+// serves, wrangler's lines (requests, queues, the Worker's logs) go to the terminal too. A start
+// that fails prints wrangler's output in full.
 import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { unstable_readConfig } from 'wrangler';
-import { checkCertificateRetries, checkRateLimits, parseSettings } from '../src/platform/settings.ts';
-import { ensureAuthSecret, readDevVars } from './dev-vars.mjs';
-import { applyLocalMigrations, defaultPersistDir } from './local-migrations.mjs';
+import { checkCertificateRetries, checkRateLimits } from '../src/platform/binding-checks.ts';
+import { parseSettings } from '../src/platform/settings.ts';
+import { ensureSecret, readDevVars } from './dev-vars.mjs';
+import { announceServing, shown, startLog } from './start-output.mjs';
+import { defaultPersistDir, migrateLocalDatabase, migrationNames } from './local-migrations.mjs';
 
 const port = process.env.PORT ?? '8787';
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
@@ -17,9 +24,16 @@ const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
 env.MINIFLARE_WORKERD_V8_FLAGS ??= '--initial-old-space-size=4';
 const wrangler = new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url).pathname;
 const persistDir = process.env.SITEHOST_PERSIST_DIR ?? defaultPersistDir;
-const secret = process.env.AUTH_SECRET ? ['--var', `AUTH_SECRET:${process.env.AUTH_SECRET}`] : [];
+// The secrets given in the environment; without AUTH_SECRET there, .dev.vars holds them (created when missing).
+const secretVars = Object.fromEntries(['AUTH_SECRET', 'DOMAIN_PROOF_SECRET'].filter((name) => process.env[name]).map((name) => [name, process.env[name]]));
+const secret = Object.entries(secretVars).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
 
-if (secret.length === 0) ensureAuthSecret();
+if (!process.env.AUTH_SECRET) {
+  const devVars = readDevVars();
+  const created = ['AUTH_SECRET', 'DOMAIN_PROOF_SECRET'].filter((name) => !devVars[name]);
+  for (const name of created) ensureSecret(name);
+  if (created.length > 0) console.log(`Created ${created.join(' and ')} in .dev.vars, random: AUTH_SECRET signs the tokens npm run token prints, DOMAIN_PROOF_SECRET keys domain proofs.`);
+}
 checkSettings();
 
 /**
@@ -28,7 +42,7 @@ checkSettings();
  */
 function checkSettings() {
   const config = unstable_readConfig({ config: new URL('../wrangler.toml', import.meta.url).pathname });
-  const vars = { ...config.vars, ...readDevVars(), ...(process.env.AUTH_SECRET ? { AUTH_SECRET: process.env.AUTH_SECRET } : {}) };
+  const vars = { ...config.vars, ...readDevVars(), ...secretVars };
   process.argv.forEach((arg, at, args) => {
     if (args[at - 1] !== '--var') return;
     const colon = arg.indexOf(':');
@@ -45,12 +59,28 @@ function checkSettings() {
   }
 }
 
-if (!applyLocalMigrations(persistDir, env)) process.exit(1);
+const log = startLog(process.env.SITEHOST_PERSIST_DIR ? join(persistDir, 'npm-start.log') : join(dirname(defaultPersistDir), 'logs/npm-start.log'));
+const migrated = migrateLocalDatabase(persistDir, env);
+log.write(migrated.output);
+if (!migrated.ok) {
+  process.stderr.write(`${migrated.output}npm start: applying the D1 migrations failed (wrangler's output above)\n`);
+  process.exit(1);
+}
+console.log(
+  migrated.applied > 0
+    ? `Applied ${migrated.applied} D1 migrations to the local database (${shown(persistDir)}).`
+    : `The local database (${shown(persistDir)}) has all ${migrationNames().length} D1 migrations.`,
+);
+console.log(`Starting wrangler dev; its whole output: ${log.name}`);
 
 const dev = spawn(
   process.execPath,
   [wrangler, 'dev', '--port', port, '--show-interactive-dev-session=false', '--persist-to', persistDir, ...secret, ...process.argv.slice(2)],
-  { env, stdio: 'inherit' },
+  { env, stdio: ['inherit', 'pipe', 'pipe'] },
 );
+log.follow(dev, announceServing);
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));
-dev.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+dev.on('exit', (code, signal) => {
+  if (!log.ready()) process.stderr.write(`${log.held()}npm start: wrangler dev stopped before it served (its output above, also in ${log.name})\n`);
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -1,5 +1,5 @@
 /**
- * The layout of src/ as the README's Architecture section draws it: folders in layers, each
+ * The layout of src/ as docs/architecture.md draws it ("Layers"): folders in layers, each
  * importing values only from the layers below it, and files a reader can hold.
  *
  * Why a test that reads the imports, and not a lint rule such as `import/no-cycle` or
@@ -23,6 +23,7 @@ const layers: readonly (readonly string[])[] = [
   ['common'],
   ['http'],
   ['platform'],
+  ['rules'],
   ['storage', 'configuration', 'auth', 'domains', 'cloudflare-api'],
   ['content', 'certificates', 'events', 'quotas'],
   ['coordinator'],

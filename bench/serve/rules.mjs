@@ -4,7 +4,7 @@
 // Runs the service's own rule matching (src/serving/host-options.ts, bundled with esbuild) in
 // this Node process, on the 4,096-byte path `/b/b/…/c` (the path that once made 10 rules of
 // 409 `{/a*}` take 9.5 s). Configurations:
-//   worst     for each of test/serving/rule-cost.unit.test.ts's costly templates (within the
+//   worst     for each of test/rules/rule-cost.unit.test.ts's costly templates (within the
 //             limits), 200 templated redirect rules and 200 templated header rules of it;
 //   pre-limit the 10 rules of 409 `{/a*}` as a site saved before MAX_TEMPLATE_VARIABLES has them;
 //   plain     one redirect rule without variables (a key lookup).
@@ -25,8 +25,8 @@ const entry = join(workDir, 'rules.mjs');
 await build({
   stdin: {
     contents: `export { hostOptionsOf } from './src/serving/host-options';
-export { parseRequestPath, decodedPath } from './src/serving/request-path';
-export { pathTemplate } from './src/serving/path-template';`,
+export { parseRequestPath, decodedPath } from './src/http/request-path';
+export { pathTemplate } from './src/rules/path-template';`,
     resolveDir: repo,
     loader: 'ts',
   },

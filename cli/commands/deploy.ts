@@ -1,4 +1,5 @@
 import { relative, resolve } from 'node:path';
+import { terminalSafe } from '../../src/common/control-characters.ts';
 import pc from 'picocolors';
 import { connect } from '../credentials.ts';
 import type { ApiClient } from '../api.ts';
@@ -11,7 +12,7 @@ import { checkedDomain } from '../domain.ts';
 import { CliError } from '../errors.ts';
 import { count, printJson } from '../format.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
-import { aliasFrom, messageProblem } from '../../src/common/deployment-labels.ts';
+import { aliasFrom, aliasHostNote, messageProblem } from '../../src/common/deployment-labels.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 import { siteUrl } from '../../src/common/site-url.ts';
@@ -168,13 +169,21 @@ function report(
   const stored = files.filter((file) => file.size > 0 && !sentHashes.has(file.hash));
   const transfer = `Uploaded ${count(sent.length, 'file')} (${formatBytes(sizeOf(sent))}); skipped ${count(stored.length, 'file')} (${formatBytes(sizeOf(stored))}) already stored.`;
   const whole = `${count(files.length, 'file')} (${formatBytes(done.totalBytes)})`;
-  const alias = deployment?.aliasUrl ? [`  Alias ${pc.bold(deployment.alias!)}: ${pc.cyan(deployment.aliasUrl)}`] : [];
+  // Ids and URLs are the server's text: escaped where printed.
+  const aliasNote = deployment?.aliasUrl && aliasHostNote(domain, deployment.aliasUrl);
+  const alias = deployment?.aliasUrl
+    ? [`  Alias ${pc.bold(terminalSafe(deployment.alias!))}: ${pc.cyan(terminalSafe(deployment.aliasUrl))}`, ...(aliasNote ? [pc.dim(`  ${terminalSafe(aliasNote)}`)] : [])]
+    : [];
   const lines =
     'type' in outcome
       ? outcome.unchanged
-        ? [`${pc.green('✔')} ${pc.bold(domain)} already serves this folder, ${whole}: no new deployment; ${outcome.deploymentId} stays live.`]
-        : [`${pc.green('✔')} Deployed ${whole} to ${pc.bold(domain)}: ${describe(outcome)}`, `  ${transfer} Deployment ${outcome.deploymentId}.`]
-      : [`${pc.green('✔')} Preview of ${whole} for ${pc.bold(domain)}. The live site is unchanged.`, `  ${transfer} Deployment ${outcome.id}.`, `  ${pc.cyan(outcome.previewUrl)}`];
+        ? [`${pc.green('✔')} ${pc.bold(domain)} already serves this folder, ${whole}: no new deployment; ${terminalSafe(outcome.deploymentId)} stays live.`]
+        : [`${pc.green('✔')} Deployed ${whole} to ${pc.bold(domain)}: ${describe(outcome)}`, `  ${transfer} Deployment ${terminalSafe(outcome.deploymentId)}.`]
+      : [
+          `${pc.green('✔')} Preview of ${whole} for ${pc.bold(domain)}. The live site is unchanged.`,
+          `  ${transfer} Deployment ${terminalSafe(outcome.id)}.`,
+          `  ${pc.cyan(terminalSafe(outcome.previewUrl))}`,
+        ];
   const live = 'type' in outcome ? [`  ${pc.cyan(url)}`] : [];
   console.log([...lines, ...alias, ...live].join('\n'));
 }

@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { terminalSafe } from '../../src/common/control-characters.ts';
 import type { ApiClient } from '../api.ts';
 import { connect } from '../credentials.ts';
 import { deploymentPath } from '../deploy/incremental.ts';
@@ -6,7 +7,7 @@ import { CliError } from '../errors.ts';
 import { count, formatTimestamp, printJson, table } from '../format.ts';
 import { confirm } from '../input.ts';
 import type { DeployResult, Deployment, DeploymentPage } from '../../src/common/api-types.ts';
-import { messageSummary } from '../../src/common/deployment-labels.ts';
+import { aliasHostNote, messageSummary } from '../../src/common/deployment-labels.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 
@@ -39,17 +40,20 @@ export async function listDeployments(domain: string, options: { json?: boolean 
   const deployments = await readDeployments(api, domain);
   if (options.json) return printJson(deployments);
   if (deployments.length === 0) return console.log(`No deployments of ${domain}.`);
+  // Every cell but the status is the server's text (a message is another person's): escaped where printed.
   const rows = deployments.map((deployment) => [
     statusOf(deployment),
-    deployment.id,
-    formatTimestamp(deployment.createdAt),
-    deployment.createdBy,
-    [deployment.client, deployment.source].filter(Boolean).join(' '),
-    String(deployment.fileCount),
-    formatBytes(deployment.totalBytes),
-    deployment.alias ?? '',
-    messageSummary(deployment.message, 40),
-    deployment.previewUrl,
+    ...[
+      deployment.id,
+      formatTimestamp(deployment.createdAt),
+      deployment.createdBy,
+      [deployment.client, deployment.source].filter(Boolean).join(' '),
+      String(deployment.fileCount),
+      formatBytes(deployment.totalBytes),
+      deployment.alias ?? '',
+      messageSummary(deployment.message, 40),
+      deployment.previewUrl,
+    ].map(terminalSafe),
   ]);
   console.log(table(['STATUS', 'ID', 'CREATED', 'BY', 'SOURCE', 'FILES', 'SIZE', 'ALIAS', 'MESSAGE', 'PREVIEW'], rows));
   // Newest first: the first deployment with an alias is the one its host serves.
@@ -57,7 +61,10 @@ export async function listDeployments(domain: string, options: { json?: boolean 
   for (const deployment of deployments) if (deployment.alias && !aliases.has(deployment.alias)) aliases.set(deployment.alias, deployment);
   if (aliases.size === 0) return;
   console.log(`\n${pc.bold('Aliases')} (each serves the newest deployment with it):`);
-  for (const [alias, deployment] of aliases) console.log(`  ${alias}  ${pc.cyan(deployment.aliasUrl ?? '')}  ${pc.dim(deployment.id)}`);
+  for (const [alias, deployment] of aliases) console.log(`  ${terminalSafe(alias)}  ${pc.cyan(terminalSafe(deployment.aliasUrl ?? ''))}  ${pc.dim(terminalSafe(deployment.id))}`);
+  const [first] = aliases.values();
+  const note = first?.aliasUrl && aliasHostNote(domain, first.aliasUrl);
+  if (note) console.log(pc.dim(terminalSafe(note)));
 }
 
 /**
@@ -78,7 +85,7 @@ async function previousDeployment(api: ApiClient, domain: string): Promise<Deplo
 }
 
 function describe(deployment: Deployment): string {
-  return `${deployment.id} (${formatTimestamp(deployment.createdAt)}, ${count(deployment.fileCount, 'file')}, ${formatBytes(deployment.totalBytes)})`;
+  return `${terminalSafe(deployment.id)} (${formatTimestamp(deployment.createdAt)}, ${count(deployment.fileCount, 'file')}, ${formatBytes(deployment.totalBytes)})`;
 }
 
 /** Makes a kept deployment live again: the one named, or the newest older one that was live (see previousDeployment). */

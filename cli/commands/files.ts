@@ -1,4 +1,5 @@
 import mime from 'mime';
+import { terminalSafe } from '../../src/common/control-characters.ts';
 import { stat } from 'node:fs/promises';
 import pc from 'picocolors';
 import { connect } from '../credentials.ts';
@@ -33,8 +34,8 @@ export async function listFiles(domain: string, path: string, options: { recursi
   if (entries.length === 0) return console.log('No files.');
   const rows = entries.map((entry) =>
     entry.type === 'directory'
-      ? [pc.blue(entry.path.endsWith('/') ? entry.path : `${entry.path}/`), '-', '-', '-']
-      : [entry.path, formatBytes(entry.size), formatTimestamp(entry.modified), entry.contentType],
+      ? [pc.blue(terminalSafe(entry.path.endsWith('/') ? entry.path : `${entry.path}/`)), '-', '-', '-']
+      : [terminalSafe(entry.path), formatBytes(entry.size), formatTimestamp(entry.modified), terminalSafe(entry.contentType)],
   );
   console.log(table(['PATH', 'SIZE', 'MODIFIED', 'TYPE'], rows));
 }
@@ -48,7 +49,7 @@ export async function putFile(domain: string, path: string, file: string | undef
   const entry = (await response.json()) as FileEntry;
   if (options.json) return printJson(entry);
   const verb = response.status === 201 ? 'Added' : 'Replaced';
-  console.log(`${pc.green('✔')} ${verb} ${entry.path} (${formatBytes(entry.size)}) on ${pc.bold(domain)}.`);
+  console.log(`${pc.green('✔')} ${verb} ${terminalSafe(entry.path)} (${formatBytes(entry.size)}) on ${pc.bold(domain)}.`);
 }
 
 export async function removeFile(domain: string, path: string, options: { json?: boolean }): Promise<void> {

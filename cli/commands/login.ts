@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import { terminalSafe } from '../../src/common/control-characters.ts';
 import { text } from 'node:stream/consumers';
 import pc from 'picocolors';
 import { ApiClient } from '../api.ts';
@@ -14,12 +15,12 @@ export interface LoginOptions {
   json?: boolean;
 }
 
-/** The token's subject, shown after login; the server has already accepted the token. */
-function subjectOf(token: string): string | undefined {
+/** The token's subject, shown after login; the server has already accepted the token. An API token (not a JWT) is asked about. */
+async function subjectOf(api: ApiClient, token: string): Promise<string | undefined> {
   try {
     return decodeJwt(token).sub;
   } catch {
-    return undefined;
+    return (await api.json<Identity>('/v2/whoami')).userId;
   }
 }
 
@@ -34,7 +35,8 @@ export async function login(options: LoginOptions): Promise<void> {
   const origin = normaliseOrigin(options.origin);
   const token = await readToken(options);
   // Any answer but 401 proves the token valid; one without the deploy scope may still follow events.
-  const scopeWarning = await new ApiClient({ origin, token }).request('/v2/sites').then(
+  const api = new ApiClient({ origin, token });
+  const scopeWarning = await api.request('/v2/sites').then(
     async (response) => void (await response.body?.cancel()),
     (error: unknown) => {
       if (error instanceof CliError && error.kind === 'auth' && error.status === 403) return error.message;
@@ -42,10 +44,10 @@ export async function login(options: LoginOptions): Promise<void> {
     },
   );
   const path = await saveCredentials({ origin, token });
-  const subject = subjectOf(token);
+  const subject = await subjectOf(api, token);
   if (options.json) return printJson({ origin, userId: subject ?? null, configFile: path, ...(scopeWarning ? { warning: scopeWarning } : {}) });
-  console.log(`${pc.green('✔')} Logged in to ${origin}${subject ? ` as ${subject}` : ''}; saved in ${path}.`);
-  if (scopeWarning) console.error(pc.yellow(`Note: ${scopeWarning}`));
+  console.log(`${pc.green('✔')} Logged in to ${origin}${subject ? ` as ${terminalSafe(subject)}` : ''}; saved in ${path}.`);
+  if (scopeWarning) console.error(pc.yellow(`Note: ${terminalSafe(scopeWarning)}`));
 }
 
 export async function logout(options: { json?: boolean }): Promise<void> {
@@ -69,11 +71,16 @@ export async function whoami(options: { json?: boolean }): Promise<void> {
   if (options.json) return printJson({ ...identity, origin: api.origin });
   const expires = new Date(`${identity.expiresAt}Z`).getTime();
   const lines: [string, string][] = [
-    ['user', pc.bold(identity.userId)],
-    ['scopes', identity.scopes.join(', ') || pc.yellow('none')],
+    ['user', pc.bold(terminalSafe(identity.userId))],
+    ['scopes', terminalSafe(identity.scopes.join(', ')) || pc.yellow('none')],
     ['expires', `${formatTimestamp(identity.expiresAt)} (${fromNow(expires)})`],
-    ['issuer', identity.issuer],
+    ['issuer', terminalSafe(identity.issuer)],
+    // An API token (`sitehost tokens`): which one, and the sites it is limited to.
+    ...(identity.tokenId === undefined ? [] : ([['token', terminalSafe(identity.tokenId)], ['sites', terminalSafe(identity.sites?.join(', ') ?? 'all of yours')]] as [string, string][])),
     ['service', api.origin],
+    ...(identity.suspension
+      ? [['suspended', pc.red(`since ${formatTimestamp(identity.suspension.since)}: ${terminalSafe(identity.suspension.reason)}`)] as [string, string]]
+      : []),
   ];
-  for (const [name, value] of lines) console.log(`${pc.dim(name.padEnd(9))}${value}`);
+  for (const [name, value] of lines) console.log(`${pc.dim(name.padEnd(11))}${value}`);
 }

@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { terminalSafe } from '../../src/common/control-characters.ts';
 import { connect } from '../credentials.ts';
 import { CliError } from '../errors.ts';
 import { formatTimestamp, printJson, table } from '../format.ts';
@@ -12,7 +13,7 @@ export async function listSites(options: { json?: boolean }): Promise<void> {
   const sites = await api.json<Site[]>('/v2/sites');
   if (options.json) return printJson(sites);
   if (sites.length === 0) return console.log('No sites yet: publish one with `sitehost deploy <dir> --domain <domain>`.');
-  const rows = sites.map((site) => [site.domain, formatTimestamp(site.modified), siteUrl(new URL(api.origin), site.domain)]);
+  const rows = sites.map((site) => [terminalSafe(site.domain), formatTimestamp(site.modified), terminalSafe(siteUrl(new URL(api.origin), site.domain))]);
   console.log(table(['DOMAIN', 'MODIFIED', 'URL'], rows));
 }
 

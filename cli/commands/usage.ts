@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { terminalSafe } from '../../src/common/control-characters.ts';
 import { connect } from '../credentials.ts';
 import { printJson, table } from '../format.ts';
 import type { Quota, Usage } from '../../src/common/api-types.ts';
@@ -16,9 +17,9 @@ export async function showUsage(options: { json?: boolean }): Promise<void> {
   const usage = await api.json<Usage>('/v2/usage');
   if (options.json) return printJson(usage);
   const rows = [
-    ['sites', share(usage.sites), usage.sites.setting],
-    ['storage', share(usage.bytes, formatBytes), usage.bytes.setting],
-    ['deploys', `${share(usage.deploysPerHour)} in the last hour`, usage.deploysPerHour.setting],
+    ['sites', share(usage.sites), terminalSafe(usage.sites.setting)],
+    ['storage', share(usage.bytes, formatBytes), terminalSafe(usage.bytes.setting)],
+    ['deploys', `${share(usage.deploysPerHour)} in the last hour`, terminalSafe(usage.deploysPerHour.setting)],
   ];
   console.log(table(['QUOTA', 'USED', 'SETTING'], rows));
 }

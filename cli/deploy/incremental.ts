@@ -108,6 +108,12 @@ export function finalizeDeployment(api: ApiClient, domain: string, id: string, f
   return api.answered(deploymentPath(domain, id, '/finalize'), json(finalize === 'preview' ? { preview: true } : {}));
 }
 
+/** `DELETE .../deployments/<id>`: cancels a deployment still uploading (a ready one is a 409, left as it is). */
+export async function cancelDeployment(api: ApiClient, domain: string, id: string): Promise<void> {
+  const response = await api.request(deploymentPath(domain, id), { method: 'DELETE' });
+  await response.body?.cancel();
+}
+
 export function deploymentPath(domain: string, id: string, rest = ''): string {
   return sitePath(domain, `/deployments/${encodeURIComponent(id)}${rest}`);
 }

@@ -1,4 +1,5 @@
 import type { Answered, ApiClient } from '../api.ts';
+import { terminalSafe } from '../../src/common/control-characters.ts';
 import { CliError } from '../errors.ts';
 import { count } from '../format.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
@@ -10,6 +11,7 @@ import {
   type DeploymentFiles,
   type DeploymentIntent,
   cliTransport,
+  cancelDeployment,
   createDeployment,
   finalizeDeployment,
   isBaseNotKept,
@@ -109,7 +111,7 @@ export async function publish(api: ApiClient, domain: string, files: readonly Ha
         if (!(error instanceof CliError && error.kind === 'server') || error.status === 429) throw error;
         // A refusal may have been lost with the connection; if none, nothing was stored and the resumable way starts over.
         await deployable();
-        say(`The upload was interrupted (${error.message}); sending the manifest first…`);
+        say(`The upload was interrupted (${terminalSafe(error.message)}); sending the manifest first…`);
       }
     } finally {
       progress.stop();
@@ -126,18 +128,23 @@ export async function publish(api: ApiClient, domain: string, files: readonly Ha
   }
   if (isFinalized(begun.body)) return { outcome: begun.body, previewUrl: begun.previewUrl, sent };
   const pending = begun.body;
-
-  const toSend = filesToSend(files, pending.missing ?? []);
-  if (toSend.length > 0) {
-    const progress = createProgress(mode, { files: toSend.length, bytes: sizeOf(toSend) });
-    const resumed = (why: string, remaining: number) => say(`The upload was interrupted (${why}); resuming with ${count(remaining, 'file')} still to send…`);
-    try {
-      await sendMissing(pending.id, toSend, cliTransport(api, domain, progress, resumed));
-      progress.onComplete();
-    } finally {
-      progress.stop();
+  try {
+    const toSend = filesToSend(files, pending.missing ?? []);
+    if (toSend.length > 0) {
+      const progress = createProgress(mode, { files: toSend.length, bytes: sizeOf(toSend) });
+      const resumed = (why: string, remaining: number) => say(`The upload was interrupted (${terminalSafe(why)}); resuming with ${count(remaining, 'file')} still to send…`);
+      try {
+        await sendMissing(pending.id, toSend, cliTransport(api, domain, progress, resumed));
+        progress.onComplete();
+      } finally {
+        progress.stop();
+      }
     }
+    const finalized = await finalizeDeployment(api, domain, pending.id, intent.finalize);
+    return { outcome: finalized.body, previewUrl: finalized.previewUrl, sent: [...sent, ...toSend] };
+  } catch (error) {
+    // No later run finishes this upload (each deploy begins its own): cancelled, its bytes stop counting against the user's quota.
+    await cancelDeployment(api, domain, pending.id).catch(() => {});
+    throw error;
   }
-  const finalized = await finalizeDeployment(api, domain, pending.id, intent.finalize);
-  return { outcome: finalized.body, previewUrl: finalized.previewUrl, sent: [...sent, ...toSend] };
 }

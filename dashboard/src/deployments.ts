@@ -1,10 +1,12 @@
 import type { DeployResult, Deployment, DeploymentPage } from '../../src/common/api-types';
+import { aliasHostNote } from '../../src/common/deployment-labels';
 import { formatBytes } from '../../src/common/format-bytes';
 import { sitePath } from '../../src/common/site-paths';
 import { request } from './api';
 import { confirmAction } from './dialog';
 import { announce, fill, h } from './dom';
 import { timeElement } from './format';
+import { link } from './router';
 import { errorMessage } from './screen';
 
 const deploymentsPath = (domain: string, rest = '') => sitePath(domain, `/deployments${rest}`);
@@ -52,7 +54,11 @@ export function deploymentsList(domain: string, feedback: HTMLElement): { elemen
       h('td', { 'data-label': 'Message', class: 'message' }, deployment.message ?? ''),
       h('td', { 'data-label': 'Alias' }, deployment.alias && deployment.aliasUrl ? h('a', { href: deployment.aliasUrl, target: '_blank', rel: 'noopener' }, deployment.alias, newTab(`alias of ${deployment.id}`)) : ''),
       h('td', { 'data-label': 'Files' }, `${deployment.fileCount} (${formatBytes(deployment.totalBytes)})`),
-      h('td', { 'data-label': 'Preview' }, h('a', { href: deployment.previewUrl, target: '_blank', rel: 'noopener' }, 'Preview', newTab(deployment.id))),
+      h(
+        'td',
+        { 'data-label': 'Preview' },
+        h('div', { class: 'row-actions' }, h('a', { href: deployment.previewUrl, target: '_blank', rel: 'noopener' }, 'Preview', newTab(deployment.id)), h('a', { href: link({ screen: 'rules', domain, deployment: deployment.id }), 'aria-label': `Rules of deployment ${deployment.id}` }, 'Rules')),
+      ),
       h('td', { 'data-label': 'Live' }, status),
     );
   }
@@ -60,6 +66,9 @@ export function deploymentsList(domain: string, feedback: HTMLElement): { elemen
   function render(page: DeploymentPage, body: HTMLTableSectionElement, mine: number): void {
     if (mine !== generation) return;
     body.append(...page.deployments.map(row));
+    const aliased = page.deployments.find((deployment) => deployment.aliasUrl);
+    const note = aliased?.aliasUrl && aliasHostNote(domain, aliased.aliasUrl);
+    if (note && !element.querySelector('#alias-note')) element.append(h('p', { class: 'hint', id: 'alias-note' }, note));
     element.querySelector('.more')?.remove();
     if (page.next === null) return;
     const next = page.next;

@@ -16,3 +16,23 @@ export function timeElement(value: string | null | undefined, { seconds = false 
   time.textContent = (seconds ? secondsFormat : dateFormat).format(date);
   return time;
 }
+
+/**
+ * Labelled times as `<dt>`/`<dd>` pairs, leaving out each one that reads as a time shown before
+ * it (the same minute): a site's first deploy creates the site, changes it and makes its
+ * deployment at once, and one time says so. Missing times are left out too.
+ */
+export function distinctTimes(times: readonly [label: string, value: string | null | undefined][]): HTMLElement[] {
+  const shown = new Set<string>();
+  return times.flatMap(([label, value]) => {
+    if (!value) return [];
+    const text = dateFormat.format(parseApiTime(value));
+    if (shown.has(text)) return [];
+    shown.add(text);
+    const term = document.createElement('dt');
+    term.textContent = label;
+    const description = document.createElement('dd');
+    description.append(timeElement(value));
+    return [term, description];
+  });
+}

@@ -3,6 +3,9 @@ import { validateHostConfiguration } from '../../src/configuration/host-schema';
 import type { PointerError } from '../../src/common/api-types';
 import { fill, h } from './dom';
 
+/** How long typing pauses before the text is checked, with `checkAsTyped`. */
+const checkDelayMs = 300;
+
 /** An error placed in the editor's text: where to select when the person asks to see it (syntax errors have no pointer). */
 interface PlacedError {
   pointer?: string;
@@ -27,7 +30,7 @@ export interface JsonEditor {
  * selects the offending value in the text. The same schema module as the server's
  * (src/configuration/host-schema.ts) validates it, so both speak the same pointers and words.
  */
-export function jsonEditor(options: { id: string; label: string; hint: string; value: string; rows?: number; optional?: boolean }): JsonEditor {
+export function jsonEditor(options: { id: string; label: string; hint: string; value: string; rows?: number; optional?: boolean; checkAsTyped?: boolean }): JsonEditor {
   const hintId = `${options.id}-hint`;
   const errorsId = `${options.id}-errors`;
   const textarea = h('textarea', {
@@ -85,7 +88,11 @@ export function jsonEditor(options: { id: string; label: string; hint: string; v
     render(summary, errors.map((error) => place(textarea.value, tree, error)));
   }
 
+  /** A check waiting for typing to pause (`checkAsTyped`); any check makes it unneeded. */
+  let pending: ReturnType<typeof setTimeout> | undefined;
+
   function check(): { valid: true; value: unknown } | { valid: false } {
+    clearTimeout(pending);
     const text = textarea.value;
     if (options.optional && text.trim() === '') {
       clearErrors();
@@ -108,6 +115,14 @@ export function jsonEditor(options: { id: string; label: string; hint: string; v
     }
     clearErrors();
     return { valid: true, value };
+  }
+
+  if (options.checkAsTyped) {
+    // Checked once typing pauses, so that the list of errors (a live region) does not change on every key.
+    textarea.addEventListener('input', () => {
+      clearTimeout(pending);
+      pending = setTimeout(check, checkDelayMs);
+    });
   }
 
   return { element, textarea, check, showErrors, clearErrors };

@@ -7,9 +7,11 @@ import { errorMessage, type Screen, type ScreenContext } from './screen';
 import { configurationScreen } from './screens/configuration';
 import { deployScreen } from './screens/deploy';
 import { filesScreen } from './screens/files';
+import { rulesScreen } from './screens/rules';
 import { signInScreen } from './screens/sign-in';
 import { siteScreen } from './screens/site';
 import { sitesScreen } from './screens/sites';
+import { tokensScreen } from './screens/tokens';
 import { currentToken, forgetToken, keepToken, readClaims } from './session';
 
 const main = document.getElementById('main') as HTMLElement;
@@ -24,6 +26,8 @@ function screenFor(route: Route, context: ScreenContext): Screen {
   switch (route.screen) {
     case 'sites':
       return sitesScreen(context);
+    case 'tokens':
+      return tokensScreen(context);
     case 'deploy':
       return deployScreen(context, route.domain);
     case 'site':
@@ -32,6 +36,8 @@ function screenFor(route: Route, context: ScreenContext): Screen {
       return configurationScreen(context, route.domain);
     case 'files':
       return filesScreen(context, route.domain, route.directory);
+    case 'rules':
+      return rulesScreen(context, route.domain, route.deployment);
   }
 }
 
@@ -42,6 +48,7 @@ function renderHeader(token: string | null, route: Route): void {
     token && [
       h('a', { href: link({ screen: 'sites' }), 'aria-current': current(['sites']) }, 'My sites'),
       h('a', { href: link({ screen: 'deploy' }), 'aria-current': current(['deploy']) }, 'Deploy'),
+      h('a', { href: link({ screen: 'tokens' }), 'aria-current': current(['tokens']) }, 'Tokens'),
     ],
   );
   const claims = token ? readClaims(token) : undefined;

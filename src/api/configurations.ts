@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
 import { requestClient } from '../content/label-checks';
@@ -9,7 +9,12 @@ import { readJsonBody } from '../http/json-body';
 import { resource } from '../http/resource';
 import type { ConfigurationRecord } from '../common/api-types';
 import { httpDate, parseHttpDate, parseTimestamp, timestamp } from '../http/time';
-import { type ConfigurationsClock, type SiteRecord, listConfigurations } from '../storage/sites-table';
+import type { SiteRecord } from '../storage/sites-table';
+import { type ConfigurationsClock, changesSince, configurationsAfter, readConfigurationsClock } from '../storage/configurations-feed';
+import { maxPageSize, nextPageLink, pageQuery } from '../http/page';
+import { Problem } from '../http/problem';
+import { checkCursor, cursorAt, sentCursor } from './configurations-cursor';
+import { changeJson, recordJson, streamedConfigurations } from './configurations-list';
 import { domainParam } from './domain-param';
 import { readableSite } from './site-access';
 
@@ -32,24 +37,56 @@ function isUnchanged(request: Request, clock: ConfigurationsClock, etag: string)
   return since !== undefined && since >= wholeSecond(clock.modified);
 }
 
+/** The validators and the cursor every answer of the list carries, 304s included. */
+async function listHeaders(clock: ConfigurationsClock): Promise<Record<string, string>> {
+  const headers: Record<string, string> = {
+    etag: `"configurations-${clock.modified}"`,
+    'cache-control': 'private, no-cache',
+    'sitehost-cursor': await cursorAt(clock, clock.modified),
+  };
+  if (clock.modified > 0) headers['last-modified'] = httpDate(settledLastModified(clock.modified, clock.readAt));
+  return headers;
+}
+
+/** `?since=`: the changes after a cursor, oldest first, a page at a time; the cursor to follow with next. */
+async function changesAnswer(c: Context<AppEnv>, url: URL, since: string, limit = maxPageSize): Promise<Response> {
+  // One more than asked tells whether another page follows.
+  const sent = sentCursor(since);
+  const { clock, changes } = await changesSince(c.env.DB, sent.position, limit + 1);
+  // Checked against the clock read with the changes: one round trip to D1.
+  await checkCursor(clock, sent);
+  const page = changes.slice(0, limit);
+  const next = await cursorAt(clock, changes.length > limit ? page.at(-1)!.modified : clock.modified);
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'cache-control': 'private, no-cache', 'sitehost-cursor': next };
+  if (changes.length > limit) headers.link = `<${url.pathname}?${new URLSearchParams({ since: next, limit: String(limit) })}>; rel="next"`;
+  return new Response(`{"changes":[${page.map(changeJson).join(',')}],"cursor":${JSON.stringify(next)}}`, { headers });
+}
+
+/** `?limit=`: one page of the records in domain order, with the `Link` to the next. */
+async function pageAnswer(c: Context<AppEnv>, url: URL, headers: Record<string, string>, limit: number, cursor = ''): Promise<Response> {
+  const records = await configurationsAfter(c.env.DB, cursor, limit + 1);
+  const page = records.slice(0, limit);
+  if (records.length > limit) headers.link = nextPageLink(url, limit, page.at(-1)!.domain);
+  return new Response(`[${page.map(recordJson).join(',')}]`, { headers: { ...headers, 'content-type': 'application/json' } });
+}
+
 resource(configurations, '/v2/configurations', {
   GET: [
     requireScope('global_read'),
     async (c) => {
-      const { clock, records } = await listConfigurations(c.env.DB);
-      const etag = `"configurations-${clock.modified}"`;
-      const headers: Record<string, string> = { etag, 'cache-control': 'private, no-cache' };
-      if (clock.modified > 0) headers['last-modified'] = httpDate(settledLastModified(clock.modified, clock.readAt));
-      if (isUnchanged(c.req.raw, clock, etag)) return c.body(null, 304, headers);
-      return c.json(
-        records.map((record): ConfigurationRecord => ({
-          domain: record.domain,
-          modified: timestamp(record.modified),
-          configuration: record.configuration,
-        })),
-        200,
-        headers,
-      );
+      const url = new URL(c.req.url);
+      const { limit, cursor } = pageQuery(url);
+      const since = url.searchParams.get('since');
+      if (since !== null) {
+        if (cursor !== undefined) throw new Problem('invalid-request', '`cursor` pages the list; the feed pages with `since` alone.');
+        return changesAnswer(c, url, since, limit);
+      }
+      // One row answers a revalidation: no record is read before the validators are compared.
+      const clock = await readConfigurationsClock(c.env.DB);
+      const headers = await listHeaders(clock);
+      if (isUnchanged(c.req.raw, clock, headers.etag!)) return c.body(null, 304, headers);
+      if (limit !== undefined || cursor !== undefined) return pageAnswer(c, url, headers, limit ?? maxPageSize, cursor);
+      return new Response(streamedConfigurations(c.env.DB), { headers: { ...headers, 'content-type': 'application/json' } });
     },
   ],
 });

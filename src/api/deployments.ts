@@ -58,7 +58,7 @@ export function deploymentView(c: Context<AppEnv>, record: DeploymentRecord, liv
   };
 }
 
-function deploymentIdParam(c: Context<AppEnv>, domain: string): string {
+export function deploymentIdParam(c: Context<AppEnv>, domain: string): string {
   const id = c.req.param('id') ?? '';
   if (!isDeploymentId(id)) throw deploymentNotFound(domain, id);
   return id;
@@ -117,11 +117,21 @@ resource(deployments, '/v2/sites/:domain/deployments/:id', {
       // A first deploy's deployment exists before its site does: its creator may read it, to resume
       // the upload. To anyone else the domain is not hosted (404), as for every other read.
       const principal = c.get('principal');
-      const creator = record?.createdBy === principal.userId ? { userId: record.createdBy, suspension: null } : null;
+      const creator = record?.createdBy === principal.userId ? { userId: record.createdBy, suspension: null, userSuspension: null } : null;
       authorize(principal, domain, site ?? creator, 'read');
       if (!record) throw deploymentNotFound(domain, id);
       const missing = record.state === 'uploading' ? await stillMissing(c.env, record) : undefined;
       return c.json(deploymentView(c, record, site?.liveDeploymentId ?? null, missing));
+    },
+  ],
+  // Cancels an upload under way, by the user who began it: its deployment and the bytes only it holds go, and stop counting against them.
+  DELETE: [
+    requireScope('deploy'),
+    async (c) => {
+      const domain = domainParam(c);
+      const id = deploymentIdParam(c, domain);
+      await siteCoordinator(c.env, domain).cancel(domain, c.get('principal').userId, id);
+      return c.body(null, 204);
     },
   ],
 });

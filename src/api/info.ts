@@ -35,6 +35,7 @@ async function siteInfo(c: Context<AppEnv>, site: SiteRecord): Promise<SiteInfo>
     certificate: await getCertificateSummary(c.env.DB, site.domain, c.env.CERT_ISSUER),
     metadata: site.metadata,
     suspension: site.suspension && suspensionView(site.suspension),
+    userSuspension: site.userSuspension ? suspensionView(site.userSuspension) : null,
   };
 }
 

@@ -1,9 +1,10 @@
-/** What an operator (a token with the `admin` scope) does to any site: suspend it, lift the suspension, unpublish it. */
+/** What an operator (a token with the `admin` scope) does to any site: suspend it, lift the suspension, unpublish it, replay its dead follow-ups. */
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import type { SiteSuspension } from '../common/api-types';
+import { controlCharacterIn } from '../common/control-characters';
 import { readJsonBody } from '../http/json-body';
 import { isObject } from '../http/merge-patch';
 import { Problem } from '../http/problem';
@@ -17,8 +18,12 @@ import { purgeNotice } from './purge-notice';
 /** What an operator may write as a suspension's reason: a sentence or a short paragraph for the owner, with a reference. */
 export const maxReasonLength = 1000;
 
-/** The `reason` of `{"reason": "…"}`, trimmed: 400 for any other shape, 413 past `maxReasonLength` characters. */
-function reasonOf(body: unknown): string {
+/**
+ * The `reason` of `{"reason": "…"}` suspending a `site` or a `user`, trimmed: 400 for any other
+ * shape or a control character other than tab and line breaks (the reason is printed on the
+ * owner's terminal), 413 past `maxReasonLength` characters.
+ */
+export function reasonOf(body: unknown, suspended: 'site' | 'user'): string {
   if (!isObject(body)) throw new Problem('invalid-request', 'The body must be a JSON object like {"reason": "…"}.');
   const others = Object.keys(body).filter((name) => name !== 'reason');
   if (others.length > 0) {
@@ -27,9 +32,16 @@ function reasonOf(body: unknown): string {
     });
   }
   const reason = typeof body.reason === 'string' ? body.reason.trim() : '';
+  const owner = suspended === 'site' ? 'the owner reads it' : 'they read it';
   if (reason === '') {
-    throw new Problem('invalid-request', 'Say why the site is suspended: {"reason": "…"}; the owner reads it.', {
+    throw new Problem('invalid-request', `Say why the ${suspended} is suspended: {"reason": "…"}; ${owner}.`, {
       errors: [{ pointer: '/reason', message: 'must be a string that is not empty' }],
+    });
+  }
+  const control = controlCharacterIn(reason, { tab: true, lineBreaks: true });
+  if (control) {
+    throw new Problem('invalid-request', `The suspension's "reason" holds the control character ${control}; only tab and line breaks (LF, CR LF) are allowed.`, {
+      errors: [{ pointer: '/reason', message: `holds the control character ${control}` }],
     });
   }
   const length = [...reason].length;
@@ -46,7 +58,7 @@ export function suspensionView(suspension: Suspension): SiteSuspension {
 }
 
 /** An operator's act, logged with who did it: the events say what happened, the log who asked. */
-function logOperator(c: Context<AppEnv>, message: string, fields: Record<string, unknown>): void {
+export function logOperator(c: Context<AppEnv>, message: string, fields: Record<string, unknown>): void {
   log.info(message, { by: c.get('principal').userId, ...fields });
 }
 
@@ -57,7 +69,7 @@ resource(operators, '/v2/sites/:domain/suspension', {
     requireScope('admin'),
     async (c) => {
       const domain = domainParam(c);
-      const reason = reasonOf(await readJsonBody(c.req.raw, 'application/json'));
+      const reason = reasonOf(await readJsonBody(c.req.raw, 'application/json'), 'site');
       const suspended = await siteCoordinator(c.env, domain, purgeNotice(c)).suspend(domain, reason);
       logOperator(c, 'A site was suspended', { domain, reason });
       return c.json(suspensionView(suspended.suspension), suspended.created ? 201 : 200);
@@ -70,6 +82,19 @@ resource(operators, '/v2/sites/:domain/suspension', {
       await siteCoordinator(c.env, domain, purgeNotice(c)).resume(domain);
       logOperator(c, "A site's suspension was lifted", { domain });
       return c.body(null, 200);
+    },
+  ],
+});
+
+/** Replays the site's follow-ups that spent their attempts, kept as dead letters (docs/operating.md): due again now, with their attempts afresh. */
+resource(operators, '/v2/sites/:domain/dead-letters/replay', {
+  POST: [
+    requireScope('admin'),
+    async (c) => {
+      const domain = domainParam(c);
+      const replayed = await siteCoordinator(c.env, domain).replayDeadLetters(domain);
+      logOperator(c, "A site's dead follow-ups were replayed", { domain, replayed });
+      return c.json({ domain, replayed });
     },
   ],
 });

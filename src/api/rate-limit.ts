@@ -10,7 +10,8 @@ import { authenticate } from '../auth/middleware';
 import { clientAddressOf } from '../http/client-address';
 import { Problem } from '../http/problem';
 import type { AppEnv } from '../platform/app-env';
-import { rateLimitPeriodSeconds, settingsOf } from '../platform/settings';
+import { rateLimitPeriodSeconds } from '../platform/binding-checks';
+import { settingsOf } from '../platform/settings';
 
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const principal = await authenticate(c).catch(() => undefined);

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { requireScope } from '../auth/middleware';
+import { requireScope, requireScopeAcrossSites } from '../auth/middleware';
 import { deploySite } from '../deploy/deploy-site';
 import { deployLimits } from '../content/deploy-limits';
 import { checkDeployLength } from '../deploy/receive';
@@ -26,12 +26,16 @@ export const sites = new Hono<AppEnv>();
 
 resource(sites, '/v2/sites', {
   GET: [
-    requireScope('deploy'),
+    requireScopeAcrossSites('deploy'),
     async (c) => {
       const url = new URL(c.req.url);
       const { limit, cursor } = pageQuery(url);
-      // One more than asked tells whether another page follows.
-      const list = await listSitesOf(c.env.DB, c.get('principal').userId, { after: cursor, limit: limit && limit + 1 });
+      const { userId, sites: within } = c.get('principal');
+      // One more than asked tells whether another page follows. A site-restricted token lists its
+      // sites only: all of the user's are read (at most MAX_SITES_PER_USER) and filtered.
+      const more = limit && limit + 1;
+      const owned = await listSitesOf(c.env.DB, userId, { after: cursor, limit: within ? undefined : more });
+      const list = within ? owned.filter((site) => within.has(site.domain)).slice(0, more) : owned;
       const page = list.slice(0, limit);
       if (limit !== undefined && list.length > limit) c.header('link', nextPageLink(url, limit, page.at(-1)!.domain));
       return c.json(page.map((site) => ({ ...site, modified: timestamp(site.modified) })));

@@ -2,10 +2,14 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../platform/app-env';
 import { Problem } from '../http/problem';
+import { parseDomain } from '../platform/domain-name';
+import { settingsOf } from '../platform/settings';
+import { type Scope, refuseSignedOut, verifyApiToken } from './api-tokens';
+import type { CheckContext } from './location-checks';
+import { looksLikeApiToken } from './token-format';
 import { InvalidToken, type Principal, verifyToken } from './tokens';
 
-/** `admin`: an operator's, to suspend and unpublish any site (docs/design.md#operators). */
-export type Scope = 'deploy' | 'global_read' | 'admin';
+export type { Scope } from './api-tokens';
 
 const realm = 'realm="sitehost"';
 
@@ -17,7 +21,8 @@ const realm = 'realm="sitehost"';
 export function authenticate(c: Context<AppEnv>): Promise<Principal> {
   let principal = c.get('authentication');
   if (!principal) {
-    principal = principalOf(c.req.header('authorization') ?? '', c.env);
+    const context: CheckContext = { env: c.env, waitUntil: (promise) => c.executionCtx.waitUntil(promise), now: Date.now() };
+    principal = principalOf(c.req.header('authorization') ?? '', context);
     // A refusal is thrown to each caller that awaits it; meanwhile it is not an unhandled rejection.
     principal.catch(() => {});
     c.set('authentication', principal);
@@ -25,7 +30,8 @@ export function authenticate(c: Context<AppEnv>): Promise<Principal> {
   return principal;
 }
 
-async function principalOf(header: string, env: AppEnv['Bindings']): Promise<Principal> {
+/** An API token of ours (by its prefix), or a JWT that its user has not signed out of since. */
+async function principalOf(header: string, context: CheckContext): Promise<Principal> {
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
   if (!match?.[1]) {
     const detail = header ? 'The Authorization header is not a Bearer token.' : 'Send a Bearer token in the Authorization header.';
@@ -33,8 +39,10 @@ async function principalOf(header: string, env: AppEnv['Bindings']): Promise<Pri
       headers: { 'www-authenticate': `Bearer ${realm}, error="invalid_token"` },
     });
   }
+  const bearer = match[1];
   try {
-    return await verifyToken(match[1], env);
+    if (looksLikeApiToken(bearer)) return await verifyApiToken(bearer, context);
+    return await refuseSignedOut(await verifyToken(bearer, context.env), context);
   } catch (error) {
     if (!(error instanceof InvalidToken)) throw error;
     throw new Problem('unauthorized', error.message, {
@@ -45,20 +53,58 @@ async function principalOf(header: string, env: AppEnv['Bindings']): Promise<Pri
   }
 }
 
+/** 403: a site-restricted token outside its sites. */
+function outsideSites(sites: ReadonlySet<string>, what: string): Problem {
+  return new Problem('forbidden', `This token is limited to the sites ${[...sites].sort().join(', ')}: it cannot reach ${what}.`);
+}
+
 /**
- * Requires a valid bearer token carrying at least one of `scopes`, if any are named (RFC 6750
- * answers: 401 `invalid_token`, 403 `insufficient_scope`). Sets `principal` for the handler.
+ * Where a site-restricted token may go (Principal.sites): on a route with a `:domain`, only one
+ * of its sites; on any other route, only where the route says it answers for the token's sites
+ * itself (`acrossSites`), never elsewhere (tokens, usage, every site's configurations).
  */
-export function requireScope(...scopes: Scope[]) {
+function refuseOutsideSites(c: Context<AppEnv>, principal: Principal, acrossSites: boolean): void {
+  const { sites } = principal;
+  if (sites === null) return;
+  const raw = c.req.param('domain');
+  if (raw === undefined) {
+    if (!acrossSites) throw outsideSites(sites, new URL(c.req.url).pathname);
+    return;
+  }
+  let domain: string;
+  try {
+    domain = parseDomain(raw, settingsOf(c.env).apiHostnames);
+  } catch {
+    throw outsideSites(sites, raw);
+  }
+  if (!sites.has(domain)) throw outsideSites(sites, domain);
+}
+
+function scopeCheck(scopes: readonly Scope[], acrossSites: boolean) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    c.set('principal', await authenticate(c));
-    const { scopes: granted } = c.get('principal');
-    if (scopes.length > 0 && !scopes.some((scope) => granted.has(scope))) {
+    const principal = await authenticate(c);
+    c.set('principal', principal);
+    if (scopes.length > 0 && !scopes.some((scope) => principal.scopes.has(scope))) {
       const needed = scopes.join(' ');
       throw new Problem('insufficient-scope', `This needs the scope ${scopes.map((s) => `"${s}"`).join(' or ')}.`, {
         headers: { 'www-authenticate': `Bearer ${realm}, error="insufficient_scope", scope="${needed}"` },
       });
     }
+    refuseOutsideSites(c, principal, acrossSites);
     await next();
   });
+}
+
+/**
+ * Requires a valid bearer token carrying at least one of `scopes`, if any are named (RFC 6750
+ * answers: 401 `invalid_token`, 403 `insufficient_scope`), and a site-restricted token to stay
+ * within its sites (403). Sets `principal` for the handler.
+ */
+export function requireScope(...scopes: Scope[]) {
+  return scopeCheck(scopes, false);
+}
+
+/** `requireScope` for a route without a `:domain` that limits its own answer to a site-restricted token's sites. */
+export function requireScopeAcrossSites(...scopes: Scope[]) {
+  return scopeCheck(scopes, true);
 }

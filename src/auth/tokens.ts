@@ -18,6 +18,15 @@ export interface Principal {
   issuer: string;
   /** When the token expires (its `exp`), epoch milliseconds. */
   expiresAt: number;
+  /** When it was issued (a JWT's `iat`, an API token's creation), epoch milliseconds; null when a JWT has no `iat`. */
+  issuedAt: number | null;
+  /**
+   * The domains the credential is limited to (an API token made with `sites`): it reaches no other
+   * site and nothing beyond one site (src/auth/middleware.ts). Null: every site its user may reach.
+   */
+  sites: ReadonlySet<string> | null;
+  /** The API token's id (src/auth/api-tokens.ts); null for a JWT. */
+  tokenId: string | null;
 }
 
 /** Why a bearer token was refused; the message is safe to show the caller. */
@@ -111,7 +120,15 @@ export async function verifyToken(token: string, env: Env): Promise<Principal> {
     throw new InvalidToken('The token has no subject.');
   }
   // Both verified: `iss` against the signer's issuer, `exp` required.
-  return { userId: payload.sub, scopes: scopesOf(payload), issuer: payload.iss!, expiresAt: payload.exp! * 1000 };
+  return {
+    userId: payload.sub,
+    scopes: scopesOf(payload),
+    issuer: payload.iss!,
+    expiresAt: payload.exp! * 1000,
+    issuedAt: typeof payload.iat === 'number' ? payload.iat * 1000 : null,
+    sites: null,
+    tokenId: null,
+  };
 }
 
 /** Scopes from `scope` (space-separated, OAuth 2) or a `permissions`/`scp` array (Auth0, Azure). */

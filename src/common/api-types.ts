@@ -21,6 +21,15 @@ export interface ConfigurationRecord {
   configuration: Record<string, unknown>;
 }
 
+/** One change of the configurations feed (`GET /v2/configurations?since=`): a site's record at its latest, or its unpublish. */
+export type ConfigurationChange = ConfigurationRecord | { domain: string; modified: Timestamp; deleted: true };
+
+/** A page of the configurations feed: the changes after the cursor asked with, oldest first, and the cursor to ask with next. */
+export interface ConfigurationChanges {
+  changes: ConfigurationChange[];
+  cursor: string;
+}
+
 /** The answer of `PUT /v2/sites/<domain>` (and of an activation or a live finalize), and the data of its `site-deploy` event. */
 export interface DeployResult {
   type: 'site-deploy';
@@ -77,6 +86,60 @@ export interface DeploymentPage {
   next: string | null;
 }
 
+/** A redirect or rewrite of a deployment: from its `_redirects`, or its host options' `redirects`. */
+export interface DeploymentRedirect {
+  source: '_redirects' | 'configuration';
+  /** RFC 6570 template of the request paths it applies to (a file's `:name` is `{name}`, its `*` is `{+splat}`). */
+  from: string;
+  /** Template of the target: a path of the site, or for a redirect an absolute URL. */
+  to: string;
+  /** 3xx redirects; from `_redirects`, 200 rewrites and 404/410 serve the target with that status. */
+  status: number;
+  /** Applies where a file answers the path too: `!` in `_redirects`; always for the host options', tried before files. */
+  force: boolean;
+  /** An absolute `from`: only requests for this scheme and host, on the live site. */
+  origin?: { protocol: 'http:' | 'https:'; host: string };
+  /** Query parameters the request must carry. */
+  query?: { name: string; variable?: string; equals?: string }[];
+  /** `Country=`: ISO 3166 codes. */
+  countries?: string[];
+  /** `Language=`: language tags. */
+  languages?: string[];
+}
+
+/** Header fields a deployment adds: from its host options' `headers`, or its `_headers`. */
+export interface DeploymentHeaders {
+  source: '_headers' | 'configuration';
+  /** Template of the request paths it applies to; null: every response that serves a file. */
+  uri: string | null;
+  /** Values by field name, each set in place of what came before. */
+  fields: Record<string, string[]>;
+  /** Fields removed before these are set (`! Name` in `_headers`). */
+  detach: string[];
+}
+
+/** A file that answers a path nothing else answers: the host options' `fallback`, or the root `404.html` when none names a 404 page. */
+export interface DeploymentFallback {
+  source: 'configuration' | 'default';
+  /** 2xx: for page requests only (a single-page app's shell); 4xx and 5xx: for any miss. */
+  status: number;
+  /** From the site's root (`root`), with a leading slash. */
+  path: string;
+}
+
+/**
+ * `GET .../deployments/<id>/rules`: the rules a deployment is served with, read-only, in the
+ * order the service applies them: redirects from `_redirects`, then the host options' (the first
+ * that applies wins); headers from the host options, then `_headers` (a later value replaces);
+ * the fallbacks tried, in order, when no file answers.
+ */
+export interface DeploymentRules {
+  deploymentId: string;
+  redirects: DeploymentRedirect[];
+  headers: DeploymentHeaders[];
+  fallbacks: DeploymentFallback[];
+}
+
 /** A file of a listing, and the answer of a file upload. */
 export interface FileEntry {
   name: string;
@@ -130,6 +193,8 @@ export interface SiteInfo {
   metadata: Record<string, string>;
   /** Set while an operator has suspended the site: it answers 451, and its owner cannot change it. */
   suspension: SiteSuspension | null;
+  /** Set while an operator has suspended its owner: every site of theirs answers 451, and they claim and change nothing. */
+  userSuspension: SiteSuspension | null;
 }
 
 /** An operator's suspension of a site (`PUT /v2/sites/<domain>/suspension`, scope admin). */
@@ -139,6 +204,13 @@ export interface SiteSuspension {
   since: Timestamp;
 }
 
+/** An operator's suspension of a user (`PUT /v2/users/<userId>/suspension`, scope admin): the sites it reaches. */
+export interface UserSuspension extends SiteSuspension {
+  userId: string;
+  /** The user's sites, each answering 451 now. */
+  domains: string[];
+}
+
 /** `GET /v2/whoami`: the token's subject, scopes, issuer and expiry, as the service verified them. */
 export interface Identity {
   userId: string;
@@ -146,11 +218,46 @@ export interface Identity {
   scopes: string[];
   issuer: string;
   expiresAt: Timestamp;
+  /** An API token's id, and the sites it is limited to (null: every site of its user); absent for a JWT. */
+  tokenId?: string;
+  sites?: string[] | null;
+  /** Present while an operator has suspended the user: they claim and change nothing, and their sites answer 451. */
+  suspension?: SiteSuspension;
+}
+
+/** An API token as `GET /v2/tokens` lists it: never its secret. */
+export interface ApiToken {
+  id: string;
+  name: string;
+  scopes: string[];
+  /** The domains it is limited to; null: every site of its user. */
+  sites: string[] | null;
+  createdAt: Timestamp;
+  expiresAt: Timestamp;
+  lastUsedAt: Timestamp | null;
+}
+
+/** `POST /v2/tokens`' answer: the token itself, shown this once. */
+export interface CreatedApiToken extends ApiToken {
+  token: string;
+}
+
+/** `DELETE /v2/tokens`' answer: how many tokens went, and the line before which the user's JWTs are refused. */
+export interface SignOut {
+  revoked: number;
+  signedOutBefore: Timestamp;
 }
 
 /** A JSON Pointer into the request body and what is wrong there. */
 export interface PointerError {
   pointer: string;
+  message: string;
+}
+
+/** A line of a `_redirects` or `_headers` file that cannot be read, and why. */
+export interface LineError {
+  file: string;
+  line: number;
   message: string;
 }
 
@@ -160,8 +267,8 @@ export interface ProblemDetails {
   title: string;
   status: number;
   detail: string;
-  /** The violations of a schema. */
-  errors?: PointerError[];
+  /** The violations of a schema, or the lines of a rules file that cannot be read. */
+  errors?: (PointerError | LineError)[];
 }
 
 /** The DNS record that proves control of a domain: add it to the domain's DNS before its first deploy. */

@@ -1,6 +1,7 @@
 // What tells deployments apart besides their files (docs/design.md, "Deployments"): a message,
 // an alias and the client that made them. Shared by the Worker (which checks them), the CLI and
-// the dashboard (which send them): it imports nothing and uses only erasable TypeScript.
+// the dashboard (which send them): it imports only its siblings and uses only erasable TypeScript.
+import { controlCharacterIn } from './control-characters.ts';
 
 /** The most characters (Unicode code points) a deployment's message may have: `MAX_MESSAGE_LENGTH`. */
 export const maxMessageLength = 1000;
@@ -18,6 +19,21 @@ export const clientHeader = 'sitehost-client';
 export function clientOf(header: string | null): DeploymentClient {
   const name = header?.trim().split('/')[0]?.toLowerCase();
   return name === 'cli' || name === 'dashboard' ? name : 'api';
+}
+
+/** Characters of the domain's hash that end an alias host's first label (src/content/label-checks.ts). */
+export const aliasHashLength = 13;
+
+/**
+ * What the hash that ends an alias host is, for the people who see it (`-et2xe7csnokjf` of
+ * `feature-x--portfolio-example-et2xe7csnokjf.preview.example.net`), or undefined for a URL
+ * without one.
+ */
+export function aliasHostNote(domain: string, aliasUrl: string): string | undefined {
+  const label = new URL(aliasUrl).hostname.split('.')[0] ?? '';
+  const hash = label.slice(-aliasHashLength - 1);
+  if (!label.includes('--') || !new RegExp(`^-[a-z2-7]{${aliasHashLength}}$`).test(hash)) return undefined;
+  return `Alias addresses of ${domain} end in ${hash}, a hash of the domain: it keeps them apart from other sites' whose names read alike once dots become hyphens and long names are cut to fit one DNS label (a-b.com, a.b.com).`;
 }
 
 /** Lower-case letters, digits and single hyphens, starting and ending with a letter or digit. */
@@ -40,11 +56,15 @@ export function aliasFrom(name: string): string {
   return slug(slug(name.toLowerCase().replace(/[^a-z0-9]+/g, '-')).slice(0, maxAliasLength));
 }
 
-/** Why `message` is no message: too long, or control characters other than tab and line breaks. */
+/**
+ * Why `message` is no message: too long, or a control character other than tab and line breaks
+ * (LF, or CR LF: a lone CR overwrites the line it ends on a terminal, ESC and BEL make escape sequences).
+ */
 export function messageProblem(message: string): string | undefined {
   const length = [...message].length;
   if (length > maxMessageLength) return `it is ${length} characters long; a message is at most ${maxMessageLength} (MAX_MESSAGE_LENGTH)`;
-  if (/[^\P{Cc}\t\n\r]/u.test(message)) return 'control characters other than tab and line breaks are not allowed';
+  const control = controlCharacterIn(message, { tab: true, lineBreaks: true });
+  if (control) return `it holds the control character ${control}; only tab and line breaks (LF, CR LF) are allowed`;
   return undefined;
 }
 

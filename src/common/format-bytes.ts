@@ -1,15 +1,16 @@
-const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+/** One decimal below 10, none above; 9.96 is "10", not "10.0". */
+const rounded = (value: number) => value.toFixed(value < 9.95 ? 1 : 0);
 
 /**
- * `1234567` → `1.2 MB`: SI units, as browsers and file managers show transfer sizes; one
- * decimal below 10, none above. The same text in every locale, so scripts can read it.
+ * `1234567` → `1.2 MiB`: binary units, as the limits and quotas are set (`MAX_TOTAL_BYTES`
+ * 100 MiB, `MAX_USER_BYTES` 10 GiB), so that a limit reads as the number it was set to. A value
+ * that rounds to 1024 of a unit is shown in the next one. The same text in every locale, so
+ * scripts can read it.
  */
 export function formatBytes(bytes: number): string {
-  let value = bytes;
   let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  while (unit < units.length - 1 && Number(rounded(bytes / 1024 ** unit)) >= 1024) unit += 1;
+  return unit === 0 ? `${bytes} B` : `${rounded(bytes / 1024 ** unit)} ${units[unit]}`;
 }

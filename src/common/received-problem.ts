@@ -1,4 +1,4 @@
-import type { DomainProofRecord, PointerError, ProblemDetails } from './api-types.ts';
+import type { DomainProofRecord, LineError, PointerError, ProblemDetails } from './api-types.ts';
 
 /**
  * What an error answer said: its problem's members (and the DNS record a domain's claim waits for),
@@ -42,11 +42,15 @@ export class ApiError extends Error {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-function pointerErrors(value: unknown): PointerError[] | undefined {
+function pointerErrors(value: unknown): (PointerError | LineError)[] | undefined {
   if (!Array.isArray(value)) return undefined;
   return value
     .filter((error): error is Record<string, unknown> => typeof error === 'object' && error !== null && typeof error.message === 'string')
-    .map((error) => ({ pointer: text(error.pointer) ?? '', message: error.message as string }));
+    .map((error) =>
+      typeof error.file === 'string' && typeof error.line === 'number'
+        ? { file: error.file, line: error.line, message: error.message as string }
+        : { pointer: text(error.pointer) ?? '', message: error.message as string },
+    );
 }
 
 function proofRecord(value: unknown): DomainProofRecord | undefined {

@@ -1,7 +1,7 @@
 import { exceedsMaxJsonDepth, jsonTooDeep } from '../http/json-depth';
 import { Problem } from '../http/problem';
 import { validateHostConfiguration } from './host-schema';
-import { checkConfigurationLimits } from './configuration-limits';
+import { checkConfigurationLimits } from '../rules/configuration-limits';
 
 /** Host options, as `schema/host.schema.json` describes them. */
 export type HostConfiguration = Record<string, unknown>;

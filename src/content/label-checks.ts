@@ -2,7 +2,7 @@
  * A deployment's labels, checked as a request brings them: its message, its alias (and the host
  * label the alias is served at) and the client that made it (docs/design.md, "Deployments").
  */
-import { type DeploymentClient, aliasProblem, clientHeader, clientOf, maxMessageLength, messageProblem } from '../common/deployment-labels';
+import { type DeploymentClient, aliasHashLength, aliasProblem, clientHeader, clientOf, maxMessageLength, messageProblem } from '../common/deployment-labels';
 import { Problem } from '../http/problem';
 
 export interface DeploymentLabels {
@@ -43,7 +43,10 @@ export function checkedMessage(message: unknown): string | null {
   const refusal = messageProblem(message);
   if (!refusal) return message;
   const overLimit = [...message].length > maxMessageLength;
-  throw new Problem('invalid-request', `The deployment's message is refused: ${refusal}.`, overLimit ? { extensions: { limit: 'MAX_MESSAGE_LENGTH', value: maxMessageLength } } : {});
+  throw new Problem('invalid-request', `The deployment's "message" is refused: ${refusal}.`, {
+    errors: [{ pointer: '/message', message: refusal }],
+    ...(overLimit ? { extensions: { limit: 'MAX_MESSAGE_LENGTH', value: maxMessageLength } } : {}),
+  });
 }
 
 /** A deployment's alias as sent (absent: none); 400 saying what an alias is. */
@@ -58,7 +61,7 @@ export function checkedAlias(alias: unknown): string | null {
 /** RFC 4648's base32 alphabet in lower case, as deployment ids are written: DNS-label characters. */
 const base32 = 'abcdefghijklmnopqrstuvwxyz234567';
 /** Characters of the domain's hash in an alias label: 65 bits, so no domain can be made to share another's. */
-const hashCharacters = 13;
+const hashCharacters = aliasHashLength;
 const maxLabelLength = 63;
 
 /**

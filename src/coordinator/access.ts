@@ -18,11 +18,14 @@ export interface Requester {
   scopes?: ReadonlySet<string>;
 }
 
+type Suspension = NonNullable<SiteOwner['suspension']>;
+
 /**
  * - `read`: anyone with `global_read`, or the owner (whose `deploy` scope the route checked).
- * - `change`: the owner of an existing site that is not suspended.
- * - `deploy`: the owner of a site that is not suspended, or anyone when no site exists yet (the
- *   first deploy claims the domain).
+ * - `change`: the owner of an existing site that is not suspended, nor its owner.
+ * - `deploy`: the owner of a site that is not suspended, nor its owner, or anyone when no site
+ *   exists yet (the first deploy claims the domain; a suspended user's claim is refused by
+ *   `refuseSuspendedUser`, since no site record carries the claimant's suspension).
  * What an operator (scope `admin`) does to any site needs only that it exists: see `administer`.
  */
 export type SiteAction = 'read' | 'change' | 'deploy';
@@ -42,8 +45,22 @@ function ownedByAnotherUser(domain: string): Problem {
   return new Problem('forbidden', `The site ${domain} is owned by another user.`);
 }
 
+/** 403: an operator suspended the user, who claims and changes nothing until it is lifted; they see why. */
+function userSuspended(userId: string, suspension: Suspension): Problem {
+  return new Problem(
+    'user-suspended',
+    `The user ${userId} is suspended by the service's operator: their sites are not served, and they can claim or change nothing until the suspension is lifted. Reason: ${suspension.reason}`,
+    { extensions: { reason: suspension.reason, since: timestamp(suspension.since) } },
+  );
+}
+
+/** Throws the 403 `user-suspended` when `suspension` (the requester's own, null: none) holds: for a claim, which no site record tells. */
+export function refuseSuspendedUser(userId: string, suspension: Suspension | null): void {
+  if (suspension) throw userSuspended(userId, suspension);
+}
+
 /** 403: an operator suspended the site; its owner sees why. */
-function suspended(domain: string, suspension: NonNullable<SiteOwner['suspension']>): Problem {
+function suspended(domain: string, suspension: Suspension): Problem {
   return new Problem('site-suspended', `The site ${domain} is suspended by the service's operator and cannot be changed until the suspension is lifted. Reason: ${suspension.reason}`, {
     extensions: { reason: suspension.reason, since: timestamp(suspension.since) },
   });
@@ -56,7 +73,9 @@ export function authorize(requester: Requester, domain: string, site: SiteOwner 
     throw siteNotFound(domain);
   }
   if (site.userId === requester.userId) {
-    if (action !== 'read' && site.suspension) throw suspended(domain, site.suspension);
+    if (action === 'read') return;
+    refuseSuspendedUser(site.userId, site.userSuspension);
+    if (site.suspension) throw suspended(domain, site.suspension);
     return;
   }
   if (action === 'read' && requester.scopes?.has('global_read')) return;

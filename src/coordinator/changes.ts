@@ -15,7 +15,7 @@ export interface DeployCommit {
    * `blobs`: where the stored bytes lie, by content hash, for later incremental deploys; `written`:
    * the objects the deploy stored (its pack, when it wrote one, and its index), with their sizes.
    */
-  files?: Omit<Deployment, 'created'> & { blobs: BlobLocation[]; written: StoredObject[] };
+  files?: Omit<Deployment, 'created'> & { blobs: BlobLocation[]; written: StoredObject[]; rulesRoot: string };
   configuration?: HostConfiguration;
   labels: DeploymentLabels;
 }

@@ -6,9 +6,12 @@
  */
 import type { Env } from '../platform/env';
 import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } from '../storage/sites-table';
+import { keptFollowUps } from '../storage/dead-letters';
+import { type BlobChange, BlobIndex } from './blob-index';
 import { FollowUps, type PendingChange } from './follow-ups';
 import type { LiveRecord } from './freshness';
 import { IncrementalDeadlines } from './incremental-deadlines';
+import { deleteUnheld } from './orphans';
 import { RecordedUploads } from './uploads';
 
 /** How soon the alarm tries again work that failed, or a change whose outcome is unknown. */
@@ -17,6 +20,7 @@ const retryMs = 10_000;
 export class Commits {
   readonly uploads: RecordedUploads;
   readonly deadlines: IncrementalDeadlines;
+  readonly blobs: BlobIndex;
   readonly #followUps: FollowUps;
 
   /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
@@ -25,9 +29,10 @@ export class Commits {
     private readonly envOf: () => Env,
     private readonly live: LiveRecord,
   ) {
-    this.#followUps = new FollowUps(storage, envOf);
+    this.#followUps = new FollowUps(storage, envOf, (domain, cutoff) => deleteUnheld(envOf(), domain, this, cutoff));
     this.uploads = new RecordedUploads(storage, () => envOf().FILES);
     this.deadlines = new IncrementalDeadlines(storage);
+    this.blobs = new BlobIndex(storage, envOf);
   }
 
   /**
@@ -36,10 +41,20 @@ export class Commits {
    * they settled. Then `live` goes live (undefined: the live site is unchanged), as committed (with
    * its configuration's stamp, see tickConfigurationsClock), and the follow-ups run; answers it so.
    */
-  async commit(domain: string, statements: D1PreparedStatement[], live: SiteRecord | null | undefined, followUps: Omit<PendingChange, 'id' | 'domain'>): Promise<SiteRecord | null | undefined> {
+  async commit(
+    domain: string,
+    statements: D1PreparedStatement[],
+    live: SiteRecord | null | undefined,
+    followUps: Omit<PendingChange, 'id' | 'domain'>,
+    blobs: BlobChange = {},
+  ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.envOf();
     const change: PendingChange = { id: crypto.randomUUID(), domain, ...followUps };
-    this.#followUps.pend(change);
+    await this.blobs.moved(domain);
+    this.storage.transactionSync(() => {
+      this.#followUps.pend(change);
+      this.blobs.pend(blobs);
+    });
     await this.scheduleAlarm();
     let committed = live;
     try {
@@ -47,7 +62,10 @@ export class Commits {
       if (committed && stamped !== undefined) committed = { ...committed, configurationModified: stamped };
     } catch (error) {
       // A batch that failed may have committed all the same; then the site is as the database holds it.
-      if (!(await this.#followUps.committed(change))) throw error;
+      if (!(await this.#followUps.committed(change))) {
+        this.blobs.drop();
+        throw error;
+      }
       if (committed) committed = (await getSite(DB, domain)) ?? committed;
     }
     this.#settle(change);
@@ -59,6 +77,7 @@ export class Commits {
   #settle(change: PendingChange): void {
     this.storage.transactionSync(() => {
       this.#followUps.settle(change);
+      this.blobs.settle();
       if (change.unpublish) this.uploads.abortAllNow();
     });
   }
@@ -71,12 +90,25 @@ export class Commits {
       // Locations may still hold the record from before the change, and an object that kept running holds it too.
       await this.live.replace(change.domain, await getSite(this.envOf().DB, change.domain));
     }
+    // Blobs held for a change that did not commit.
+    this.blobs.drop();
     await this.live.resumePurge();
   }
 
   /** Objects follow-ups delete later, after the grace for reads in flight. */
   scheduledDeletions(): string[] {
     return this.#followUps.scheduledDeletions();
+  }
+
+  /** Makes the follow-ups of `domain` kept as dead letters due again (an operator replays them), and runs them; answers how many. */
+  async replayDeadLetters(domain: string): Promise<number> {
+    const { DB } = this.envOf();
+    const { followUps, forget } = await keptFollowUps(DB, domain);
+    if (followUps.length === 0) return 0;
+    this.#followUps.replay(followUps);
+    await forget.run();
+    await this.catchUp();
+    return followUps.length;
   }
 
   /** Runs what is due, then sets the alarm for what remains. */

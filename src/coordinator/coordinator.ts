@@ -10,14 +10,12 @@ import type { Env } from '../platform/env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type DeploymentRecord, addUploadedPack, deleteDeploymentsOf, deploymentsOf, forgetBlobsOf, getDeployment, recordBlobs } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, deleteDeploymentsOf, deploymentsOf, getDeployment } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
-import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
-import { forgetObjectsOf, recordObjects, recordedBytes, release } from '../storage/usage-ledger';
-import { deployLimits, limitExceeded } from '../content/deploy-limits';
-import { releaseQuota, reserveQuota } from '../quotas/reservation';
+import { recordUnpublished } from '../storage/configurations-feed';
+import { type StoredObject, forgetObjectsOf } from '../storage/usage-ledger';
 import { administer, authorize, deploymentNotFound } from './access';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
@@ -26,10 +24,14 @@ import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
+import { collectAbandoned, discardUnheld, ownPacks } from './uploaded-objects';
+import { recordBlobUpload } from './blob-uploads';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
-import { resume, suspend } from './suspension';
+import { configuredRoot } from '../rules/deployment-rules';
+import { filesForRoot } from './rules-root';
+import { refreshOwnerSuspension, resume, suspend } from './suspension';
 import { servesAlready, unchangedResult } from './unchanged';
 
 /**
@@ -76,6 +78,18 @@ export class SiteCoordinator extends DurableObject<Env> {
     await this.#state.commits.scheduleAlarm();
   }
 
+  /** Where the stored ones of `hashes` lie (./blob-index.ts). Not queued behind changes: the index only ever names bytes that exist. */
+  async knownBlobs(domain: string, hashes: readonly string[]): Promise<Map<string, BlobLocation>> {
+    await this.#state.commits.blobs.moved(domain);
+    return this.#state.commits.blobs.known(hashes);
+  }
+
+  /** Every hash the site stores and where: what a multipart deploy need not store again. */
+  async storedBlobs(domain: string): Promise<Map<string, BlobLocation>> {
+    await this.#state.commits.blobs.moved(domain);
+    return this.#state.commits.blobs.all();
+  }
+
   /** The Worker aborted the upload of `key`. */
   async forgetUpload(key: string): Promise<void> {
     this.#state.commits.uploads.forget(key);
@@ -106,10 +120,10 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Deploys `commit` live: a new deployment of its files (or the live ones) and its host options (or the live ones); none when the site serves them already. */
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
-      const { site, record, deployments } = await this.#deployment(commit);
+      const { site, record, deployments, written } = await this.#deployment(commit);
       if (await servesAlready(this.#state, site, { files: commit.files, configuration: record.configuration, labels: commit.labels }, deployments)) {
         // What the deploy stored goes: nothing names it.
-        await deleteObjects(this.env.FILES, (commit.files?.written ?? []).map((object) => object.key));
+        await deleteObjects(this.env.FILES, written.map((object) => object.key));
         return unchangedResult(site!, record.created);
       }
       const next = siteWith(site, record, commit.userId, record.created);
@@ -118,11 +132,12 @@ export class SiteCoordinator extends DurableObject<Env> {
       const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined);
       await this.#state.commitDeployment(
         record,
-        [...statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
+        statements,
         next,
         {
           now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain: commit.domain } as const])],
-          written: commit.files?.written,
+          written,
+          blobs: commit.files?.blobs,
         },
         deployments,
       );
@@ -133,16 +148,10 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Stores `commit` as a deployment that is not live, to be previewed and activated later; the first claims a new domain. */
   preview(commit: DeployCommit): Promise<Outcome<DeploymentRecord>> {
     return this.#change(async () => {
-      const { site, record, deployments } = await this.#deployment(commit, true);
+      const { site, record, deployments, written } = await this.#deployment(commit, true);
       const { DB } = this.env;
       const claim = previewClaim(DB, site, commit.userId, commit.domain, record.created);
-      await this.#state.commitDeployment(
-        record,
-        [...claim.statements, ...recordBlobs(DB, commit.domain, commit.files?.blobs ?? [])],
-        claim.live,
-        { now: claim.now, written: commit.files?.written },
-        deployments,
-      );
+      await this.#state.commitDeployment(record, claim.statements, claim.live, { now: claim.now, written, blobs: commit.files?.blobs }, deployments);
       return record;
     });
   }
@@ -156,13 +165,13 @@ export class SiteCoordinator extends DurableObject<Env> {
   async #deployment(
     commit: DeployCommit,
     preview = false,
-  ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[] }> {
+  ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[]; written: StoredObject[] }> {
     const { domain } = commit;
     const site = await this.#state.permitted(domain, commit.userId, 'deploy');
     let deployments: DeploymentRecord[] | undefined;
     if (commit.files) {
       const own = ownPacks(commit.files);
-      await this.#state.claimUpload(domain, commit.files.indexKey, own);
+      await this.#state.claimUpload(domain, commit.files.written.map((object) => object.key), own);
       deployments = await deploymentsOf(this.env.DB, domain);
       const held = new Set([...own, ...deployments.flatMap((kept) => kept.packs)]);
       if (!commit.files.packs.every((key) => held.has(key))) {
@@ -171,8 +180,13 @@ export class SiteCoordinator extends DurableObject<Env> {
     }
     const id = commit.files?.id ?? newDeploymentId();
     const configuration = commit.configuration ?? site?.configuration ?? {};
-    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), commit.files ?? site?.deployment ?? null, configuration, commit.labels, preview);
-    return { site, record, deployments };
+    // The root the files' rules were read under: the Worker's (its host options', or the live ones' as it read them), or the live ones'.
+    const root = configuredRoot(configuration);
+    const readUnder = commit.files ? commit.files.rulesRoot : configuredRoot(site?.configuration);
+    const { files, written } =
+      root === readUnder ? { files: commit.files ?? site?.deployment ?? null, written: undefined } : await filesForRoot(this.#state, domain, id, commit.files ?? site?.deployment ?? null, root, commit.files);
+    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), files, configuration, commit.labels, preview);
+    return { site, record, deployments, written: [...(commit.files?.written ?? []), ...(written ? [written] : [])] };
   }
 
   /** Makes the kept deployment `id` live again (a rollback, or a roll forward): its files and its host options. */
@@ -191,39 +205,10 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Records blobs an incremental deploy uploaded into `upload.pack`: the deployment keeps the pack,
-   * and later manifests find them. Every pack a deployment uploads counts against MAX_TOTAL_BYTES
-   * (413, and the pack goes), however many requests sent them, and against its user's MAX_USER_BYTES.
-   */
+  /** Records blobs an incremental deploy uploaded into `upload.pack`, each once: see ./blob-uploads.ts. */
   addBlobs(upload: BlobUpload): Promise<Outcome<null>> {
     return this.#change(async () => {
-      const { domain, pack, userId } = upload;
-      const site = await this.#state.load(domain);
-      authorize({ userId }, domain, site, 'deploy');
-      const uploading = await uploadingDeployment(this.env.DB, domain, upload.deploymentId, userId);
-      await this.#state.claimUpload(domain, pack, [pack]);
-      const limits = deployLimits(this.env);
-      const uploaded = (await recordedBytes(this.env.DB, uploading.packs)) + upload.packBytes;
-      if (uploaded > limits.maxTotalBytes) {
-        throw limitExceeded(limits, 'maxTotalBytes', `The blobs uploaded for the deployment ${uploading.id} would store ${uploaded} bytes`);
-      }
-      const reservation = await reserveQuota(this.env, { userId, sites: 0, bytes: upload.packBytes });
-      // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
-      this.#state.commits.deadlines.record(domain, uploading.id, uploading.created);
-      await this.#state.commits.scheduleAlarm();
-      const { DB } = this.env;
-      try {
-        await DB.batch([
-          ...recordBlobs(DB, domain, upload.blobs),
-          addUploadedPack(DB, upload.deploymentId, pack),
-          recordObjects(DB, domain, userId, [{ key: pack, bytes: upload.packBytes }]),
-          ...(reservation ? [release(DB, reservation, userId)] : []),
-        ]);
-      } catch (error) {
-        await releaseQuota(this.env, reservation, userId);
-        throw error;
-      }
+      await recordBlobUpload(this.#state, upload);
       return null;
     });
   }
@@ -246,7 +231,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { domain, userId, upload } = commit;
       const site = await this.#state.permitted(domain, userId, 'deploy');
       // A pack the Worker stored must still be there; one it hands over is written with the index.
-      if (upload && !upload.bytes) await this.#state.claimUpload(domain, upload.pack, [upload.pack]);
+      if (upload && !upload.bytes) await this.#state.claimUpload(domain, [upload.pack], [upload.pack]);
       return commitManifest(this.#state, site, commit, [], upload ? [upload.pack] : []);
     });
   }
@@ -257,24 +242,58 @@ export class SiteCoordinator extends DurableObject<Env> {
       if (by === 'operator') administer(domain, await this.#state.load(domain));
       else await this.#state.changeable(domain, userId);
       const { DB } = this.env;
+      // Objects uploaded from here on are not the unpublished site's: a site claimed again keeps them.
+      const before = Date.now();
       const deploymentIds = (await deploymentsOf(DB, domain)).map((deployment) => deployment.id);
       const statements = [
         deleteSite(DB, domain),
         deleteDeploymentsOf(DB, domain),
-        forgetBlobsOf(DB, domain),
         forgetObjectsOf(DB, domain),
         ...tickConfigurationsClock(DB, Date.now()),
+        recordUnpublished(DB, domain),
       ];
       await this.#state.commits.commit(domain, statements, null, {
         now: [
-          { kind: 'delete-site-objects', domain },
+          { kind: 'delete-site-objects', domain, before },
           { kind: 'purge-previews', deploymentIds },
           { kind: 'forget-certificate', domain },
           { kind: 'notify', event: { type: 'site-delete', domain } },
         ],
         unpublish: true,
-      });
+      }, { forgetAll: true });
       return null;
+    });
+  }
+
+  /** Cancels the incremental deploy `id` that `userId` began and still uploads: collected now, as at its deadline. */
+  cancel(domain: string, userId: string, id: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      const deployments = await deploymentsOf(this.env.DB, domain);
+      const uploading = deployments.find((kept) => kept.id === id && kept.createdBy === userId);
+      if (!uploading) throw deploymentNotFound(domain, id);
+      if (uploading.state !== 'uploading') throw new Problem('conflict', `The deployment ${id} is not uploading: only an upload under way can be cancelled.`);
+      const freed = this.#state.abandon(domain, uploading, deployments);
+      await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
+      return null;
+    });
+  }
+
+  /**
+   * Deletes objects the Worker wrote for a change that did not take them (refused, failed, never
+   * asked), but none a deployment holds: under the lock, after any change left unsettled.
+   */
+  discard(domain: string, written: string[]): Promise<void> {
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      await discardUnheld(this.#state, domain, written);
+    });
+  }
+
+  /** An operator replays the site's follow-ups kept as dead letters (./follow-ups.ts); answers how many. */
+  replayDeadLetters(domain: string): Promise<number> {
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      return this.#state.commits.replayDeadLetters(domain);
     });
   }
 
@@ -291,6 +310,14 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
+  /** An operator suspended its owner, or lifted that (./suspension.ts): every location serves accordingly once this answers. */
+  refreshOwner(domain: string): Promise<Outcome<null>> {
+    return this.#change(async () => {
+      await refreshOwnerSuspension(this.#state, await this.#state.load(domain));
+      return null;
+    });
+  }
+
   /**
    * Replaces or merge-patches the host options, validated after merging: a new deployment of the
    * live files with them. An edit that leaves them as they are changes nothing, so a script that
@@ -302,11 +329,15 @@ export class SiteCoordinator extends DurableObject<Env> {
       const configuration = checkHostConfiguration('replace' in edit ? edit.replace : applyMergePatch(site.configuration, edit.patch));
       if (sameConfiguration(site.configuration, configuration)) return site;
       const now = Date.now();
-      const record = readyDeployment(domain, newDeploymentId(), userId, 'configuration', now, site.deployment, configuration, unlabelled(client));
+      const id = newDeploymentId();
+      const root = configuredRoot(configuration);
+      const { files, written } = root === configuredRoot(site.configuration) ? { files: site.deployment, written: undefined } : await filesForRoot(this.#state, domain, id, site.deployment, root);
+      const record = readyDeployment(domain, id, userId, 'configuration', now, files, configuration, unlabelled(client));
       const next = siteWith(site, record, userId, now);
       const { DB } = this.env;
       const committed = await this.#state.commitDeployment(record, [upsertSite(DB, next), ...configurationChange(DB, site, next)], next, {
         now: [{ kind: 'notify', event: { type: 'configuration-update', domain, deploymentId: record.id } }],
+        written: written && [written],
       });
       return committed ?? next;
     });
@@ -353,33 +384,8 @@ export class SiteCoordinator extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     await this.#exclusive(async () => {
       await this.#state.commits.recover();
-      await this.#collectAbandoned().catch((error: unknown) => log.error('Collecting abandoned incremental deploys failed; the alarm retries it', { error }));
+      await collectAbandoned(this.#state).catch((error: unknown) => log.error('Collecting abandoned incremental deploys failed; the alarm retries it', { error }));
       await this.#state.commits.catchUp();
     });
   }
-
-  /**
-   * Once an incremental deploy's deadline has passed, collects the kept window as a commit does:
-   * on a site that never commits again, nothing else would. A deploy whose row the Worker never
-   * wrote (it stopped after recording the deadline) leaves at most its manifest, which nothing names.
-   */
-  async #collectAbandoned(): Promise<void> {
-    const due = this.#state.commits.deadlines.due();
-    if (due.length === 0) return;
-    const { domain } = due[0]!;
-    const site = await this.#state.load(domain);
-    const deployments = await deploymentsOf(this.env.DB, domain);
-    const freed = this.#state.collection(domain, deployments, site?.liveDeploymentId ?? null);
-    if (freed.statements.length > 0) await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
-    const written = new Set(deployments.map((deployment) => deployment.id));
-    const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
-    await deleteObjects(this.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));
-    this.#state.commits.deadlines.forget(due);
-  }
-}
-
-/** The packs a deploy wrote itself: those its new bytes lie in (the others hold stored bytes it reuses). */
-function ownPacks(files: NonNullable<DeployCommit['files']>): string[] {
-  const written = new Set(files.blobs.map((blob) => blob.pack));
-  return files.packs.filter((key) => written.has(key));
 }

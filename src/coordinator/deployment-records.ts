@@ -86,6 +86,7 @@ export function siteWith(previous: SiteRecord | null, record: DeploymentRecord, 
     liveDeploymentId: record.id,
     deployment: liveFilesOf(record),
     suspension: previous?.suspension ?? null,
+    userSuspension: previous?.userSuspension ?? null,
   };
 }
 

@@ -5,11 +5,11 @@
 import type { DeploymentClient } from '../common/deployment-labels';
 import { unlabelled } from '../content/label-checks';
 import { deployLimits } from '../content/deploy-limits';
-import { readFromBucket, withEditedRules } from '../content/site-rules';
+import { readFromBucket, withEditedRules } from '../rules/deployment-rules';
 import { checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type BlobLocation, knownBlobs, recordBlobs } from '../storage/deployments-table';
+import type { BlobLocation } from '../storage/deployments-table';
 import { type FileEntry, type FileIndex, keys, withFile, withoutFile } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, upsertSite } from '../storage/sites-table';
@@ -17,6 +17,7 @@ import type { FileUpload } from './changes';
 import { newDeploymentId } from './deployment-id';
 import { readyDeployment, siteWith } from './deployment-records';
 import type { SiteEvent } from './follow-ups';
+import { configuredRoot } from '../rules/deployment-rules';
 import type { SiteState } from './site-state';
 
 /**
@@ -37,11 +38,12 @@ export async function putFile(state: SiteState, site: SiteRecord, userId: string
   const totalBytes = (site.deployment?.totalBytes ?? 0) - (previous?.size ?? 0) + size;
   checkSiteSize(deployLimits(state.env), index.files.length + (previous ? 0 : 1), totalBytes);
   // Under the lock a hash's row names a pack that a kept deployment holds, and the new one will.
-  const stored = upload.packKey ? (await knownBlobs(state.env.DB, domain, [hash])).get(hash) : undefined;
+  await state.commits.blobs.moved(domain);
+  const stored = upload.packKey ? state.commits.blobs.known([hash]).get(hash) : undefined;
   const newPack = stored ? null : upload.packKey;
   const now = Date.now();
   const entry = stored ? { ...upload.entry, offset: stored.offset } : upload.entry;
-  const next = await withEditedRules(index, withFile(index, entry, stored?.pack ?? newPack, newDeploymentId(), now), path, readFromBucket(state.env.FILES));
+  const next = await withEditedRules(index, withFile(index, entry, stored?.pack ?? newPack, newDeploymentId(), now), path, readFromBucket(state.env.FILES), configuredRoot(site.configuration));
   const blobs = newPack ? [{ hash, pack: newPack, offset: upload.entry.offset, size }] : [];
   await switchFiles(state, site, { userId, client, source: 'file-put' }, next, now, blobs, {
     type: 'files-update',
@@ -61,7 +63,7 @@ export async function deleteFile(state: SiteState, site: SiteRecord, userId: str
     throw new Problem('not-found', `There is no file ${JSON.stringify(path)} on ${domain}.`);
   }
   const now = Date.now();
-  const next = await withEditedRules(index, withoutFile(index, path, newDeploymentId(), now), path, readFromBucket(state.env.FILES));
+  const next = await withEditedRules(index, withoutFile(index, path, newDeploymentId(), now), path, readFromBucket(state.env.FILES), configuredRoot(site.configuration));
   await switchFiles(state, site, { userId, client, source: 'file-delete' }, next, now, [], {
     type: 'files-update',
     domain,
@@ -97,8 +99,9 @@ async function switchFiles(
   const record = readyDeployment(site.domain, index.deploymentId, by.userId, by.source, now, files, site.configuration, unlabelled(by.client));
   const next = siteWith(site, record, by.userId, now);
   const { DB } = state.env;
-  await state.commitDeployment(record, [upsertSite(DB, next), ...recordBlobs(DB, site.domain, blobs)], next, {
+  await state.commitDeployment(record, [upsertSite(DB, next)], next, {
     now: [{ kind: 'notify', event }],
     written: [writtenIndex, ...blobs.map((blob) => ({ key: blob.pack, bytes: blob.size }))],
+    blobs,
   });
 }

@@ -4,9 +4,13 @@
  * old state, or in the new one with every follow-up done.
  *
  * A change's follow-ups are stored *pending* before its D1 commit; the commit's batch records
- * the change's id in D1; then they are *settled*: made due, run in order, and retried by the
- * alarm until done. A coordinator that stopped in between asks D1 whether the change happened
- * (`committed`) and settles or drops them. A notification is written into the event log by its
+ * the change's id in D1; then they are *settled*: made due, and run. A coordinator that stopped
+ * in between asks D1 whether the change happened (`committed`) and settles or drops them. One
+ * that fails is tried again by the alarm after a wait that doubles, `followUpRetry.maxAttempts`
+ * times at most; then it is kept as a dead letter for operators (D1's `dead_letters`, queue
+ * `site-follow-ups`), who can replay it. Only what depends on order runs in order (`laneOf`): a
+ * domain's events, and its certificate's issue and removal; a failing deletion or purge holds
+ * back nothing else. A notification is written into the event log by its
  * follow-up (../events/notifications.ts, `publish`), so it is logged before it is forgotten.
  */
 import { forgetCertificate } from '../certificates/unpublish';
@@ -15,7 +19,8 @@ import type { Env } from '../platform/env';
 import { publish } from '../events/notifications';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
-import { deleteObjects, deleteSiteObjects } from '../storage/objects';
+import { deleteObjects } from '../storage/objects';
+import { type KeptFollowUp, keepFollowUp } from '../storage/dead-letters';
 import { edgeKeys, purgeEverywhere } from './edge-cache';
 import { lastSiteChange } from '../storage/sites-table';
 
@@ -37,7 +42,12 @@ export type FollowUp =
   | { kind: 'issue-certificate'; domain: string }
   | { kind: 'forget-certificate'; domain: string }
   | { kind: 'delete-objects'; objects: string[] }
-  | { kind: 'delete-site-objects'; domain: string }
+  /**
+   * An unpublished site's objects: those under its prefix uploaded `before` the unpublish that
+   * nothing holds when it runs, so that a site claimed again meanwhile keeps its own. (One stored
+   * before `before` was recorded goes by its due time, the unpublish's.)
+   */
+  | { kind: 'delete-site-objects'; domain: string; before?: number }
   /** Deployments gone (collected, or their site unpublished), whose records locations hold for their preview hosts. */
   | { kind: 'purge-previews'; deploymentIds: string[] };
 
@@ -54,12 +64,34 @@ export interface PendingChange {
   orphans?: string[];
 }
 
+/** A follow-up as stored: the site it follows, and its failed attempts and when it may be tried again once one failed. */
+type StoredFollowUp = FollowUp & { site?: string; attempts?: number; retryAt?: number };
+
+/** How failed follow-ups are tried again: after 10 s, then twice as long each time up to an hour; kept as a dead letter after the last attempt (about 3.4 hours in all). */
+export const followUpRetry = { firstWaitMs: 10_000, longestWaitMs: 3_600_000, maxAttempts: 12 };
+
+function waitAfter(attempts: number): number {
+  return Math.min(followUpRetry.firstWaitMs * 2 ** (attempts - 1), followUpRetry.longestWaitMs);
+}
+
+/** The follow-ups that must run in the order they were made, each lane after its last one succeeded; the others (deletions, purges) run on their own. */
+function laneOf(work: FollowUp): 'events' | 'certificate' | undefined {
+  if (work.kind === 'notify') return 'events';
+  if (work.kind === 'issue-certificate' || work.kind === 'forget-certificate') return 'certificate';
+  return undefined;
+}
+
 const followUpPrefix = 'follow-up/';
 const pendingChangeKey = 'pending-change';
 
 /** When a follow-up is due: its key starts with that time. */
 function dueOf(followUpKey: string): number {
   return Number(followUpKey.slice(followUpPrefix.length).split('/')[0]);
+}
+
+/** When a stored follow-up may run: when due, or once its wait after a failure is over. */
+function runsAt(key: string, work: StoredFollowUp): number {
+  return Math.max(dueOf(key), work.retryAt ?? 0);
 }
 
 export class FollowUps {
@@ -70,6 +102,8 @@ export class FollowUps {
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly envOf: () => Env,
+    /** Deletes the objects under `domain`'s prefix uploaded before `cutoff` that nothing holds (./orphans.ts). */
+    private readonly deleteUnheld: (domain: string, cutoff: number) => Promise<unknown>,
   ) {}
 
   private get env(): Env {
@@ -102,9 +136,9 @@ export class FollowUps {
       for (const [key, work] of [...kv.list<FollowUp>({ prefix: followUpPrefix })]) if (work.kind === 'delete-objects') kv.delete(key);
     }
     const time = Date.now();
-    for (const work of change.now) kv.put(this.#key(time), work);
+    for (const work of change.now) kv.put(this.#key(time), { ...work, site: change.domain });
     const due = time + settingsOf(this.env).retiredDeploymentGraceSeconds * 1000;
-    for (const work of change.later ?? []) kv.put(this.#key(due), work);
+    for (const work of change.later ?? []) kv.put(this.#key(due), { ...work, site: change.domain });
     kv.delete(pendingChangeKey);
   }
 
@@ -112,18 +146,60 @@ export class FollowUps {
     return `${followUpPrefix}${String(due).padStart(15, '0')}/${String(this.#seq++).padStart(20, '0')}`;
   }
 
-  /** Runs due follow-ups in order, stopping at the first failure; the alarm takes over from there. */
+  /**
+   * Runs the follow-ups that are due, each lane in order: one that fails holds back those after it
+   * in its lane until it succeeds or is given up; what is in no lane runs whatever failed.
+   */
   async runDue(): Promise<void> {
-    for (const [key, work] of [...this.storage.kv.list<FollowUp>({ prefix: followUpPrefix })]) {
-      if (dueOf(key) > Date.now()) return;
-      try {
-        await this.#perform(work, key);
-      } catch (error) {
-        log.error('A follow-up failed; the alarm retries it', { kind: work.kind, error });
-        return;
+    const held = new Set<string>();
+    for (const [key, work] of this.#stored()) {
+      const lane = laneOf(work);
+      if (lane && held.has(lane)) continue;
+      if (runsAt(key, work) > Date.now() || !(await this.#run(key, work))) {
+        if (lane) held.add(lane);
       }
-      this.storage.kv.delete(key);
     }
+  }
+
+  /** Runs one follow-up; answers whether it is done with (succeeded, or given up as a dead letter). */
+  async #run(key: string, work: StoredFollowUp): Promise<boolean> {
+    try {
+      await this.#perform(work, key);
+      this.storage.kv.delete(key);
+      return true;
+    } catch (error) {
+      const attempts = (work.attempts ?? 0) + 1;
+      if (attempts >= followUpRetry.maxAttempts) return this.#giveUp(key, { ...work, attempts }, error);
+      const waitMs = waitAfter(attempts);
+      log.error('A follow-up failed; the alarm retries it', { kind: work.kind, site: work.site, attempts, retryInSeconds: waitMs / 1000, error });
+      this.storage.kv.put(key, { ...work, attempts, retryAt: Date.now() + waitMs });
+      return false;
+    }
+  }
+
+  /** Keeps a follow-up that spent its attempts as a dead letter, then forgets it; answers false (still to retry) when D1 could not keep it. */
+  async #giveUp(key: string, work: StoredFollowUp, error: unknown): Promise<boolean> {
+    const { attempts, retryAt, ...followUp } = work;
+    try {
+      await keepFollowUp(this.env.DB, key, dueOf(key), followUp);
+    } catch (keeping) {
+      log.error('Keeping a follow-up that spent its attempts failed; the alarm retries it', { kind: work.kind, site: work.site, error: keeping });
+      this.storage.kv.put(key, { ...work, retryAt: Date.now() + followUpRetry.longestWaitMs });
+      return false;
+    }
+    log.error('A follow-up spent its attempts: kept in dead_letters', { kind: work.kind, site: work.site, attempts, error });
+    this.storage.kv.delete(key);
+    return true;
+  }
+
+  /** Makes `followUps` (dead letters an operator replays, kept by `#giveUp` as stored here, less their attempts) due now. */
+  replay(followUps: readonly KeptFollowUp[]): void {
+    const time = Date.now();
+    for (const work of followUps) this.storage.kv.put(this.#key(time), work as StoredFollowUp);
+  }
+
+  #stored(): [string, StoredFollowUp][] {
+    return [...this.storage.kv.list<StoredFollowUp>({ prefix: followUpPrefix })];
   }
 
   /** Does `work`, stored under `key`. A notification is in the event log once this resolves: it is deleted only then. */
@@ -138,7 +214,7 @@ export class FollowUps {
       case 'delete-objects':
         return deleteObjects(this.env.FILES, work.objects);
       case 'delete-site-objects':
-        return deleteSiteObjects(this.env.FILES, work.domain);
+        return this.deleteUnheld(work.domain, work.before ?? dueOf(key));
       case 'purge-previews': {
         const { edge } = settingsOf(this.env);
         // Handed over, not awaited: the account keeps the purge until Cloudflare accepts it.
@@ -152,10 +228,17 @@ export class FollowUps {
     return [...this.storage.kv.list<FollowUp>({ prefix: followUpPrefix })].flatMap(([, work]) => (work.kind === 'delete-objects' ? work.objects : []));
   }
 
-  /** When the next work is due: now for a pending change, else the first follow-up's time. */
+  /** When the next work is due: now for a pending change, else the earliest time a follow-up may run (one held behind another in its lane runs after it). */
   nextDue(): number | undefined {
     if (this.pending()) return Date.now();
-    for (const [key] of this.storage.kv.list({ prefix: followUpPrefix, limit: 1 })) return dueOf(key);
-    return undefined;
+    let next: number | undefined;
+    const held = new Set<string>();
+    for (const [key, work] of this.#stored()) {
+      const lane = laneOf(work);
+      if (lane && held.has(lane)) continue;
+      if (lane) held.add(lane);
+      next = Math.min(next ?? Infinity, runsAt(key, work));
+    }
+    return next;
   }
 }

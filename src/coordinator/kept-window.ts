@@ -1,7 +1,8 @@
 /**
  * Which deployments a site keeps, and what collecting the others frees. Kept: the live one, the
  * newest `DEPLOYMENTS_KEPT` ready ones, any ready one younger than `DEPLOYMENTS_KEPT_DAYS`, and an
- * incremental deploy still uploading until its deadline, a day after it began. Bytes are shared by
+ * incremental deploy still uploading until its deadline, a day after it began, unless another
+ * user holds the site. Bytes are shared by
  * reference (packs, and an index a configuration change reuses), so an object is freed only when
  * no kept deployment names it. Every commit collects; so does the coordinator's alarm at an
  * uploading deployment's deadline (./incremental-deadlines.ts), for a site that commits no more.
@@ -35,8 +36,12 @@ export function objectsOf(deployment: DeploymentRecord): string[] {
   return [...deployment.packs, ...(deployment.indexKey ? [deployment.indexKey] : []), ...(deployment.manifestKey ? [deployment.manifestKey] : [])];
 }
 
-/** What to collect of `deployments` (newest first), `liveId` being live at `now`. */
-export function collection(deployments: readonly DeploymentRecord[], liveId: string | null, window: KeptWindow, now: number): Collection {
+/**
+ * What to collect of `deployments` (newest first), `liveId` being live at `now` on a site `owner`
+ * holds (null: none yet). An upload another user began is stranded once the domain is someone
+ * else's (its finalize is refused): collected at once, so its bytes stop counting against them.
+ */
+export function collection(deployments: readonly DeploymentRecord[], liveId: string | null, window: KeptWindow, now: number, owner: string | null): Collection {
   const youngerThan = now - window.keptDays * 86_400_000;
   let ready = 0;
   const kept: DeploymentRecord[] = [];
@@ -44,7 +49,7 @@ export function collection(deployments: readonly DeploymentRecord[], liveId: str
   for (const deployment of deployments) {
     const keep =
       deployment.state === 'uploading'
-        ? deadlineOf(deployment.created) > now
+        ? deadlineOf(deployment.created) > now && (owner === null || deployment.createdBy === owner)
         : deployment.id === liveId || ready < window.kept || deployment.created > youngerThan;
     if (deployment.state === 'ready') ready++;
     (keep ? kept : collected).push(deployment);

@@ -5,7 +5,7 @@
  */
 import { emptyHash, type ManifestFile } from '../content/manifest';
 import { Problem } from '../http/problem';
-import { type BlobLocation, type DeploymentRecord, knownBlobs } from '../storage/deployments-table';
+import type { BlobLocation, DeploymentRecord } from '../storage/deployments-table';
 import type { FileIndex } from '../storage/file-index';
 
 /** The base deployment `id` of `domain`, `record` being its row as found (none: not kept); 409 unless it is a ready deployment. */
@@ -38,12 +38,15 @@ export function addBaseLocations(base: FileIndex | null, known: Map<string, Blob
   }
 }
 
+/** Where the site stores the bytes of some hashes: its blob index (./blob-index.ts), asked in or through the coordinator. */
+export type StoredLookup = (hashes: readonly string[]) => Promise<Map<string, BlobLocation>>;
+
 /**
- * Adds to `known` where the site stores the bytes of the other `files`: one D1 query, and
- * none when the base and the request's own blobs hold them all (a small redeploy's usual case).
+ * Adds to `known` where the site stores the bytes of the other `files`: one lookup, and none
+ * when the base and the request's own blobs hold them all (a small redeploy's usual case).
  */
-export async function addStoredLocations(db: D1Database, domain: string, files: readonly ManifestFile[], known: Map<string, BlobLocation>): Promise<void> {
+export async function addStoredLocations(lookup: StoredLookup, files: readonly ManifestFile[], known: Map<string, BlobLocation>): Promise<void> {
   const others = files.filter((file) => file.hash !== emptyHash && !known.has(file.hash)).map((file) => file.hash);
   if (others.length === 0) return;
-  for (const [hash, blob] of await knownBlobs(db, domain, others)) known.set(hash, blob);
+  for (const [hash, blob] of await lookup(others)) known.set(hash, blob);
 }

@@ -5,12 +5,12 @@
  */
 import type { DeployResult } from '../common/api-types';
 import { deployLimits } from '../content/deploy-limits';
-import { readWithPending, withSiteRules } from '../content/site-rules';
+import { readWithPending, withSiteRules } from '../rules/deployment-rules';
 import { type Manifest, type ManifestContent, patchedManifest } from '../content/manifest';
 import { checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type DeploymentRecord, deploymentsOf, recordBlobs } from '../storage/deployments-table';
+import { type DeploymentRecord, deploymentsOf } from '../storage/deployments-table';
 import { type FileIndex, keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, upsertSite } from '../storage/sites-table';
@@ -18,6 +18,7 @@ import type { ManifestCommit } from './changes';
 import { deployResult, indexOfManifest, missingHashes, readyDeployment, siteWith } from './deployment-records';
 import type { FollowUp } from './follow-ups';
 import { addBaseLocations, addStoredLocations, baseIndex, keptBase } from './manifest-base';
+import { configuredRoot } from '../rules/deployment-rules';
 import { configurationChange, previewClaim, type SiteState } from './site-state';
 import { servesAlready, unchangedResult } from './unchanged';
 
@@ -56,7 +57,8 @@ export async function commitManifest(
   // A hash stored again points at its newest copy, as recordBlobs keeps it.
   const known = new Map((upload?.blobs ?? []).map((blob) => [blob.hash, blob]));
   addBaseLocations(base, known);
-  await addStoredLocations(DB, domain, manifest.files, known);
+  await state.commits.blobs.moved(domain);
+  await addStoredLocations(async (hashes) => state.commits.blobs.known(hashes), manifest.files, known);
   const missing = missingHashes(manifest.files, known);
   if (missing.length > 0) {
     throw new Problem('conflict', `The deployment ${id} still lacks the bytes of ${missing.length} file${missing.length === 1 ? '' : 's'}; upload them first.`, {
@@ -65,10 +67,10 @@ export async function commitManifest(
   }
   const now = Date.now();
   // The rules are read before anything is written: a file that cannot be read stores nothing.
-  const index = await withSiteRules(indexOfManifest(manifest, known, id, now, base), readWithPending(FILES, upload));
+  const configuration = manifest.configuration ?? site?.configuration ?? {};
+  const index = await withSiteRules(indexOfManifest(manifest, known, id, now, base), readWithPending(FILES, upload), configuredRoot(configuration));
   const totalBytes = index.files.reduce((sum, file) => sum + file.size, 0);
   checkSiteSize(deployLimits(state.env), index.files.length, totalBytes);
-  const configuration = manifest.configuration ?? site?.configuration ?? {};
   if (!commit.preview && (await servesAlready(state, site, { files: { index }, configuration, labels: commit.labels }))) {
     await dropUnchanged(state, domain, upload, uploading, await listing);
     return unchangedResult(site!, now);
@@ -79,20 +81,20 @@ export async function commitManifest(
   const files = { indexKey, packs: [...new Set([...index.packs, ...uploaded])], fileCount: index.files.length, totalBytes };
   const record = readyDeployment(domain, id, userId, 'incremental', now, files, configuration, commit.labels, commit.preview);
   const written = [writtenIndex, ...(upload ? [{ key: upload.pack, bytes: upload.packBytes }] : [])];
-  const newBlobs = recordBlobs(DB, domain, upload?.blobs ?? []);
+  const blobs = upload?.blobs;
   if (commit.preview) {
     const claim = previewClaim(DB, site, userId, domain, now);
-    await state.commitDeployment(record, [...claim.statements, ...newBlobs], claim.live, { now: [...claim.now, ...followUps], written }, kept);
+    await state.commitDeployment(record, claim.statements, claim.live, { now: [...claim.now, ...followUps], written, blobs }, kept);
     return record;
   }
   const next = siteWith(site, record, userId, now);
-  const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next), ...newBlobs];
+  const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
   const result = deployResult(site, next, true, manifest.configuration !== undefined);
   await state.commitDeployment(
     record,
     statements,
     next,
-    { now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), ...followUps], written },
+    { now: [{ kind: 'notify', event: result }, ...(site ? [] : [{ kind: 'issue-certificate', domain } as const]), ...followUps], written, blobs },
     kept,
   );
   return result;
@@ -133,5 +135,5 @@ async function dropUnchanged(
   if (upload && !upload.bytes) await deleteObjects(state.env.FILES, [upload.pack]);
   if (!uploading) return;
   const freed = state.abandon(domain, uploading, deployments);
-  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later });
+  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
 }

@@ -21,7 +21,17 @@ import { objectsOf } from './kept-window';
 
 /** Sweeps `domain`'s prefix and answers the keys it deleted; call it under the coordinator's lock, with no change left unsettled. */
 export async function sweepOrphans(env: Env, domain: string, commits: Commits): Promise<string[]> {
-  const cutoff = Date.now() - settingsOf(env).orphanSweepGraceSeconds * 1000;
+  const orphans = await deleteUnheld(env, domain, commits, Date.now() - settingsOf(env).orphanSweepGraceSeconds * 1000);
+  if (orphans.length > 0) log.info('Deleted objects no deployment or upload held (a deploy cut before its commit)', { domain, objects: orphans });
+  return orphans;
+}
+
+/**
+ * Deletes the objects under `domain`'s prefix uploaded before `cutoff` that nothing holds now, and
+ * answers their keys: the sweep's rule, and an unpublish's (./follow-ups.ts), whose cutoff is the
+ * unpublish itself, so that a site claimed again since keeps every object it wrote or holds.
+ */
+export async function deleteUnheld(env: Env, domain: string, commits: Commits, cutoff: number): Promise<string[]> {
   // Listed before what holds them is read: an upload or incremental deploy is recorded before its first object is written.
   const old: string[] = [];
   for await (const page of listObjects(env.FILES, keys.sitePrefix(domain))) {
@@ -34,10 +44,7 @@ export async function sweepOrphans(env: Env, domain: string, commits: Commits): 
     ...commits.scheduledDeletions(),
     ...commits.deadlines.deploymentIds().map((id) => keys.manifest(domain, id)),
   ]);
-  const orphans = old.filter((key) => !held.has(key));
-  if (orphans.length > 0) {
-    await deleteObjects(env.FILES, orphans);
-    log.info('Deleted objects no deployment or upload held (a deploy cut before its commit)', { domain, objects: orphans });
-  }
-  return orphans;
+  const unheld = old.filter((key) => !held.has(key));
+  await deleteObjects(env.FILES, unheld);
+  return unheld;
 }

@@ -6,30 +6,31 @@
  */
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, forgetBlobsIn, putDeployment } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, putDeployment } from '../storage/deployments-table';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
 import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
 import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage-ledger';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { deleteObjects } from '../storage/objects';
 import { log } from '../platform/log';
-import { checkClaim } from '../domains/claim';
+import { checkClaimant } from './claimant';
 import { authorize } from './access';
+import type { BlobChange } from './blob-index';
 import { Commits } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployment-records';
 import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
 import { type Collection, collection, freedBy } from './kept-window';
 
-/** A collection as a commit takes it: statements for its batch, follow-ups now and after the grace period, and the objects it frees. */
-type Freed = { statements: D1PreparedStatement[]; now: FollowUp[]; later: FollowUp[]; objects: string[] };
+/** A collection as a commit takes it: statements for its batch, the packs the blob index forgets, follow-ups now and after the grace period, and the objects it frees. */
+type Freed = { statements: D1PreparedStatement[]; blobs: BlobChange; now: FollowUp[]; later: FollowUp[]; objects: string[] };
 
 /**
- * What a change's commit runs after it, besides its collection's (see PendingChange), and the
+ * What a change's commit runs after it, besides its collection's (see PendingChange), the
  * objects it stored for itself alone (`written`, with their sizes): counted against its user's
- * quota once it commits, deleted when it does not.
+ * quota once it commits, deleted when it does not; and where its new bytes lie (`blobs`).
  */
-export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later' | 'orphans'> & { written?: StoredObject[] };
+export type ChangeFollowUps = Omit<PendingChange, 'id' | 'domain' | 'later' | 'orphans'> & { written?: StoredObject[]; blobs?: readonly BlobLocation[] };
 
 export class SiteState {
   readonly live: LiveRecord;
@@ -85,17 +86,19 @@ export class SiteState {
   async permitted(domain: string, userId: string, action: 'deploy' | 'change'): Promise<SiteRecord | null> {
     const site = await this.load(domain);
     authorize({ userId }, domain, site, action);
-    if (site === null && action === 'deploy') await checkClaim(this.env, domain, userId);
+    if (site === null && action === 'deploy') await checkClaimant(this.env, domain, userId);
     return site;
   }
 
   /**
-   * Takes into a change what the Worker uploaded: 409 when `written` is gone (an unpublish while
-   * it uploaded deleted everything under the site, its new objects too); else its `packs` are
-   * complete, and no unfinished upload of theirs is left to abort.
+   * Takes into a change what the Worker uploaded: 409 when any of `written` is gone (an unpublish
+   * while it uploaded deleted what nothing held under the site, a pack written before the
+   * unpublish and its index after it included); else its `packs` are complete, and no unfinished
+   * upload of theirs is left to abort.
    */
-  async claimUpload(domain: string, written: string, packs: readonly string[]): Promise<void> {
-    if (!(await this.env.FILES.head(written))) {
+  async claimUpload(domain: string, written: readonly string[], packs: readonly string[]): Promise<void> {
+    const found = await Promise.all(written.map((key) => this.env.FILES.head(key)));
+    if (found.some((object) => object === null)) {
       throw new Problem('conflict', `The site ${domain} was unpublished while this deploy uploaded; deploy again.`);
     }
     for (const pack of packs) this.commits.uploads.forget(pack);
@@ -118,11 +121,11 @@ export class SiteState {
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.env;
     const { domain } = record;
-    const { written = [], ...rest } = followUps;
+    const { written = [], blobs = [], ...rest } = followUps;
     const wasLive = this.live.site?.liveDeploymentId ?? null;
     const liveId = live ? live.liveDeploymentId : wasLive;
     const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
-    const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId);
+    const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId, record.createdBy);
     // Only the owner commits to a site, so the deployment's creator is whom its bytes count against.
     const claim = {
       userId: record.createdBy,
@@ -143,7 +146,7 @@ export class SiteState {
         orphans: written.map((object) => object.key),
         now: [...rest.now, ...freed.now],
         later: freed.later,
-      });
+      }, { ...freed.blobs, record: blobs });
     } catch (error) {
       await releaseQuota(this.env, reservation, record.createdBy);
       throw error;
@@ -157,13 +160,14 @@ export class SiteState {
   }
 
   /**
-   * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live:
+   * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live on
+   * `owner`'s site (uploads other users left stranded on it included):
    * statements deleting its rows, hashes and recorded objects, for a commit's batch; the purge of the records
    * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
-  collection(domain: string, deployments: DeploymentRecord[], liveId: string | null): Freed {
-    return this.#freed(domain, collection(deployments, liveId, keptWindowOf(this.env), Date.now()));
+  collection(domain: string, deployments: DeploymentRecord[], liveId: string | null, owner: string | null): Freed {
+    return this.#freed(domain, collection(deployments, liveId, keptWindowOf(this.env), Date.now(), owner));
   }
 
   /** Collects the incremental deploy `uploading` now, as its deadline would: what none of the site's other `deployments` holds is freed. */
@@ -172,11 +176,12 @@ export class SiteState {
   }
 
   #freed(domain: string, freed: Collection): Freed {
-    if (freed.deployments.length === 0) return { statements: [], now: [], later: [], objects: [] };
+    if (freed.deployments.length === 0) return { statements: [], blobs: {}, now: [], later: [], objects: [] };
     const { DB } = this.env;
     return {
       objects: freed.objects,
-      statements: [deleteDeployments(DB, freed.deployments), forgetBlobsIn(DB, domain, freed.packs), forgetObjects(DB, freed.objects)],
+      statements: [deleteDeployments(DB, freed.deployments), forgetObjects(DB, freed.objects)],
+      blobs: { forgetPacks: freed.packs },
       now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     };

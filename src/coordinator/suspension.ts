@@ -5,6 +5,7 @@
  */
 import { Problem } from '../http/problem';
 import { type SiteRecord, type Suspension, setSuspension } from '../storage/sites-table';
+import { getUserSuspension } from '../storage/user-suspensions';
 import type { SiteState } from './site-state';
 
 /**
@@ -28,4 +29,16 @@ export async function resume(state: SiteState, site: SiteRecord): Promise<void> 
   await state.commits.commit(domain, [setSuspension(state.env.DB, domain, null)], { ...site, suspension: null }, {
     now: [{ kind: 'notify', event: { type: 'site-resume', domain } }],
   });
+}
+
+/**
+ * Its owner was suspended, or the suspension lifted (src/api/user-suspensions.ts): the live record
+ * takes the owner's suspension as D1 holds it now, and is purged from every location before this
+ * returns, so the next request anywhere sees it. Purged even when this object just read it from
+ * D1: locations may still hold what an earlier instance answered.
+ */
+export async function refreshOwnerSuspension(state: SiteState, site: SiteRecord | null): Promise<void> {
+  if (!site) return;
+  const userSuspension = await getUserSuspension(state.env.DB, site.userId);
+  await state.live.replace(site.domain, { ...site, userSuspension });
 }

@@ -1,18 +1,17 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { authorize } from '../coordinator/access';
-import { checkClaim } from '../domains/claim';
+import { checkClaimant } from '../coordinator/claimant';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
 import { keys, writeFileIndex } from '../storage/file-index';
-import { readFromBucket, withSiteRules } from '../content/site-rules';
-import { deleteObjects } from '../storage/objects';
+import { configuredRoot, readFromBucket, withSiteRules } from '../rules/deployment-rules';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
-import { type DeploymentRecord, siteBlobs } from '../storage/deployments-table';
+import type { DeploymentRecord } from '../storage/deployments-table';
 import { getSiteOwner } from '../storage/sites-table';
 import type { DeployResult } from '../common/api-types';
-import { handOver } from './hand-over';
+import { discard, handOver } from './hand-over';
 import { deployLimits } from '../content/deploy-limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
 import { type StorageRoom, admitDeploy } from '../quotas/admission';
@@ -22,8 +21,8 @@ import type { StoredObject } from '../storage/usage-ledger';
 /**
  * `PUT /v2/sites/<domain>`: streams the body into a new deployment under fresh keys, then has
  * the domain's coordinator switch the site to it in one step. Until that switch nothing a
- * reader sees has changed; when the upload fails or the coordinator refuses, the new objects
- * are deleted. A `preview` is stored as a deployment and answered with it, nothing live changed.
+ * reader sees has changed; when the upload fails or the coordinator refuses, the coordinator
+ * deletes the new objects (./hand-over.ts). A `preview` is stored as a deployment and answered with it, nothing live changed.
  * A live deploy of what the site serves already makes no deployment (`unchanged`).
  */
 export async function deploySite(
@@ -41,9 +40,9 @@ export async function deploySite(
   return admission.run(async () => {
     // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
     authorize({ userId }, domain, owner, 'deploy');
-    if (owner === null) await checkClaim(env, domain, userId);
+    if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
-    return store(env, request, { domain, userId, preview, room: admission.room, onPurgePending });
+    return store(env, request, { domain, userId, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });
   });
 }
 
@@ -51,14 +50,23 @@ export async function deploySite(
 async function store(
   env: Env,
   request: Request,
-  { domain, userId, preview, room, onPurgePending }: { domain: string; userId: string; preview: boolean; room: StorageRoom; onPurgePending?: OnPurgePending },
+  {
+    domain,
+    userId,
+    preview,
+    room,
+    reading,
+    onPurgePending,
+    liveRoot,
+  }: { domain: string; userId: string; preview: boolean; room: StorageRoom; reading: () => void; onPurgePending?: OnPurgePending; liveRoot: unknown },
 ): Promise<DeployResult | DeploymentRecord> {
   const deploymentId = newDeploymentId();
   const now = Date.now();
   const pack = new PackWriter(env.FILES, keys.pack(domain, deploymentId), packPartSize, uploadRecord(env, domain));
   // Read while the body streams in; the coordinator checks at the commit that they are still kept.
-  const stored = siteBlobs(env.DB, domain);
+  const stored = siteCoordinator(env, domain).storedBlobs(domain);
   stored.catch(() => {});
+  reading();
   const received = await receiveDeploy(request, deployLimits(env), pack, now, stored, room);
 
   const ownPack: StoredObject[] = received.files?.packs.includes(pack.key) ? [{ key: pack.key, bytes: pack.stored }] : [];
@@ -70,8 +78,9 @@ async function store(
       const indexKey = keys.index(domain, deploymentId);
       const { packs, blobs } = received.files;
       written.push(indexKey);
-      // A `_redirects` or `_headers` that cannot be read refuses the deploy here, before its index is written.
-      const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES));
+      // A `_redirects` or `_headers` of the root it will be served under that cannot be read refuses the deploy here, before its index is written.
+      const rulesRoot = configuredRoot(received.configuration ?? { root: liveRoot });
+      const index = await withSiteRules({ deploymentId, created: now, packs, files: received.files.entries }, readFromBucket(env.FILES), rulesRoot);
       const indexBytes = await writeFileIndex(env.FILES, indexKey, index);
       commit.files = {
         id: deploymentId,
@@ -81,12 +90,13 @@ async function store(
         totalBytes: received.files.totalBytes,
         blobs,
         written: [...ownPack, { key: indexKey, bytes: indexBytes }],
+        rulesRoot,
       };
     }
   } catch (error) {
-    await deleteObjects(env.FILES, written);
+    await discard(env, domain, written);
     throw error;
   }
   const coordinator = siteCoordinator(env, domain, onPurgePending);
-  return handOver<DeployResult | DeploymentRecord>(env, written, () => (preview ? coordinator.preview(commit) : coordinator.deploy(commit)));
+  return handOver<DeployResult | DeploymentRecord>(env, domain, written, () => (preview ? coordinator.preview(commit) : coordinator.deploy(commit)));
 }

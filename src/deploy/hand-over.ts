@@ -1,22 +1,26 @@
 import type { Env } from '../platform/env';
-import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { deleteObjects } from '../storage/objects';
+import { siteCoordinator } from '../coordinator/coordinator-client';
 
 /**
- * Has the coordinator take `written` (objects stored for this change alone) into `change`. Only a
- * refusal (a Problem) is known to leave them unused, and then they are deleted. When the call
- * throws otherwise, the change may have happened before the failure (a notification that could
- * not be sent, say): they are kept, since they may be the live site's, and go with their
- * deployment, or the site, at worst. A failed deletion is logged: the refusal is the answer.
+ * Has the coordinator take `written` (objects stored for this change alone) into `change`. When
+ * the change fails, for whatever reason, the coordinator is asked to discard them: it alone
+ * deletes objects, and only those no deployment holds, so a change that committed before its
+ * failure (a notification that could not be sent, say) keeps them.
  */
-export async function handOver<T>(env: Env, written: readonly string[], change: () => Promise<T>): Promise<T> {
+export async function handOver<T>(env: Env, domain: string, written: readonly string[], change: () => Promise<T>): Promise<T> {
   try {
     return await change();
   } catch (error) {
-    if (error instanceof Problem && written.length > 0) {
-      await deleteObjects(env.FILES, written).catch((deleting: unknown) => log.error('A refused change left objects behind', { written, error: deleting }));
-    }
+    await discard(env, domain, written);
     throw error;
   }
+}
+
+/** Asks `domain`'s coordinator to delete `written`, which no change took; failing, the orphan sweep deletes them later. */
+export async function discard(env: Env, domain: string, written: readonly string[]): Promise<void> {
+  if (written.length === 0) return;
+  await siteCoordinator(env, domain)
+    .discard(domain, [...written])
+    .catch((error: unknown) => log.error('Objects a failed change wrote could not be discarded; the orphan sweep deletes them', { written, error }));
 }

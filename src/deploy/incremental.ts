@@ -11,20 +11,20 @@ import type { Env } from '../platform/env';
 import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { authorize } from '../coordinator/access';
-import { checkClaim } from '../domains/claim';
+import { authorize, refuseSuspendedUser } from '../coordinator/access';
+import { checkClaimant } from '../coordinator/claimant';
 import type { PackUpload } from '../coordinator/changes';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import { newDeploymentId } from '../coordinator/deployment-id';
 import { missingHashes, uploadingDeployment } from '../coordinator/deployment-records';
 import { addBaseLocations, addStoredLocations, baseIndex } from '../coordinator/manifest-base';
 import { checkSiteSize } from '../content/file-rules';
-import { type BlobLocation, type DeploymentRecord, getDeployment, knownBlobs } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, getDeployment } from '../storage/deployments-table';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
-import { deleteObjects } from '../storage/objects';
 import { getSiteOwner } from '../storage/sites-table';
-import { handOver } from './hand-over';
+import { getUserSuspension } from '../storage/user-suspensions';
+import { discard, handOver } from './hand-over';
 import type { DeploymentClient } from '../common/deployment-labels';
 import { type DeploymentLabels, type RequestedLabels, labelsOf, requestClient } from '../content/label-checks';
 import { type DeployLimits, checkContentLength, deployLimits } from '../content/deploy-limits';
@@ -87,7 +87,7 @@ function prepare(limits: DeployLimits, body: unknown): Prepared {
 async function complete(env: Env, request: BeginRequest, prepared: Prepared, received: readonly BlobLocation[] = []): Promise<Prepared> {
   const { content, known, sizes } = prepared;
   for (const blob of received) known.set(blob.hash, blob);
-  await addStoredLocations(env.DB, request.domain, filesNamed(content), known);
+  await addStoredLocations((hashes) => siteCoordinator(env, request.domain).knownBlobs(request.domain, hashes), filesNamed(content), known);
   if ('manifest' in content) checkSiteSize(request.limits, content.manifest.files.length, knownBytes(content.manifest.files, known, sizes));
   request.room.check(declaredMissingBytes(filesNamed(content), known, sizes));
   return prepared;
@@ -121,6 +121,8 @@ interface BeginRequest {
   userId: string;
   limits: DeployLimits;
   room: StorageRoom;
+  /** Called as the body begins to be read: the deploy counts from then (src/quotas/admission.ts). */
+  reading: () => void;
   /** Told when the commit answered with its purge pending (src/api/purge-notice.ts). */
   onPurgePending?: OnPurgePending;
 }
@@ -136,9 +138,9 @@ export async function beginIncremental(env: Env, request: Request, domain: strin
   return admission.run(async () => {
     // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
     authorize({ userId }, domain, owner, 'deploy');
-    if (owner === null) await checkClaim(env, domain, userId);
+    if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
-    return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room, onPurgePending });
+    return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room, reading: admission.reading, onPurgePending });
   });
 }
 
@@ -147,6 +149,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
   const id = newDeploymentId();
   const client = requestClient(request);
   if (!isMultipartFormData(request)) {
+    begin.reading();
     const body = await readJsonBody(request, 'application/json', {
       maxBytes: maxManifestBytes(limits),
       tooLarge: () => manifestTooLarge(limits),
@@ -156,6 +159,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
     return settle(env, { domain, userId, id, limits, client, onPurgePending }, await complete(env, begin, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
+  begin.reading();
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
   const received: BlobLocation[] = [];
   // Set once the manifest part has been read; the blob parts follow it.
@@ -171,7 +175,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
         // Declared sizes over a limit by themselves: the site's stored sizes decide, before the blobs.
         if (knownBytes(files, new Map(), prepared.sizes) > Math.min(limits.maxTotalBytes, begin.room.left)) await complete(env, begin, prepared);
         // Asked while the blobs stream in, so that content the site stores already is not stored again.
-        const stored = knownBlobs(env.DB, domain, files.map((file) => file.hash)).catch(() => new Map<string, BlobLocation>());
+        const stored = siteCoordinator(env, domain).knownBlobs(domain, files.map((file) => file.hash)).catch(() => new Map<string, BlobLocation>());
         begun.prepared = prepared;
         begun.stored = stored;
         begun.receive = blobParts({ files, limits, pack, received, stored, room: begin.room });
@@ -185,17 +189,17 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
     inline = received.length > 0 && commitsAtOnce(begun.prepared) ? pack.heldSince(0)?.slice() : undefined;
     if (received.length > 0 && !inline) await pack.finish();
   } catch (error) {
-    await discard(pack.key, pack.abort());
+    await abandon(pack);
     throw error;
   }
-  // From here the pack is the coordinator's to keep or, when its commit fails, to delete.
+  // The coordinator keeps the pack, or deletes it when nothing takes it (./hand-over.ts).
   const upload = received.length > 0 ? { pack: pack.key, blobs: received, ...(inline ? { bytes: inline, packBytes: inline.byteLength } : { packBytes: pack.stored }) } : undefined;
   return settle(env, { domain, userId, id, limits, client, upload, onPurgePending }, begun.prepared);
 }
 
-/** Waits for a pack no deployment holds to be discarded; failing, it only leaves bytes behind. */
-async function discard(pack: string, discarding: Promise<void>): Promise<void> {
-  await discarding.catch((error: unknown) => log.error('A failed deploy could not discard its pack', { pack, error }));
+/** Aborts a pack's unfinished upload; failing, the coordinator aborts it once abandoned. */
+async function abandon(pack: PackWriter): Promise<void> {
+  await pack.abort().catch((error: unknown) => log.error('A failed deploy could not abort its pack', { pack: pack.key, error }));
 }
 
 function manifestPart(limits: DeployLimits): TextPartRules {
@@ -223,12 +227,12 @@ async function settle(
   try {
     labels = await labelsOf(domain, prepared.labels, begin.client);
   } catch (error) {
-    if (upload && !upload.bytes) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    await discard(env, domain, storedPack(upload));
     throw error;
   }
   if (commitsAtOnce(prepared)) {
     const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview', labels };
-    const done = await handOver(env, storedPack(upload), () => siteCoordinator(env, domain, begin.onPurgePending).deployManifest(commit));
+    const done = await handOver(env, domain, storedPack(upload), () => siteCoordinator(env, domain, begin.onPurgePending).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
   }
   let manifest: Manifest;
@@ -242,11 +246,10 @@ async function settle(
     await writeManifest(env.FILES, record.manifestKey!, manifest);
     await storeUploading(env, record);
   } catch (error) {
-    // The pack is still this request's own: no deployment holds it yet.
-    if (upload) await discard(upload.pack, deleteObjects(env.FILES, [upload.pack]));
+    await discard(env, domain, storedPack(upload));
     throw error;
   }
-  if (upload) await handOver(env, storedPack(upload), () => siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload }));
+  if (upload) await handOver(env, domain, storedPack(upload), () => siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload }));
   return { state: 'uploading', record, missing: missingHashes(manifest.files, known) };
 }
 
@@ -281,7 +284,7 @@ export async function stillMissing(env: Env, record: DeploymentRecord): Promise<
 }
 
 async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<string[]> {
-  return missingHashes(manifest.files, await knownBlobs(env.DB, domain, manifest.files.map((file) => file.hash)));
+  return missingHashes(manifest.files, await siteCoordinator(env, domain).knownBlobs(domain, manifest.files.map((file) => file.hash)));
 }
 
 /**
@@ -292,14 +295,16 @@ async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<
 export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
   const [owner, room] = await Promise.all([getSiteOwner(env.DB, domain), storageRoom(env, userId, domain)]);
-  // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here.
+  // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here,
+  // and one of a user suspended since it began (for a new domain, no site record tells).
   authorize({ userId }, domain, owner, 'deploy');
+  if (owner === null) refuseSuspendedUser(userId, await getUserSuspension(env.DB, userId));
   const record = await uploadingDeployment(env.DB, domain, id, userId);
   const limits = deployLimits(env);
   checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');
 
   const manifest = await readManifest(env.FILES, record.manifestKey!);
-  const known = await knownBlobs(env.DB, domain, manifest.files.map((file) => file.hash));
+  const known = await siteCoordinator(env, domain).knownBlobs(domain, manifest.files.map((file) => file.hash));
   const pack = new PackWriter(env.FILES, keys.pack(domain, crypto.randomUUID()), packPartSize, uploadRecord(env, domain));
   const received: BlobLocation[] = [];
   try {
@@ -329,10 +334,10 @@ async function keepReceived(
   try {
     await pack.finish(received.reduce((end, blob) => Math.max(end, blob.offset + blob.size), 0));
   } catch (error) {
-    await pack.abort();
+    await abandon(pack);
     throw error;
   }
-  await handOver(env, [pack.key], () =>
+  await handOver(env, upload.domain, [pack.key], () =>
     siteCoordinator(env, upload.domain).addBlobs({
       domain: upload.domain,
       userId: upload.userId,

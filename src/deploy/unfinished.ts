@@ -8,15 +8,15 @@ import { Problem } from '../http/problem';
 import { settingsOf } from '../platform/settings';
 import { abandonedIncrementalMs, deadlineOf } from '../coordinator/kept-window';
 import { type DeploymentRecord, insertUploading, oldestUploading } from '../storage/deployments-table';
-import { deleteObjects } from '../storage/objects';
+import { discard } from './hand-over';
 import { retryAfterSeconds } from '../quotas/user-quotas';
 
-/** Stores the uploading `record`, or deletes its manifest and throws the 429 when its site holds as many as it may. */
+/** Stores the uploading `record`, or has its manifest discarded and throws the 429 when its site holds as many as it may. */
 export async function storeUploading(env: Env, record: DeploymentRecord): Promise<void> {
   const max = settingsOf(env).maxUnfinishedDeployments;
   const since = record.created - abandonedIncrementalMs;
   if (await insertUploading(env.DB, record, max, since)) return;
-  await deleteObjects(env.FILES, [record.manifestKey!]);
+  await discard(env, record.domain, [record.manifestKey!]);
   const oldest = (await oldestUploading(env.DB, record.domain, since)) ?? record.created;
   const retryAfter = retryAfterSeconds(deadlineOf(oldest) - Date.now());
   throw new Problem(

@@ -64,5 +64,5 @@ export async function uploadFile(
     },
     packKey: written ? pack.key : null,
   };
-  return handOver(env, written ? [pack.key] : [], () => siteCoordinator(env, domain, onPurgePending).putFile(domain, userId, upload, requestClient(request)));
+  return handOver(env, domain, written ? [pack.key] : [], () => siteCoordinator(env, domain, onPurgePending).putFile(domain, userId, upload, requestClient(request)));
 }

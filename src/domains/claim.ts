@@ -51,7 +51,7 @@ const maxNameLength = 253;
 
 async function recordOf(settings: DomainSettings, userId: string, domain: string): Promise<DomainProofRecord> {
   // Only with DOMAIN_PROOF=off can the key be missing (settings.ts refuses `dns` without one).
-  if (settings.proofKey === null) throw new Problem('internal', 'Proof values need the secret DOMAIN_PROOF_SECRET (or AUTH_SECRET), and neither is set.');
+  if (settings.proofKey === null) throw new Problem('internal', 'Proof values need the secret DOMAIN_PROOF_SECRET, which is not set.');
   const record = await proofRecord(settings.proofKey, userId, domain);
   if (record.name.length > maxNameLength) {
     throw new Problem('domain-not-claimable', `"${domain}" cannot be proven: its record ${record.name} would be longer than the ${maxNameLength} characters a DNS name may have.`, {

@@ -5,13 +5,21 @@
  * and what it takes is small: one GET, and the text of each TXT record in the answer.
  */
 
+import { BodyTooLarge, readAtMost } from '../http/bounded-read';
+
 /** The resolver gave no usable answer; the message says what it did, after "the resolver". */
 export class ResolverUnavailable extends Error {
   override name = 'ResolverUnavailable';
 }
 
-/** How long a lookup may take: a resolver answers in milliseconds, or is in trouble. */
+/** How long a lookup may take, its answer's body included: a resolver answers in milliseconds, or is in trouble. */
 const lookupTimeoutMs = 5_000;
+/**
+ * The largest answer read: 64 KiB, the most a DNS message can hold (RFC 1035's 16-bit length over
+ * TCP), so no true answer is larger. Read as it streams: a resolver (or whatever answers at its URL)
+ * sending more is cut off there rather than held in an isolate of 128 MB.
+ */
+export const maxAnswerBytes = 64 * 1024;
 const txtType = 16;
 /** DNS response codes that answer the question: NOERROR, and NXDOMAIN (no such name, so no record). */
 const noError = 0;
@@ -22,23 +30,37 @@ export async function txtRecords(resolverUrl: string, name: string, fetcher: typ
   const url = new URL(resolverUrl);
   url.searchParams.set('name', name);
   url.searchParams.set('type', 'TXT');
+  const deadline = AbortSignal.timeout(lookupTimeoutMs);
   let response: Response;
   try {
-    response = await fetcher(url, { headers: { accept: 'application/dns-json' }, signal: AbortSignal.timeout(lookupTimeoutMs) });
+    response = await fetcher(url, { headers: { accept: 'application/dns-json' }, signal: deadline });
   } catch (error) {
+    if (deadline.aborted) throw timedOut();
     throw new ResolverUnavailable(`could not be reached (${error instanceof Error ? error.message : String(error)})`);
   }
   if (!response.ok) {
     await response.body?.cancel();
     throw new ResolverUnavailable(`answered HTTP ${response.status}`);
   }
+  let body: Uint8Array;
+  try {
+    body = await readAtMost(response.body, maxAnswerBytes, deadline);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) throw new ResolverUnavailable(`answered more than ${maxAnswerBytes} bytes, more than any DNS answer`);
+    if (deadline.aborted) throw timedOut();
+    throw new ResolverUnavailable(`broke off its answer (${error instanceof Error ? error.message : String(error)})`);
+  }
   let answer: unknown;
   try {
-    answer = await response.json();
+    answer = JSON.parse(new TextDecoder().decode(body));
   } catch {
     throw new ResolverUnavailable('answered something that is not JSON');
   }
   return txtOfAnswer(answer);
+}
+
+function timedOut(): ResolverUnavailable {
+  return new ResolverUnavailable(`timed out: no whole answer within ${lookupTimeoutMs / 1000} seconds`);
 }
 
 /** The TXT records of a DoH JSON answer (`{"Status": 0, "Answer": [{"type": 16, "data": …}]}`). */

@@ -2,7 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import { settingsOf } from '../platform/settings';
-import type { IncomingEvent, LoggedEvent } from './event';
+import type { Audience, IncomingEvent, LoggedEvent } from './event';
 import { type AppendedEvent, LogTable } from './log-table';
 import { sseStream } from './sse-stream';
 import { webSocketMessage } from './wire';
@@ -18,10 +18,21 @@ export function eventLog(env: Env): DurableObjectStub<EventLog> {
 }
 
 /** The request the Worker sends the log for a subscriber: `since` is already validated. */
-export function subscription(cursor: number | undefined, upgrade: string | null): Request {
+export function subscription(cursor: number | undefined, upgrade: string | null, audience: Audience = 'service'): Request {
   const url = new URL('https://event-log/subscribe');
   if (cursor !== undefined) url.searchParams.set('since', String(cursor));
+  if (audience !== 'service') url.searchParams.set('user', audience.userId);
   return new Request(url, { headers: upgrade === null ? {} : { upgrade } });
+}
+
+function audienceOf(url: URL): Audience {
+  const userId = url.searchParams.get('user');
+  return userId === null ? 'service' : { userId };
+}
+
+/** Whether an event appended for `userId` (undefined: service-wide) belongs to `audience`'s stream. */
+function reaches(audience: Audience, userId: string | undefined): boolean {
+  return audience === 'service' ? userId === undefined : audience.userId === userId;
 }
 
 function retentionMs(env: Env): number {
@@ -57,14 +68,16 @@ export class EventLog extends DurableObject<Env> {
     const now = Date.now();
     const appended = this.#table.append(events, now);
     this.#table.prune(now - retentionMs(this.env));
-    const fresh = appended.filter((event) => event.isNew);
+    const fresh = appended.flatMap((event, index) => (event.isNew ? [{ event, userId: events[index]!.userId }] : []));
     if (fresh.length > 0) this.#fanOut(fresh);
     return appended;
   }
 
   /** A new subscriber: SSE, or a WebSocket when the request asks to upgrade. */
   override fetch(request: Request): Response {
-    const since = new URL(request.url).searchParams.get('since');
+    const url = new URL(request.url);
+    const audience = audienceOf(url);
+    const since = url.searchParams.get('since');
     const lastId = this.#table.lastId();
     const requested = since === null ? lastId : Number(since);
     const horizon = this.#table.horizon();
@@ -76,9 +89,9 @@ export class EventLog extends DurableObject<Env> {
     if (cursor < horizon) {
       return new Problem('gone', `Events up to ${horizon} are past the retained history: reload the state you need and subscribe again without a position.`).toResponse();
     }
-    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return this.#acceptWebSocket(cursor);
+    if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return this.#acceptWebSocket(cursor, audience);
     const reader = {
-      after: (position: number, limit: number) => this.#table.after(position, limit),
+      after: (position: number, limit: number) => this.#table.after(position, limit, audience),
       horizon: () => this.#table.horizon(),
       appended: () => this.#nextAppend.promise,
     };
@@ -92,12 +105,14 @@ export class EventLog extends DurableObject<Env> {
     });
   }
 
-  #acceptWebSocket(cursor: number): Response {
+  #acceptWebSocket(cursor: number, audience: Audience): Response {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server);
-    for (let page = this.#table.after(cursor, replayPage); page.length > 0; ) {
+    // Kept with the socket through hibernation: whose events it is pushed.
+    server.serializeAttachment(audience);
+    for (let page = this.#table.after(cursor, replayPage, audience); page.length > 0; ) {
       for (const event of page) server.send(webSocketMessage(event));
-      page = this.#table.after(page.at(-1)!.id, replayPage);
+      page = this.#table.after(page.at(-1)!.id, replayPage, audience);
     }
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -107,14 +122,16 @@ export class EventLog extends DurableObject<Env> {
    * never blocks: the runtime buffers it (workerd offers no bufferedAmount to bound that buffer
    * per socket), which is why SSE, paced by its reader, is the transport for slow consumers.
    */
-  #fanOut(events: LoggedEvent[]): void {
+  #fanOut(events: { event: LoggedEvent; userId: string | undefined }[]): void {
     const wake = this.#nextAppend.resolve;
     this.#nextAppend = signal();
     wake();
-    const messages = events.map(webSocketMessage);
+    const messages = events.map(({ event, userId }) => ({ text: webSocketMessage(event), userId }));
     for (const socket of this.ctx.getWebSockets()) {
+      // A socket accepted before audiences existed has no attachment: a service-wide subscriber.
+      const audience = (socket.deserializeAttachment() as Audience | null) ?? 'service';
       try {
-        for (const message of messages) socket.send(message);
+        for (const message of messages) if (reaches(audience, message.userId)) socket.send(message.text);
       } catch {
         // A socket that closed since the last event; the runtime drops it from getWebSockets().
       }

@@ -1,12 +1,15 @@
 /**
  * What travels on the notifications queue: `{type, domain, ...}` (site-deploy, site-delete,
- * configuration-update, files-update, certificate-issue, certificate-fail).
+ * configuration-update, files-update, certificate-issue, certificate-fail), or, for what an
+ * operator does to a user rather than a site, `{type, userId, ...}` (user-suspend, user-resume).
  */
-export interface NotificationEvent {
-  type: string;
-  domain: string;
-  [field: string]: unknown;
-}
+export type EventBody = { type: string } & ({ domain: string } | { userId: string });
+
+/** What an operator does to a user, announced with the user's sites at that moment (src/api/user-suspensions.ts). */
+export type UserEvent =
+  | { type: 'user-suspend'; userId: string; reason: string; domains: string[] }
+  | { type: 'user-resume'; userId: string; domains: string[] };
+export type NotificationEvent = EventBody & { [field: string]: unknown };
 
 /** An event as the log keeps it: `data` is the JSON text subscribers receive, byte for byte. */
 export interface LoggedEvent {
@@ -22,21 +25,26 @@ export interface IncomingEvent {
   messageId: string;
   type: string;
   data: string;
+  /** A user's own event (token-create, token-revoke): only that user's stream carries it. Absent: the service-wide stream's. */
+  userId?: string;
 }
+
+/** Whose events a stream carries: the service-wide ones, or one user's own. */
+export type Audience = { userId: string } | 'service';
 
 /** Event types become an SSE `event:` line, so they must not be able to break the framing. */
 const eventType = /^[a-z][a-z0-9-]{0,63}$/;
 
 export function isNotificationEvent(body: unknown): body is NotificationEvent {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const { type, domain } = body as Record<string, unknown>;
-  return typeof type === 'string' && eventType.test(type) && typeof domain === 'string';
+  const { type, domain, userId } = body as Record<string, unknown>;
+  return typeof type === 'string' && eventType.test(type) && (typeof domain === 'string' || typeof userId === 'string');
 }
 
 /**
  * The event's data is `JSON.stringify` of the body as sent: a `site-deploy` body keeps the key
  * order of the deploy response, so its data is byte-equal to that response.
  */
-export function incomingEvent(messageId: string, body: Pick<NotificationEvent, 'type' | 'domain'>): IncomingEvent {
+export function incomingEvent(messageId: string, body: EventBody): IncomingEvent {
   return { messageId, type: body.type, data: JSON.stringify(body) };
 }

@@ -1,4 +1,4 @@
-import type { IncomingEvent, LoggedEvent } from './event';
+import type { Audience, IncomingEvent, LoggedEvent } from './event';
 
 /** A logged event and whether this append wrote it (false: its message was logged before). */
 export interface AppendedEvent extends LoggedEvent {
@@ -24,6 +24,10 @@ export class LogTable {
       );
       CREATE INDEX IF NOT EXISTS events_by_created ON events (created);
     `);
+    // A user's own events (src/events/event.ts, Audience): NULL for the service-wide stream's.
+    const hasUserColumn = storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM pragma_table_info('events') WHERE name = 'user_id'").one().n > 0;
+    if (!hasUserColumn) storage.sql.exec('ALTER TABLE events ADD COLUMN user_id TEXT');
+    storage.sql.exec('CREATE INDEX IF NOT EXISTS events_by_user ON events (user_id, id)');
   }
 
   /**
@@ -38,11 +42,12 @@ export class LogTable {
         if (logged) return { ...logged, isNew: false };
         const { id } = sql
           .exec<{ id: number }>(
-            'INSERT INTO events (message_id, type, data, created) VALUES (?, ?, ?, ?) RETURNING id',
+            'INSERT INTO events (message_id, type, data, created, user_id) VALUES (?, ?, ?, ?, ?) RETURNING id',
             event.messageId,
             event.type,
             event.data,
             now,
+            event.userId ?? null,
           )
           .one();
         return { id, type: event.type, data: event.data, isNew: true };
@@ -50,9 +55,11 @@ export class LogTable {
     );
   }
 
-  /** Up to `limit` events after `cursor`, oldest first. */
-  after(cursor: number, limit: number): LoggedEvent[] {
-    return this.storage.sql.exec<EventRow>('SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT ?', cursor, limit).toArray();
+  /** Up to `limit` of `audience`'s events after `cursor`, oldest first. */
+  after(cursor: number, limit: number, audience: Audience): LoggedEvent[] {
+    const { sql } = this.storage;
+    if (audience === 'service') return sql.exec<EventRow>('SELECT id, type, data FROM events WHERE id > ? AND user_id IS NULL ORDER BY id LIMIT ?', cursor, limit).toArray();
+    return sql.exec<EventRow>('SELECT id, type, data FROM events WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?', audience.userId, cursor, limit).toArray();
   }
 
   /** The last id issued; 0 before the first event. */

@@ -1,6 +1,6 @@
 import type { Env } from '../platform/env';
 import { log } from '../platform/log';
-import { type IncomingEvent, type NotificationEvent, incomingEvent, isNotificationEvent } from './event';
+import { type EventBody, type IncomingEvent, type NotificationEvent, incomingEvent, isNotificationEvent } from './event';
 import { eventLog } from './event-log';
 import { enqueueWebhooks } from './webhooks';
 
@@ -10,7 +10,7 @@ import { enqueueWebhooks } from './webhooks';
  */
 export interface KeyedNotification {
   key: string;
-  event: Pick<NotificationEvent, 'type' | 'domain'>;
+  event: EventBody;
 }
 
 /** The name the log knows a keyed notification by, whoever appends it. */
@@ -29,6 +29,21 @@ export async function publish(env: Env, notification: KeyedNotification): Promis
     eventLog(env).append([incomingEvent(keyedMessageId(notification.key), notification.event)]),
     env.NOTIFICATIONS.send(notification, { contentType: 'json' }),
   ]);
+}
+
+/** A user's own event (docs/events.md, "Your own events"): what it says, never a secret. */
+export interface UserEvent {
+  type: string;
+  userId: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Logs a user's own event for their stream only: not to the webhooks, which are the operator's,
+ * nor to the service-wide stream. Appended again under the same key, it is logged once.
+ */
+export async function publishToUser(env: Env, key: string, event: UserEvent): Promise<void> {
+  await eventLog(env).append([{ messageId: keyedMessageId(key), type: event.type, data: JSON.stringify(event), userId: event.userId }]);
 }
 
 function isKeyedNotification(body: unknown): body is { key: string; event: NotificationEvent } {
@@ -56,7 +71,7 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: En
   for (const message of batch.messages) {
     const event = incomingOf(message);
     if (event) events.push(event);
-    else log.error('Dropped a notification that is not a {type, domain} event', { body: message.body });
+    else log.error('Dropped a notification that is not a {type, domain} or {type, userId} event', { body: message.body });
   }
   const logged = events.length > 0 ? await eventLog(env).append(events) : [];
   await enqueueWebhooks(env, logged);

@@ -1,5 +1,6 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
+import type { Audience } from './event';
 import { eventLog, subscription } from './event-log';
 
 /**
@@ -17,7 +18,7 @@ function resumePosition(request: Request): number | undefined {
   return position;
 }
 
-/** `GET /v2/events`: hands the subscriber to the event log, as SSE or a WebSocket. */
-export function subscribe(env: Env, request: Request): Promise<Response> {
-  return eventLog(env).fetch(subscription(resumePosition(request), request.headers.get('upgrade')));
+/** `GET /v2/events` (the service's) and `GET /v2/user/events` (a user's own): hands the subscriber to the event log, as SSE or a WebSocket. */
+export function subscribe(env: Env, request: Request, audience: Audience): Promise<Response> {
+  return eventLog(env).fetch(subscription(resumePosition(request), request.headers.get('upgrade'), audience));
 }

@@ -1,3 +1,4 @@
+import { BodyTooLarge, readAtMost } from './bounded-read';
 import { exceedsMaxJsonDepth, jsonTooDeep } from './json-depth';
 import { Problem } from './problem';
 
@@ -32,14 +33,13 @@ export async function readJsonBody(request: Request, mediaType: string, options 
       headers: request.method === 'PATCH' ? { 'accept-patch': mediaType } : {},
     });
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body ?? []) {
-    size += chunk.byteLength;
-    if (size > options.maxBytes) throw options.tooLarge();
-    chunks.push(chunk);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readAtMost(request.body, options.maxBytes);
+  } catch (error) {
+    throw error instanceof BodyTooLarge ? options.tooLarge() : error;
   }
-  return parseJsonText(await new Blob(chunks).text(), 'The body');
+  return parseJsonText(new TextDecoder().decode(bytes), 'The body');
 }
 
 /** Parses `text`, which `what` names in the 400 when it is not JSON or nests too deep. */

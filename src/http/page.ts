@@ -1,7 +1,7 @@
 import { Problem } from './problem';
 
 /** The most items one page of a list may ask for. */
-const maxPageSize = 1000;
+export const maxPageSize = 1000;
 /** A cursor is the key of the last item of the previous page: a domain name at most. */
 const maxCursorLength = 253;
 

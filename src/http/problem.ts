@@ -14,6 +14,7 @@ const kinds = {
   'insufficient-scope': { status: 403, title: 'Insufficient scope' },
   'quota-exceeded': { status: 403, title: 'Quota exceeded' },
   'site-suspended': { status: 403, title: 'Site suspended' },
+  'user-suspended': { status: 403, title: 'User suspended' },
   'domain-proof-required': { status: 403, title: 'Proof of domain control required' },
   'not-found': { status: 404, title: 'Not found' },
   'site-not-found': { status: 404, title: 'Site not found' },
@@ -37,10 +38,17 @@ export interface ProblemPointer {
   message: string;
 }
 
+/** A line of a text file sent (`_redirects` line 3) and what is wrong there. */
+export interface ProblemLine {
+  file: string;
+  line: number;
+  message: string;
+}
+
 export interface ProblemOptions {
   /** Further members of the problem object, e.g. `limit` and `value` for a 413. */
   extensions?: Record<string, unknown>;
-  errors?: ProblemPointer[];
+  errors?: (ProblemPointer | ProblemLine)[];
   headers?: Record<string, string>;
 }
 

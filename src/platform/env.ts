@@ -65,6 +65,10 @@ export interface Env {
   MAX_SITES_PER_USER: string;
   MAX_USER_BYTES: string;
   DEPLOYS_PER_HOUR: string;
+  /** API tokens: longest life in days, unexpired tokens per user, revocation delay in seconds. */
+  API_TOKEN_MAX_DAYS: string;
+  API_TOKENS_PER_USER: string;
+  API_TOKEN_CHECK_SECONDS: string;
   /** Kept deployments are served at `<id>.<PREVIEW_HOSTNAME>`. */
   PREVIEW_HOSTNAME: string;
   /** Days of event history kept for replay (default 7). */

@@ -18,6 +18,7 @@ export interface SettingVars {
   RETIRED_DEPLOYMENT_GRACE_SECONDS?: unknown;
   ORPHAN_SWEEP_GRACE_SECONDS?: unknown;
   EVENTS_RETENTION_DAYS?: unknown;
+  CONFIGURATION_CHANGES_RETENTION_DAYS?: unknown;
   EDGE_PURGE?: unknown;
   EDGE_CACHE_HOST?: unknown;
   EDGE_LOCAL_CACHES?: unknown;
@@ -36,13 +37,16 @@ export interface SettingVars {
   DOMAIN_PROOF?: unknown;
   DNS_RESOLVER_URL?: unknown;
   SITES_PARENT_DOMAIN?: unknown;
-  /** Secrets: the key of proof values (src/domains/proof-record.ts), AUTH_SECRET standing in for it. */
+  /** Secrets: the key of proof values (src/domains/proof-record.ts), and the key that signs tokens, which must not be it. */
   DOMAIN_PROOF_SECRET?: unknown;
   AUTH_SECRET?: unknown;
   MAX_UNFINISHED_DEPLOYMENTS?: unknown;
   MAX_SITES_PER_USER?: unknown;
   MAX_USER_BYTES?: unknown;
   DEPLOYS_PER_HOUR?: unknown;
+  API_TOKEN_MAX_DAYS?: unknown;
+  API_TOKENS_PER_USER?: unknown;
+  API_TOKEN_CHECK_SECONDS?: unknown;
 }
 
 export interface Settings {
@@ -62,6 +66,8 @@ export interface Settings {
   orphanSweepGraceSeconds: number;
   /** Days of event history kept for replay. */
   eventsRetentionDays: number;
+  /** Days an unpublish stays in the configurations feed; a cursor older than a forgotten one answers 410. */
+  configurationChangesRetentionDays: number;
   /** How a change reaches every location's cache (docs/serving.md). */
   edge: EdgeSettings;
   /** The budget every call to Cloudflare's API shares (docs/serving.md). */
@@ -81,6 +87,17 @@ export interface Settings {
   maxUnfinishedDeployments: number;
   /** Each user's quotas (src/quotas/). */
   quotas: UserQuotas;
+  /** Service-issued API tokens (src/auth/api-tokens.ts). */
+  apiTokens: ApiTokenSettings;
+}
+
+export interface ApiTokenSettings {
+  /** The longest a new token may live, in days. */
+  maxDays: number;
+  /** Unexpired tokens a user holds, at most. */
+  perUser: number;
+  /** How long a location trusts its last check of a token (or of a user's sign-out): the revocation delay. */
+  checkSeconds: number;
 }
 
 export interface UserQuotas {
@@ -99,7 +116,7 @@ export interface DomainSettings {
   resolverUrl: string;
   /** The service's own parent domain: `<name>.<parentDomain>` is first come, first served. Lower case; null for none. */
   parentDomain: string | null;
-  /** The key of proof values: the secret DOMAIN_PROOF_SECRET, else AUTH_SECRET; null when neither is set (then DOMAIN_PROOF must be `off`). */
+  /** The key of proof values: the secret DOMAIN_PROOF_SECRET; null when it is not set (then DOMAIN_PROOF must be `off`). */
   proofKey: string | null;
 }
 
@@ -133,8 +150,9 @@ export class InvalidSetting extends Error {
   readonly setting: keyof SettingVars;
 
   // Plain fields, not parameter properties: Node's type stripping (scripts/start.mjs) cannot compile those.
-  constructor(setting: keyof SettingVars, value: unknown, expected: string) {
-    super(`The setting ${setting} is ${JSON.stringify(value)}; it must be ${expected}.`);
+  /** `shown`: what the message says the value is; a secret's is described, never written out. */
+  constructor(setting: keyof SettingVars, value: unknown, expected: string, shown = JSON.stringify(value)) {
+    super(`The setting ${setting} is ${shown}; it must be ${expected}.`);
     this.setting = setting;
   }
 }
@@ -148,6 +166,17 @@ function wholeNumber(vars: SettingVars, setting: keyof SettingVars, min: number)
     throw new InvalidSetting(setting, value, `a whole number of at least ${min}`);
   }
   return parsed;
+}
+
+/** Revocation must reach every location within a minute (docs/api.md, "Tokens"). */
+const maxTokenCheckSeconds = 60;
+
+function apiTokenSettings(vars: SettingVars): ApiTokenSettings {
+  const checkSeconds = wholeNumber(vars, 'API_TOKEN_CHECK_SECONDS', 0);
+  if (checkSeconds > maxTokenCheckSeconds) {
+    throw new InvalidSetting('API_TOKEN_CHECK_SECONDS', vars.API_TOKEN_CHECK_SECONDS, `at most ${maxTokenCheckSeconds}: a revoked token must be refused everywhere within a minute`);
+  }
+  return { maxDays: wholeNumber(vars, 'API_TOKEN_MAX_DAYS', 1), perUser: wholeNumber(vars, 'API_TOKENS_PER_USER', 1), checkSeconds };
 }
 
 /** The most URLs Cloudflare takes in one purge request, on any plan. */
@@ -205,6 +234,29 @@ function hostname(vars: SettingVars, setting: keyof SettingVars): string {
   return name;
 }
 
+/**
+ * The shortest DOMAIN_PROOF_SECRET: proof values are published in DNS for user ids anyone can
+ * guess, so each is a known HMAC of its key, which must not be found by searching offline.
+ */
+export const minProofSecretLength = 32;
+
+const proofSecretRule = `a random secret of at least ${minProofSecretLength} characters, other than AUTH_SECRET (docs/operating.md)`;
+
+/**
+ * DOMAIN_PROOF_SECRET, or null when it is not set. Never AUTH_SECRET: the token key would then
+ * be searchable offline from public DNS records, and it signs every token, admin ones included.
+ */
+function proofSecret(vars: SettingVars): string | null {
+  const secret = vars.DOMAIN_PROOF_SECRET;
+  if (secret === undefined || secret === '') return null;
+  if (typeof secret !== 'string' || [...secret].length < minProofSecretLength) {
+    const shown = typeof secret === 'string' ? `${[...secret].length} characters long` : 'not a string';
+    throw new InvalidSetting('DOMAIN_PROOF_SECRET', undefined, proofSecretRule, shown);
+  }
+  if (secret === vars.AUTH_SECRET) throw new InvalidSetting('DOMAIN_PROOF_SECRET', undefined, proofSecretRule, 'the same as AUTH_SECRET');
+  return secret;
+}
+
 function domainSettings(vars: SettingVars): DomainSettings {
   const proof = vars.DOMAIN_PROOF;
   if (proof !== 'dns' && proof !== 'off') throw new InvalidSetting('DOMAIN_PROOF', proof, '"dns" or "off"');
@@ -213,9 +265,9 @@ function domainSettings(vars: SettingVars): DomainSettings {
   if (!resolverUrl || !['https:', 'http:'].includes(resolverUrl.protocol)) {
     throw new InvalidSetting('DNS_RESOLVER_URL', resolver, 'the http(s) URL of a DNS-over-HTTPS JSON API');
   }
-  const proofKey = [vars.DOMAIN_PROOF_SECRET, vars.AUTH_SECRET].find((value): value is string => typeof value === 'string' && value !== '') ?? null;
+  const proofKey = proofSecret(vars);
   if (proof === 'dns' && proofKey === null) {
-    throw new InvalidSetting('DOMAIN_PROOF_SECRET', vars.DOMAIN_PROOF_SECRET, 'a long random secret when DOMAIN_PROOF is "dns" (or AUTH_SECRET set)');
+    throw new InvalidSetting('DOMAIN_PROOF_SECRET', undefined, `${proofSecretRule} when DOMAIN_PROOF is "dns"`, 'not set');
   }
   const parent = typeof vars.SITES_PARENT_DOMAIN === 'string' ? vars.SITES_PARENT_DOMAIN.trim() : vars.SITES_PARENT_DOMAIN;
   return { proof, resolverUrl: resolverUrl.href, parentDomain: parent === '' ? null : hostname(vars, 'SITES_PARENT_DOMAIN'), proofKey };
@@ -233,6 +285,7 @@ export function parseSettings(vars: SettingVars): Settings {
     retiredDeploymentGraceSeconds: wholeNumber(vars, 'RETIRED_DEPLOYMENT_GRACE_SECONDS', 0),
     orphanSweepGraceSeconds: wholeNumber(vars, 'ORPHAN_SWEEP_GRACE_SECONDS', 0),
     eventsRetentionDays: wholeNumber(vars, 'EVENTS_RETENTION_DAYS', 1),
+    configurationChangesRetentionDays: wholeNumber(vars, 'CONFIGURATION_CHANGES_RETENTION_DAYS', 1),
     edge: edgeSettings(vars),
     cloudflareApi: cloudflareApiSettings(vars),
     deploymentsKept: wholeNumber(vars, 'DEPLOYMENTS_KEPT', 1),
@@ -247,6 +300,7 @@ export function parseSettings(vars: SettingVars): Settings {
       maxBytes: wholeNumber(vars, 'MAX_USER_BYTES', 1),
       deploysPerHour: wholeNumber(vars, 'DEPLOYS_PER_HOUR', 1),
     },
+    apiTokens: apiTokenSettings(vars),
   };
 }
 
@@ -261,44 +315,6 @@ export function settingsOf(env: SettingVars): Settings {
     parsed.set(env, settings);
   }
   return settings;
-}
-
-/** The certificate consumer's `max_retries` must be `CERT_JOB_MAX_RETRIES`: the Worker cannot read the queue's. */
-export function checkCertificateRetries(settings: Settings, queueMaxRetries: number | undefined): void {
-  if (queueMaxRetries !== settings.certJobMaxRetries) {
-    throw new InvalidSetting(
-      'CERT_JOB_MAX_RETRIES',
-      settings.certJobMaxRetries,
-      `equal to the certificate queue consumer's max_retries (${queueMaxRetries ?? 'not set'})`,
-    );
-  }
-}
-
-/** The period of the API's rate limit bindings: their settings count requests per minute. */
-export const rateLimitPeriodSeconds = 60;
-
-/** A rate limit binding as wrangler.toml declares it. */
-export interface RateLimitBinding {
-  name: string;
-  simple: { limit: number; period: number };
-}
-
-/**
- * Each rate limit binding must count per minute and allow what its setting says: the Worker
- * names the setting and its value in a 429, and cannot read a binding's configuration.
- */
-export function checkRateLimits(settings: Settings, bindings: readonly RateLimitBinding[]): void {
-  const expected = [
-    ['API_REQUESTS_PER_MINUTE', 'USER_RATE_LIMITER', settings.apiRequestsPerMinute],
-    ['ANONYMOUS_REQUESTS_PER_MINUTE', 'ADDRESS_RATE_LIMITER', settings.anonymousRequestsPerMinute],
-  ] as const;
-  for (const [setting, name, limit] of expected) {
-    const binding = bindings.find((candidate) => candidate.name === name);
-    if (binding?.simple.limit !== limit || binding.simple.period !== rateLimitPeriodSeconds) {
-      const found = binding ? `limit ${binding.simple.limit}, period ${binding.simple.period}` : 'missing';
-      throw new InvalidSetting(setting, limit, `the limit of the [[ratelimits]] binding ${name}, whose period is ${rateLimitPeriodSeconds} (found: ${found})`);
-    }
-  }
 }
 
 /**

@@ -40,6 +40,7 @@ export async function storageRoom(env: Env, userId: string, domain: string): Pro
 /** A deploy asked to begin: recorded when within the quotas, else the problem that refuses it. */
 export class DeployAdmission {
   readonly room: StorageRoom;
+  #bodyRead = false;
 
   constructor(
     private readonly env: Env,
@@ -56,15 +57,21 @@ export class DeployAdmission {
     if (this.refusal) throw this.refusal;
   }
 
+  /** The deploy begins to read its body: from here it counts against DEPLOYS_PER_HOUR, whatever its outcome. */
+  readonly reading = (): void => {
+    this.#bodyRead = true;
+  };
+
   /**
-   * Runs the deploy; when it is refused (a problem), it stored nothing and does not count against
-   * DEPLOYS_PER_HOUR. One that failed otherwise may have committed, and counts.
+   * Runs the deploy. One refused (a problem) before its body was read does not count against
+   * DEPLOYS_PER_HOUR; once the body is read it counts, refused or not, so that a body sent again
+   * and again to be refused at its end is limited like any deploy.
    */
   async run<T>(deploy: () => Promise<T>): Promise<T> {
     try {
       return await deploy();
     } catch (error) {
-      if (error instanceof Problem && !this.refusal) await forgetDeploy(this.env.DB, this.id);
+      if (error instanceof Problem && !this.refusal && !this.#bodyRead) await forgetDeploy(this.env.DB, this.id);
       throw error;
     }
   }

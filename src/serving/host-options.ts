@@ -1,8 +1,9 @@
 import type { HostConfiguration } from '../configuration/parse';
-import { type PathTemplate, type TemplateValues, fieldValueTemplate, pathTemplate } from './path-template';
-import { PathRules } from './path-rules';
+import { type PathTemplate, type TemplateValues, fieldValueTemplate, pathTemplate } from '../rules/path-template';
+import { fieldNameFault, mergedFields } from '../rules/header-fields';
+import { PathRules } from '../rules/path-rules';
 import { type ManifestRule, PreloadManifest } from './preload-manifest';
-import { normaliseSitePath } from './request-path';
+import { normaliseSitePath } from '../http/request-path';
 
 /** The host options as `schema/host.schema.json` describes them (already validated on deploy). */
 interface HostFields {
@@ -24,13 +25,6 @@ export interface RedirectRule {
   to: PathTemplate;
   status: number;
 }
-
-/**
- * Set by the server alone, so a site's `headers` cannot change them: the framing of a
- * response, and its content coding (the runtime would encode the body to match, and HEAD
- * and GET would disagree on its length). Hop-by-hop fields are refused by the schema.
- */
-const serverFields = new Set(['content-length', 'content-range', 'content-encoding', 'transfer-encoding']);
 
 export interface FallbackFile {
   status: number;
@@ -110,9 +104,10 @@ function compileHeaderRule({ uri, fields }: NonNullable<HostFields['headers']>[n
   const template = uri === undefined ? undefined : pathTemplate(uri);
   const variables = template?.variables ?? [];
   const rule: HeaderRule = {
-    fields: Object.entries(fields)
-      .filter(([name]) => !serverFields.has(name.toLowerCase()))
-      .map(([name, value]) => [name, (Array.isArray(value) ? value : [value]).map((text) => fieldValueTemplate(text, variables))]),
+    // The schema refuses the names only the server sets; a configuration stored before it did is still not obeyed there.
+    fields: mergedFields(Object.entries(fields).map(([name, value]) => [name, Array.isArray(value) ? value : [value]] as const))
+      .filter(([name]) => fieldNameFault(name) === undefined)
+      .map(([name, values]) => [name, values.map((text) => fieldValueTemplate(text, variables))]),
   };
   return { template, rule };
 }

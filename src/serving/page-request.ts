@@ -1,6 +1,6 @@
 import { Accept } from '@remix-run/headers/accept';
 import type { HostOptions } from './host-options';
-import type { RequestPath } from './request-path';
+import type { RequestPath } from '../http/request-path';
 
 /** What a browser loads as a page (`Sec-Fetch-Dest`); scripts, styles, images, fetch() and the rest are not pages. */
 const pageDestinations = new Set(['document', 'iframe', 'frame']);

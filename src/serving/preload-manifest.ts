@@ -1,8 +1,8 @@
 import picomatch from 'picomatch/posix';
 import { uriReference } from '../http/uri-reference';
 import type { FileEntry } from '../storage/file-index';
-import { encodePathSegment } from './request-path';
-import { type PathTemplate, pathTemplate } from './path-template';
+import { encodePathSegment } from '../http/request-path';
+import { type PathTemplate, pathTemplate } from '../rules/path-template';
 
 type Strings = string | string[];
 type Lookup = string | { uri?: Strings; glob?: Strings; priority?: number };

@@ -15,7 +15,7 @@ import { defaultLocation, edgeKeys, liveRecordMaxAgeSeconds } from '../coordinat
 import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
 import { type DeploymentRecord, getDeploymentById, latestAliased } from '../storage/deployments-table';
-import type { Deployment } from '../storage/sites-table';
+import { type Deployment, withheld } from '../storage/sites-table';
 import { hostOptionsOf } from './host-options';
 import { noAliasedDeployment, noDeploymentHosted, serverError } from './pages';
 import { type ServedDeployment, answerWith } from './serve';
@@ -47,7 +47,7 @@ export function servePreview(request: Request, url: URL, env: Env, ctx: Executio
     const record = 'id' in name ? await previewRecord(env, ctx, name.id, location) : await aliasedRecord(env, name.aliasLabel);
     if (!record) return undefined;
     const site = await liveSite(env, ctx, record.domain, location);
-    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: site?.suspension ?? null };
+    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: withheld(site) };
   };
   const nothingHere = () => ('id' in name ? noDeploymentHosted(name.id) : noAliasedDeployment(name.aliasLabel));
   return answerWith(request, url, env, ctx, location, lookUp, nothingHere)

@@ -1,11 +1,13 @@
 import { uriReference } from '../http/uri-reference';
 import type { FileEntry } from '../storage/file-index';
 import { type HostOptions, isScriptUrl } from './host-options';
-import { type RequestPath, formatPath, joinSitePath, parseRequestPath } from './request-path';
+import { type RequestPath, formatPath, joinSitePath, parseRequestPath } from '../http/request-path';
 import type { SiteFiles } from './site-files';
-import { type FileRedirectRule, type RuleRequest, firstRedirect } from './site-rules';
-import type { PathMatch } from './path-rules';
-import type { PathTemplate, TemplateValues } from './path-template';
+import { type FileRedirectRule, type RuleRequest, firstRedirect } from '../rules/compiled-rules';
+import type { PathMatch } from '../rules/path-rules';
+import type { TemplateValues } from '../rules/path-template';
+import { type TargetTemplate, leavesSite } from '../rules/target-template';
+import { rulesFileNames, rulesFilePath } from '../rules/deployment-rules';
 
 export type Resolution =
   | { type: 'file'; entry: FileEntry; status: number }
@@ -73,10 +75,10 @@ function fallback(host: HostOptions, files: SiteFiles, wantsPage: boolean): Reso
   return { type: 'not-found' };
 }
 
-function redirectFor(to: PathTemplate, values: TemplateValues, search: string, status: number): Resolution {
+function redirectFor(to: TargetTemplate, values: TemplateValues, search: string, status: number): Resolution {
   const target = to.expand(values);
-  // A variable can carry a script URL in (`/go/{+to}`): that is never sent as a Location.
-  if (isScriptUrl(target)) return { type: 'not-found' };
+  // A variable can carry a script URL or another origin in (`/go/{+to}`): that is never sent as a Location.
+  if (isScriptUrl(target) || leavesSite(target)) return { type: 'not-found' };
   // The query goes along, unless the target sets its own.
   return { type: 'redirect', location: uriReference(target.includes('?') ? target : target + search), status };
 }
@@ -110,7 +112,8 @@ function fileAt(path: RequestPath, host: HostOptions, files: SiteFiles): FileEnt
 }
 
 function fileOrExtension(key: string, host: HostOptions, files: SiteFiles): FileEntry | undefined {
-  if (key === '') return undefined;
+  // The served root's `_redirects` and `_headers` are its rules, never a file to serve.
+  if (key === '' || rulesFileNames.some((name) => rulesFilePath(host.root, name) === key)) return undefined;
   const file = files.byPath.get(key);
   if (file) return file;
   for (const extension of host.extensions) {

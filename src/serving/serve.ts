@@ -4,15 +4,16 @@ import { defaultLocation } from '../coordinator/edge-cache';
 import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
 import type { FileEntry } from '../storage/file-index';
-import type { Deployment, Suspension } from '../storage/sites-table';
+import { type Deployment, type Suspension, withheld } from '../storage/sites-table';
 import { revalidate } from './cache-control';
 import { fileResponse } from './file-response';
 import { type HeaderRule, type HostOptions, hostOptionsOf } from './host-options';
-import type { TemplateValues } from './path-template';
-import { type RuleRequest, acceptedLanguages } from './site-rules';
+import type { TemplateValues } from '../rules/path-template';
+import { type RuleRequest, conditionFields, preferredLanguage } from '../rules/compiled-rules';
+import { mergedVary } from '../rules/header-fields';
 import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError, siteSuspended } from './pages';
-import { type RequestPath, parseRequestPath } from './request-path';
+import { type RequestPath, parseRequestPath } from '../http/request-path';
 import { resolve } from './resolve';
 import { type FileStores, type SiteFiles, noFiles, siteFilesOf } from './site-files';
 import { manifestFilesOf, manifestOf } from './site-manifest';
@@ -42,7 +43,7 @@ export interface ServedDeployment {
   /** Its files; null when it has none, only host options (a domain that only redirects, say). */
   deployment: Deployment | null;
   host: HostOptions;
-  /** Its site's suspension, if an operator suspended it: every request is answered 451. */
+  /** Its site's suspension, or its owner's, if an operator suspended either: every request is answered 451. */
   suspension: Suspension | null;
   /** The domain it is served on as the live site; none for a preview, where `_redirects` rules for a host never apply. */
   domain?: string;
@@ -84,7 +85,8 @@ export async function answerWith(
 async function servedSite(env: Env, ctx: ExecutionContext, domain: string, location: Cache): Promise<ServedDeployment | undefined> {
   const site = await liveSite(env, ctx, domain, location);
   // A domain claimed by a preview alone serves nothing (unless suspended: then it says so).
-  return site && (site.liveDeploymentId || site.suspension) ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension: site.suspension, domain } : undefined;
+  const suspension = withheld(site);
+  return site && (site.liveDeploymentId || suspension) ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension, domain } : undefined;
 }
 
 /** The service's own origin, on its first API host, with the scheme and port the request came by. */
@@ -132,14 +134,15 @@ async function answer(request: Request, url: URL, path: RequestPath, stores: Fil
  */
 function ruleRequest(request: Request, url: URL, domain: string | undefined): RuleRequest {
   const { cf } = request as { cf?: { country?: unknown } };
-  let languages: readonly string[] | undefined;
+  let language: string | undefined | null = null;
   return {
     protocol: url.protocol,
     host: domain,
     query: url.searchParams,
     country: typeof cf?.country === 'string' ? cf.country : undefined,
-    get languages() {
-      return (languages ??= acceptedLanguages(request.headers.get('accept-language')));
+    get language() {
+      if (language === null) language = preferredLanguage(request.headers.get('accept-language'));
+      return language;
     },
   };
 }
@@ -179,15 +182,21 @@ const fileAnswers = new Set([200, 206, 304]);
  * path, then the deployment's `_headers` rules (so a file's value replaces the option's, and its
  * `! Name` detaches what came before), with their values expanded. Redirects and errors get
  * none: a rule meant for assets (a year of immutable caching) must not make a miss stick in caches.
+ * `Vary` keeps what the server chose by (`Accept-Encoding` on a compressed answer) beside the
+ * site's values, and every answer on a path a `Language` or `Country` rule covers names what it reads.
  */
 function withSiteHeaders(response: Response, path: RequestPath, host: HostOptions, files: SiteFiles): Response {
   const headers = withCors(response, host).headers;
-  if (!fileAnswers.has(response.status)) return response;
-  for (const { rule, values } of host.headers.all(path)) setFields(headers, rule.fields, values);
-  for (const { rule, values } of files.rules.headers.all(path)) {
-    for (const name of rule.detach) headers.delete(name);
-    setFields(headers, rule.fields, values);
+  const serverVary = headers.get('vary');
+  const byCondition = conditionFields(files.rules, path);
+  if (fileAnswers.has(response.status)) {
+    for (const { rule, values } of host.headers.all(path)) setFields(headers, rule.fields, values);
+    for (const { rule, values } of files.rules.headers.all(path)) {
+      for (const name of rule.detach) headers.delete(name);
+      setFields(headers, rule.fields, values);
+    }
   }
+  if (serverVary !== null || byCondition.length > 0) headers.set('vary', mergedVary(headers.get('vary'), serverVary, ...byCondition));
   return response;
 }
 

@@ -3,8 +3,8 @@ import type { EdgeSettings } from '../platform/settings';
 import { type FileEntry, type FileIndex, decodeFileIndex, readFileIndexText } from '../storage/file-index';
 import type { Deployment } from '../storage/sites-table';
 import { WeightedLru } from './lru';
-import { type CompiledSiteRules, compileSiteRules } from './site-rules';
-import { rulesFileNames } from '../content/site-rules';
+import { type CompiledSiteRules, compileSiteRules } from '../rules/compiled-rules';
+import { rulesFileNames } from '../rules/deployment-rules';
 
 /**
  * Where a deployment's immutable things come from, nearest first: this isolate's memory, the

@@ -1,9 +1,9 @@
-import { configurationLimits } from '../configuration/configuration-limits';
+import { configurationLimits } from '../rules/configuration-limits';
 import { maxJsonBytes } from '../http/json-body';
 import { log } from '../platform/log';
 import type { HostOptions } from './host-options';
 import { type ManifestFiles, PreloadManifest } from './preload-manifest';
-import { joinSitePath } from './request-path';
+import { joinSitePath } from '../http/request-path';
 import { type FileStores, type SiteFiles, readFile } from './site-files';
 
 const views = new WeakMap<SiteFiles, Map<string, ManifestFiles>>();

@@ -206,23 +206,28 @@ export function deleteCertificateStatements(db: D1Database, domain: string): D1P
  * Hosted domains whose certificate needs a job: issued ones expiring before `renewBefore`,
  * failed ones last tried before `retryFailedBefore`, pending ones no job holds any more, and
  * those without a certificate (none yet, or `off` from before certificates were turned on).
+ * At most `limit` (in domain order), those without a certificate first, then the least lately
+ * tried: a run's work is bounded, and what is left over comes first at the next run.
  */
 export async function listCertificatesDue(
   db: D1Database,
   renewBefore: number,
   retryFailedBefore: number,
   now: number,
+  limit = 10_000,
 ): Promise<string[]> {
   const { results } = await db
     .prepare(
-      `SELECT sites.domain FROM sites LEFT JOIN certificates ON certificates.domain = sites.domain
-       WHERE certificates.domain IS NULL OR certificates.status = 'off'
-         OR (certificates.status = 'issued' AND certificates.expires < ?1)
-         OR (certificates.status = 'failed' AND certificates.updated < ?2)
-         OR (certificates.status = 'pending' AND certificates.lease_until < ?3)
-       ORDER BY sites.domain`,
+      `SELECT domain FROM (
+         SELECT sites.domain FROM sites LEFT JOIN certificates ON certificates.domain = sites.domain
+         WHERE certificates.domain IS NULL OR certificates.status = 'off'
+           OR (certificates.status = 'issued' AND certificates.expires < ?1)
+           OR (certificates.status = 'failed' AND certificates.updated < ?2)
+           OR (certificates.status = 'pending' AND certificates.lease_until < ?3)
+         ORDER BY coalesce(certificates.updated, 0), sites.domain LIMIT ?4)
+       ORDER BY domain`,
     )
-    .bind(renewBefore, retryFailedBefore, now)
+    .bind(renewBefore, retryFailedBefore, now, limit)
     .all<{ domain: string }>();
   return results.map((row) => row.domain);
 }

@@ -36,7 +36,39 @@ export async function keepDeadLetters(batch: MessageBatch<unknown>, db: D1Databa
   batch.ackAll();
 }
 
-/** The daily cron: deletes dead letters kept longer than `deadLetterRetentionDays`. */
-export async function forgetOldDeadLetters(db: D1Database, now: number): Promise<void> {
-  await db.prepare('DELETE FROM dead_letters WHERE kept_at < ?').bind(now - deadLetterRetentionDays * 24 * 60 * 60 * 1000).run();
+/** Dead letters one daily run deletes at most: a bounded run (the rest go at the next). */
+const forgetPerRun = 100_000;
+
+/** The daily cron: deletes dead letters kept longer than `deadLetterRetentionDays`, the oldest first, at most `limit`. */
+export async function forgetOldDeadLetters(db: D1Database, now: number, limit = forgetPerRun): Promise<void> {
+  await db
+    .prepare('DELETE FROM dead_letters WHERE rowid IN (SELECT rowid FROM dead_letters WHERE kept_at < ? ORDER BY kept_at LIMIT ?)')
+    .bind(now - deadLetterRetentionDays * 24 * 60 * 60 * 1000, limit)
+    .run();
+}
+
+/** The dead-letter "queue" of coordinators' follow-ups that spent their attempts (src/coordinator/follow-ups.ts): no queue, but kept and read alike. */
+export const followUpDeadLetters = 'site-follow-ups';
+
+/** A follow-up as kept: `site` names the domain it followed. */
+export type KeptFollowUp = { site?: string } & Record<string, unknown>;
+
+/** Keeps a follow-up stored under `key` (due at `sentAt`) that spent its attempts; once. */
+export async function keepFollowUp(db: D1Database, key: string, sentAt: number, followUp: KeptFollowUp): Promise<void> {
+  await db
+    .prepare('INSERT OR IGNORE INTO dead_letters (queue, message_id, sent_at, kept_at, body) VALUES (?, ?, ?, ?, ?)')
+    .bind(followUpDeadLetters, `${followUp.site ?? ''}/${key}`, sentAt, Date.now(), bodyText(followUp))
+    .run();
+}
+
+/** The follow-ups of `domain` kept as dead letters, oldest first, with the statement that forgets them (once replayed). */
+export async function keptFollowUps(db: D1Database, domain: string): Promise<{ followUps: KeptFollowUp[]; forget: D1PreparedStatement }> {
+  const { results } = await db
+    .prepare(`SELECT message_id, body FROM dead_letters WHERE queue = ? AND json_extract(body, '$.site') = ? ORDER BY sent_at, message_id`)
+    .bind(followUpDeadLetters, domain)
+    .all<{ message_id: string; body: string }>();
+  const forget = db
+    .prepare('DELETE FROM dead_letters WHERE queue = ? AND message_id IN (SELECT value FROM json_each(?))')
+    .bind(followUpDeadLetters, JSON.stringify(results.map((row) => row.message_id)));
+  return { followUps: results.map((row) => JSON.parse(row.body) as KeptFollowUp), forget };
 }

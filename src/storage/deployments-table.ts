@@ -1,6 +1,6 @@
 /**
- * D1 access to a site's kept deployments and to where its stored content hashes lie
- * (schema/migrations/0005_deployments.sql, 0010_deployment_labels.sql). All times are epoch milliseconds.
+ * D1 access to a site's kept deployments, and to where its stored content hashes lay before they
+ * moved into its coordinator (schema/migrations/0005_deployments.sql, 0010_deployment_labels.sql). All times are epoch milliseconds.
  */
 import type { DeploymentClient } from '../common/deployment-labels';
 
@@ -215,49 +215,22 @@ export interface BlobLocation {
   size: number;
 }
 
-/** Rows per statement: keeps each bound JSON parameter far below D1's 2 MB value limit. */
-const blobsPerStatement = 2000;
-
-/** Statements that record where `blobs` lie; a hash stored again points at its newest copy (collected last). */
-export function recordBlobs(db: D1Database, domain: string, blobs: readonly BlobLocation[]): D1PreparedStatement[] {
-  const statements: D1PreparedStatement[] = [];
-  for (let start = 0; start < blobs.length; start += blobsPerStatement) {
-    const rows = blobs.slice(start, start + blobsPerStatement).map((blob) => [blob.hash, blob.pack, blob.offset, blob.size]);
-    statements.push(
-      db
-        .prepare(
-          `INSERT INTO site_blobs (domain, hash, pack, offset, size)
-           SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2) WHERE true
-           ON CONFLICT (domain, hash) DO UPDATE SET pack = excluded.pack, offset = excluded.offset, size = excluded.size`,
-        )
-        .bind(domain, JSON.stringify(rows)),
-    );
-  }
-  return statements;
-}
-
-/** Where the stored ones of `hashes` lie: one query, however many hashes. */
-export async function knownBlobs(db: D1Database, domain: string, hashes: readonly string[]): Promise<Map<string, BlobLocation>> {
-  const { results } = await db
-    .prepare('SELECT hash, pack, offset, size FROM site_blobs WHERE domain = ? AND hash IN (SELECT value FROM json_each(?))')
-    .bind(domain, JSON.stringify([...new Set(hashes)]))
-    .all<BlobLocation>();
-  return new Map(results.map((blob) => [blob.hash, blob]));
-}
-
-/** Where each content hash the site stores lies: what a multipart deploy need not store again. */
-export async function siteBlobs(db: D1Database, domain: string): Promise<Map<string, BlobLocation>> {
+/**
+ * Where `domain`'s stored hashes lay while D1 kept them (`site_blobs`, before issue 32 moved them
+ * into each domain's coordinator, src/coordinator/blob-index.ts): read once, when they move.
+ */
+export async function blobsStoredIn(db: D1Database, domain: string): Promise<BlobLocation[]> {
   const { results } = await db.prepare('SELECT hash, pack, offset, size FROM site_blobs WHERE domain = ?').bind(domain).all<BlobLocation>();
-  return new Map(results.map((blob) => [blob.hash, blob]));
+  return results;
 }
 
-/** Forgets the hashes stored in `packs`, which are being deleted. */
-export function forgetBlobsIn(db: D1Database, domain: string, packs: readonly string[]): D1PreparedStatement {
-  return db
-    .prepare('DELETE FROM site_blobs WHERE domain = ? AND pack IN (SELECT value FROM json_each(?))')
-    .bind(domain, JSON.stringify(packs));
-}
-
+/** Deletes `domain`'s rows of `site_blobs`, once they moved. */
 export function forgetBlobsOf(db: D1Database, domain: string): D1PreparedStatement {
   return db.prepare('DELETE FROM site_blobs WHERE domain = ?').bind(domain);
+}
+
+/** Domains whose rows of `site_blobs` have not moved yet, at most `limit`. */
+export async function domainsWithD1Blobs(db: D1Database, limit: number): Promise<string[]> {
+  const { results } = await db.prepare('SELECT DISTINCT domain FROM site_blobs LIMIT ?').bind(limit).all<{ domain: string }>();
+  return results.map((row) => row.domain);
 }

@@ -1,4 +1,4 @@
-import type { SiteRules } from '../configuration/rules-files';
+import type { SiteRules } from '../rules/rules-files';
 
 /**
  * A deployment's file index: every file's place in the packs, its hash and type. Stored as
@@ -26,7 +26,7 @@ export interface FileIndex {
   packs: string[];
   /** Sorted by path. */
   files: FileEntry[];
-  /** The rules of its `_redirects` and `_headers`, read when it was deployed (src/content/site-rules.ts). */
+  /** The rules of its `_redirects` and `_headers`, read when it was deployed (src/rules/deployment-rules.ts). */
   rules?: SiteRules;
 }
 

@@ -1,5 +1,3 @@
-import { keys } from './file-index';
-
 /** R2 deletes take at most 1,000 keys per call. */
 const deleteBatch = 1000;
 
@@ -17,14 +15,4 @@ export async function* listObjects(bucket: R2Bucket, prefix: string): AsyncGener
     yield listing.objects;
     cursor = listing.truncated ? listing.cursor : undefined;
   } while (cursor);
-}
-
-/** Deletes every object of a site, including any an interrupted deploy left behind. */
-export async function deleteSiteObjects(bucket: R2Bucket, domain: string): Promise<void> {
-  for await (const page of listObjects(bucket, keys.sitePrefix(domain))) {
-    await deleteObjects(
-      bucket,
-      page.map((object) => object.key),
-    );
-  }
 }

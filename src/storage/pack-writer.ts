@@ -130,16 +130,17 @@ export class PackWriter {
     return true;
   }
 
-  /** Discards whatever was written: the aborted upload leaves no object behind. */
+  /**
+   * Discards what was appended, before `finish`: the aborted upload leaves no object behind, and a
+   * pack smaller than a part was never written. (A finished pack is deleted only by its site's
+   * coordinator, src/deploy/hand-over.ts.)
+   */
   async abort(): Promise<void> {
     this.#filling = this.#spare = undefined;
     await Promise.allSettled(this.#parts);
-    if (this.#upload) {
-      await this.#upload.abort();
-      await this.record?.aborted(this.key);
-    } else {
-      await this.bucket.delete(this.key);
-    }
+    if (!this.#upload) return;
+    await this.#upload.abort();
+    await this.record?.aborted(this.key);
   }
 
   async #flushPart(): Promise<void> {

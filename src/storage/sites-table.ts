@@ -1,4 +1,5 @@
 /** D1 access to site records. All times are epoch milliseconds. */
+import { databaseNowMs } from './configurations-feed';
 
 export interface Deployment {
   id: string;
@@ -30,9 +31,11 @@ export interface SiteRecord {
   deployment: Deployment | null;
   /** Null unless an operator suspended the site. */
   suspension: Suspension | null;
+  /** Null unless an operator suspended its owner (./user-suspensions.ts): then it answers 451 too, and its owner changes nothing. */
+  userSuspension: Suspension | null;
 }
 
-interface SiteRow {
+interface SiteRow extends OwnerSuspensionColumns {
   domain: string;
   user_id: string;
   created: number;
@@ -48,6 +51,21 @@ interface SiteRow {
   total_bytes: number;
   suspension_reason: string | null;
   suspended_at: number | null;
+}
+
+/** The owner's suspension in force, joined from user_suspensions (see `withOwnerSuspension`). */
+interface OwnerSuspensionColumns {
+  user_suspension_reason: string | null;
+  user_suspended_at: number | null;
+}
+
+/** `FROM sites` with its owner's suspension in force, read in the same query. */
+const withOwnerSuspension = `sites LEFT JOIN user_suspensions AS owner
+  ON owner.user_id = sites.user_id AND owner.resumed_at IS NULL`;
+const ownerSuspensionColumns = 'owner.reason AS user_suspension_reason, owner.suspended_at AS user_suspended_at';
+
+function userSuspensionOf(row: OwnerSuspensionColumns): Suspension | null {
+  return row.user_suspended_at === null ? null : { reason: row.user_suspension_reason ?? '', since: row.user_suspended_at };
 }
 
 function toRecord(row: SiteRow): SiteRecord {
@@ -72,6 +90,7 @@ function toRecord(row: SiteRow): SiteRecord {
             totalBytes: row.total_bytes,
           },
     suspension: suspensionOf(row),
+    userSuspension: userSuspensionOf(row),
   };
 }
 
@@ -79,28 +98,41 @@ function suspensionOf(row: Pick<SiteRow, 'suspension_reason' | 'suspended_at'>):
   return row.suspended_at === null ? null : { reason: row.suspension_reason ?? '', since: row.suspended_at };
 }
 
-/** A site `userId` holds at `now` with nothing live yet: no deployment, no host options, no metadata, no suspension. */
+/**
+ * Why a site is withheld from its visitors (451), if it is: its own suspension, or its owner's.
+ * Both come with the live record serving reads anyway (the owner's joined into it), so the check
+ * costs a visitor nothing, wherever they are.
+ */
+export function withheld(site: Pick<SiteRecord, 'suspension' | 'userSuspension'> | null): Suspension | null {
+  // A record cached before user suspensions existed has no userSuspension.
+  return site?.suspension ?? site?.userSuspension ?? null;
+}
+
+/** A site `userId` holds at `now` with nothing live yet: no deployment, no host options, no metadata, no suspension (a suspended user claims nothing). */
 export function emptySite(domain: string, userId: string, now: number): SiteRecord {
-  return { domain, userId, created: now, modified: now, configuration: {}, configurationModified: now, metadata: {}, liveDeploymentId: null, deployment: null, suspension: null };
+  return { domain, userId, created: now, modified: now, configuration: {}, configurationModified: now, metadata: {}, liveDeploymentId: null, deployment: null, suspension: null, userSuspension: null };
 }
 
 export async function getSite(db: D1Database, domain: string): Promise<SiteRecord | null> {
-  const row = await db.prepare('SELECT * FROM sites WHERE domain = ?').bind(domain).first<SiteRow>();
+  const row = await db.prepare(`SELECT sites.*, ${ownerSuspensionColumns} FROM ${withOwnerSuspension} WHERE domain = ?`).bind(domain).first<SiteRow>();
   return row ? toRecord(row) : null;
 }
 
-/** Who owns a site, and whether it is suspended: what access to it depends on (src/coordinator/access.ts). */
+/** Who owns a site, and whether it or its owner is suspended: what access to it depends on (src/coordinator/access.ts). */
 export interface SiteOwner {
   userId: string;
   suspension: Suspension | null;
+  userSuspension: Suspension | null;
+  /** The live host options' `root`, as written (a deploy reads the rules files of the root it will be served under). */
+  root?: unknown;
 }
 
 export async function getSiteOwner(db: D1Database, domain: string): Promise<SiteOwner | null> {
   const row = await db
-    .prepare('SELECT user_id, suspension_reason, suspended_at FROM sites WHERE domain = ?')
+    .prepare(`SELECT sites.user_id, sites.suspension_reason, sites.suspended_at, json_extract(sites.configuration, '$.root') AS root, ${ownerSuspensionColumns} FROM ${withOwnerSuspension} WHERE domain = ?`)
     .bind(domain)
-    .first<Pick<SiteRow, 'user_id' | 'suspension_reason' | 'suspended_at'>>();
-  return row && { userId: row.user_id, suspension: suspensionOf(row) };
+    .first<Pick<SiteRow, 'user_id' | 'suspension_reason' | 'suspended_at' | keyof OwnerSuspensionColumns> & { root: unknown }>();
+  return row && { userId: row.user_id, suspension: suspensionOf(row), userSuspension: userSuspensionOf(row), root: row.root };
 }
 
 export interface SiteSummary {
@@ -123,42 +155,6 @@ export async function listSitesOf(db: D1Database, userId: string, { after = '', 
     .bind(userId, after, limit ?? -1)
     .all<SiteSummary>();
   return results;
-}
-
-export interface ConfigurationRecord {
-  domain: string;
-  modified: number;
-  configuration: Record<string, unknown>;
-}
-
-/**
- * The database's own clock, in epoch milliseconds. Changes are stamped and reads timed by it:
- * D1 runs every statement in one order on one clock, whereas a Worker's or a Durable Object's
- * Date.now() stands still between I/O and may disagree with another machine's.
- */
-const databaseNowMs = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
-
-/** When the set of configurations changed last, and when it was read; both by the database's clock. */
-export interface ConfigurationsClock {
-  modified: number;
-  readAt: number;
-}
-
-/** Every site's configuration and the clock, read in one transaction so they agree. */
-export async function listConfigurations(
-  db: D1Database,
-): Promise<{ clock: ConfigurationsClock; records: ConfigurationRecord[] }> {
-  const [clock, rows] = await db.batch([
-    db.prepare(`SELECT modified, ${databaseNowMs} AS readAt FROM clocks WHERE name = 'configurations'`),
-    db.prepare('SELECT domain, configuration_modified AS modified, configuration FROM sites ORDER BY domain'),
-  ]);
-  return {
-    clock: (clock!.results as ConfigurationsClock[])[0]!,
-    records: (rows!.results as { domain: string; modified: number; configuration: string }[]).map((row) => ({
-      ...row,
-      configuration: JSON.parse(row.configuration),
-    })),
-  };
 }
 
 /**

@@ -66,7 +66,7 @@ export interface Usage {
   deploysLastHour: number;
   /** When the oldest of the last hour's deploys leaves the hour, in milliseconds from now; null when none. */
   nextDeployFreesInMs: number | null;
-  /** Whether `domain`, when asked about, has a site, and the bytes it stores: the most a change to it can free. */
+  /** Whether `domain`, when asked about, has a site, and the bytes it stores for this user: the most a change of theirs to it can free. */
   domainHosted: boolean;
   domainBytes: number;
 }
@@ -82,7 +82,7 @@ function usageStatement(db: D1Database, userId: string, domain = ''): D1Prepared
          ${sum.deploys('?1')} AS deploysLastHour,
          (SELECT MIN(at) + ${hourMs} - ${now} FROM user_deploys WHERE user_id = ?1 AND at > ${now} - ${hourMs}) AS nextDeployFreesInMs,
          EXISTS (SELECT 1 FROM sites WHERE domain = ?2) AS domainHosted,
-         (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE domain = ?2) AS domainBytes`,
+         (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE domain = ?2 AND user_id = ?1) AS domainBytes`,
     )
     .bind(userId, domain);
 }
@@ -109,7 +109,7 @@ export interface QuotaClaim {
   userId: string;
   sites: number;
   bytes: number;
-  /** Recorded objects the change's own batch forgets (what its collection frees): their bytes make room for its own. */
+  /** Recorded objects the change's own batch forgets (what its collection frees): those counted against its user make room for its own. */
   freeing?: readonly string[];
 }
 
@@ -130,7 +130,7 @@ export async function reserve(db: D1Database, id: string, claim: QuotaClaim, lim
     .prepare(
       `INSERT INTO quota_reservations (id, user_id, sites, bytes, expires)
        SELECT ?1, ?2, ?3, added, ${now} + ${reservationMs}
-       FROM (SELECT max(0, ?4 - (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE key IN (SELECT value FROM json_each(?7)))) AS added)
+       FROM (SELECT max(0, ?4 - (SELECT COALESCE(SUM(bytes), 0) FROM stored_objects WHERE user_id = ?2 AND key IN (SELECT value FROM json_each(?7)))) AS added)
        WHERE (?3 = 0 OR ${sum.sites('?2')} + ${sum.reserved('sites', '?2')} + ?3 <= ?5)
          AND (added = 0 OR ${sum.bytes('?2')} + ${sum.reserved('bytes', '?2')} + added <= ?6)`,
     )

@@ -167,7 +167,7 @@ describe('PUT /v2/sites/<domain>', () => {
       domain,
       userId: 'github|1',
       labels: unlabelled('api'),
-      files: { id: 'in-flight', indexKey, packs: [], fileCount: 0, totalBytes: 0, blobs: [], written: [{ key: indexKey, bytes: 2 }] },
+      files: { id: 'in-flight', indexKey, packs: [], fileCount: 0, totalBytes: 0, blobs: [], written: [{ key: indexKey, bytes: 2 }], rulesRoot: '' },
     });
     await expect(deploying).rejects.toMatchObject({ kind: 'conflict', status: 409 });
     expect(await getSite(env.DB, domain)).toBeNull();

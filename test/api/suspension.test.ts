@@ -182,6 +182,9 @@ describe('operators', () => {
     ['a suspension has no other members', { reason: 'x', until: 'later' }, 400, { errors: [{ pointer: '/until', message: 'is not a member of a suspension' }] }],
     ['the body is an object', ['x'], 400, {}],
     ['a reason has at most 1,000 characters', { reason: '€'.repeat(1001) }, 413, { limit: 'MAX_SUSPENSION_REASON_LENGTH', value: 1000 }],
+    // Printed on the owner's terminal by `sitehost info`: ESC and BEL would retitle it, a CR overwrite the line.
+    ['a reason has no escape sequence', { reason: 'Abuse\u001b]0;owned\u0007' }, 400, { errors: [{ pointer: '/reason', message: 'holds the control character U+001B' }] }],
+    ['a reason has no lone CR', { reason: 'Abuse\rAll fine' }, 400, { errors: [{ pointer: '/reason', message: 'holds the control character U+000D' }] }],
   ])('refuse a bad suspension: %s', async (_, body, status, problem) => {
     const domain = 'suspend-input.example';
     await deployedSite(domain, { 'index.html': 'x' });

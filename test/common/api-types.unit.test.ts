@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import document from '../../schema/openapi.json';
 import type {
+  ApiToken,
   CertificateSummary,
+  CreatedApiToken,
   ConfigurationRecord,
   Deployment,
+  DeploymentFallback,
+  DeploymentHeaders,
   DeploymentPage,
+  DeploymentRedirect,
+  DeploymentRules,
   DeployResult,
   DirectoryEntry,
   DomainProof,
@@ -13,11 +19,14 @@ import type {
   FileEntry,
   Identity,
   LiveDeployment,
+  LineError,
   PointerError,
   ProblemDetails,
   Site,
   SiteInfo,
+  SignOut,
   SiteSuspension,
+  UserSuspension,
 } from '../../src/common/api-types';
 
 /**
@@ -35,6 +44,16 @@ interface JsonSchema {
 }
 
 const schemas = document.components.schemas as Record<string, JsonSchema>;
+
+const tokenShape = {
+  id: 'required',
+  name: 'required',
+  scopes: 'required',
+  sites: 'required',
+  createdAt: 'required',
+  expiresAt: 'required',
+  lastUsedAt: 'required',
+} as const;
 
 function shapeOf(schema: JsonSchema | undefined): Record<string, 'optional' | 'required'> {
   expect(schema?.properties, 'an object schema').toBeDefined();
@@ -77,9 +96,11 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       certificate: 'required',
       metadata: 'required',
       suspension: 'required',
+      userSuspension: 'required',
     } satisfies Shape<SiteInfo>,
   ],
   ['SiteSuspension', schemas.SiteSuspension, { reason: 'required', since: 'required' } satisfies Shape<SiteSuspension>],
+  ['UserSuspension', schemas.UserSuspension, { userId: 'required', reason: 'required', since: 'required', domains: 'required' } satisfies Shape<UserSuspension>],
   [
     'SiteInfo.deployment',
     schemas.SiteInfo?.properties?.deployment?.oneOf?.[0],
@@ -107,15 +128,37 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       missing: 'optional',
     } satisfies Shape<Deployment>,
   ],
-  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required' } satisfies Shape<Identity>],
+  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required', tokenId: 'optional', sites: 'optional', suspension: 'optional' } satisfies Shape<Identity>],
+  ['ApiToken', schemas.ApiToken, tokenShape satisfies Shape<ApiToken>],
+  ['CreatedApiToken', schemas.CreatedApiToken, { ...tokenShape, token: 'required' } satisfies Shape<CreatedApiToken>],
+  ['SignOut', schemas.SignOut, { revoked: 'required', signedOutBefore: 'required' } satisfies Shape<SignOut>],
   ['DeploymentPage', schemas.DeploymentPage, { deployments: 'required', next: 'required' } satisfies Shape<DeploymentPage>],
+  ['DeploymentRules', schemas.DeploymentRules, { deploymentId: 'required', redirects: 'required', headers: 'required', fallbacks: 'required' } satisfies Shape<DeploymentRules>],
+  ['DeploymentFallback', schemas.DeploymentFallback, { source: 'required', status: 'required', path: 'required' } satisfies Shape<DeploymentFallback>],
+  [
+    'DeploymentRedirect',
+    schemas.DeploymentRedirect,
+    {
+      source: 'required',
+      from: 'required',
+      to: 'required',
+      status: 'required',
+      force: 'required',
+      origin: 'optional',
+      query: 'optional',
+      countries: 'optional',
+      languages: 'optional',
+    } satisfies Shape<DeploymentRedirect>,
+  ],
+  ['DeploymentHeaders', schemas.DeploymentHeaders, { source: 'required', uri: 'required', fields: 'required', detach: 'required' } satisfies Shape<DeploymentHeaders>],
   [
     'SiteInfo.certificate',
     schemas.SiteInfo?.properties?.certificate,
     { status: 'required', issued: 'required', expires: 'required', reason: 'optional' } satisfies Shape<CertificateSummary>,
   ],
   ['Problem', schemas.Problem, { type: 'required', title: 'required', status: 'required', detail: 'required', errors: 'optional' } satisfies Shape<ProblemDetails>],
-  ['Problem.errors', schemas.Problem?.properties?.errors?.items, { pointer: 'required', message: 'required' } satisfies Shape<PointerError>],
+  ['Problem.errors: PointerError', schemas.PointerError, { pointer: 'required', message: 'required' } satisfies Shape<PointerError>],
+  ['Problem.errors: LineError', schemas.LineError, { file: 'required', line: 'required', message: 'required' } satisfies Shape<LineError>],
   ['DomainProofRecord', schemas.DomainProofRecord, { name: 'required', type: 'required', value: 'required' } satisfies Shape<DomainProofRecord>],
   [
     'DomainProof',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { aliasFrom, aliasProblem, clientOf, messageProblem, messageSummary } from '../../src/common/deployment-labels';
+import { aliasFrom, aliasHostNote, aliasProblem, clientOf, messageProblem, messageSummary } from '../../src/common/deployment-labels';
 import { aliasLabel, checkedAlias, checkedMessage } from '../../src/content/label-checks';
 import { Problem } from '../../src/http/problem';
 import { fuzzParameters } from '../fuzz/settings';
@@ -12,6 +12,15 @@ describe('deployment labels', () => {
     expect(clientOf('dashboard')).toBe('dashboard');
     expect(clientOf('curl/8.0')).toBe('api');
     expect(clientOf(null)).toBe('api');
+  });
+
+  it("explains the hash that ends an alias host, and finds none in a deployment's preview host", async () => {
+    const label = await aliasLabel('portfolio.example', 'feature-x');
+    const hash = label.slice(label.lastIndexOf('-'));
+    expect(hash).toMatch(/^-[a-z2-7]{13}$/);
+    const note = aliasHostNote('portfolio.example', `http://${label}.preview.localhost:8787/`);
+    expect(note).toMatch(new RegExp(`^Alias addresses of portfolio\\.example end in ${hash}, a hash of the domain: it keeps them apart from other sites'`));
+    expect(aliasHostNote('portfolio.example', 'http://abcdefghijklmnopqrst.preview.localhost:8787/')).toBeUndefined();
   });
 
   it('makes an alias of any branch name, as Cloudflare Pages makes a branch alias', () => {
@@ -36,8 +45,12 @@ describe('deployment labels', () => {
     expect(messageProblem('line one\r\n\tline two')).toBeUndefined();
     expect(messageProblem('🚀'.repeat(1000))).toBeUndefined();
     expect(messageProblem('🚀'.repeat(1001))).toMatch(/1001 characters.*MAX_MESSAGE_LENGTH/);
-    expect(messageProblem('nul\u0000')).toMatch(/control characters/);
-    expect(messageProblem('c1\u0085')).toMatch(/control characters/);
+    expect(messageProblem('nul\u0000')).toMatch(/control character U\+0000/);
+    expect(messageProblem('c1\u0085')).toMatch(/control character U\+0085/);
+    // What would act on a terminal that shows the message: an escape sequence, a bell, a CR that overwrites the line.
+    expect(messageProblem('title\u001b]0;pwned\u0007')).toMatch(/control character U\+001B; only tab and line breaks/);
+    expect(messageProblem('fine\rforged')).toMatch(/control character U\+000D/);
+    expect(messageProblem('csi\u009b2J')).toMatch(/control character U\+009B/);
     expect(checkedMessage('')).toBeNull();
     const refused = (() => {
       try {

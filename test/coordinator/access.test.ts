@@ -31,11 +31,11 @@ describe('authorize', () => {
     ['global_read does not change', reader, 'github|1', 'change', '403 forbidden'],
     ['global_read does not deploy', reader, 'github|1', 'deploy', '403 forbidden'],
   ])('%s', (_, requester, siteOwner, action, expected) => {
-    const site = siteOwner === null ? null : { userId: siteOwner, suspension: null };
+    const site = siteOwner === null ? null : { userId: siteOwner, suspension: null, userSuspension: null };
     expect(outcomeOf(() => authorize(requester, 'site.example', site, action))).toBe(expected);
   });
 
-  const suspended = { userId: 'github|1', suspension: { reason: 'Phishing reported', since: Date.UTC(2026, 10, 26) } };
+  const suspended = { userId: 'github|1', suspension: { reason: 'Phishing reported', since: Date.UTC(2026, 10, 26) }, userSuspension: null };
   it.each<[string, Requester, SiteAction, string]>([
     ['the owner still reads a suspended site', owner, 'read', 'ok'],
     ['global_read still reads it', reader, 'read', 'ok'],
@@ -45,5 +45,18 @@ describe('authorize', () => {
     ['another user still gets 403 forbidden', stranger, 'change', '403 forbidden'],
   ])('%s', (_, requester, action, expected) => {
     expect(outcomeOf(() => authorize(requester, 'site.example', suspended, action))).toBe(expected);
+  });
+
+  // An operator suspended the owner (user suspension): they read their sites, and change none of them.
+  const ownerSuspended = { userId: 'github|1', suspension: null, userSuspension: { reason: 'Repeated phishing', since: Date.UTC(2026, 10, 27) } };
+  it.each<[string, Requester, SiteAction, string]>([
+    ['a suspended user still reads their site', owner, 'read', 'ok'],
+    ['global_read still reads it', reader, 'read', 'ok'],
+    ['a suspended user does not change it', owner, 'change', '403 user-suspended'],
+    ['a suspended user does not deploy to it', owner, 'deploy', '403 user-suspended'],
+    ['the coordinator, for the suspended user', coordinatorForOwner, 'deploy', '403 user-suspended'],
+    ['another user still gets 403 forbidden', stranger, 'change', '403 forbidden'],
+  ])('%s', (_, requester, action, expected) => {
+    expect(outcomeOf(() => authorize(requester, 'site.example', ownerSuspended, action))).toBe(expected);
   });
 });

@@ -22,7 +22,11 @@ async function deployCutBeforeCommit(domain: string, files: Record<string, strin
   const stopped = new Proxy(env.SITES, {
     get(target, property) {
       if (property !== 'get') return (Reflect.get(target, property) as (...args: unknown[]) => unknown).bind(target);
-      return () => ({ deploy: () => Promise.reject(new Error('the runtime stopped')) });
+      // The coordinator answers what the Worker asks before the commit, and stops at the commit.
+      return (id: DurableObjectId) => {
+        const stub = target.get(id);
+        return new Proxy(stub, { get: (real, method) => (method === 'deploy' ? () => Promise.reject(new Error('the runtime stopped')) : Reflect.get(real, method)) });
+      };
     },
   });
   const request = new Request(`http://localhost/v2/sites/${domain}`, {
@@ -111,12 +115,43 @@ describe('the daily sweep of objects nothing holds', () => {
     expect(await liveFiles(domain)).toEqual({ 'index.html': 'again' });
   });
 
-  it('asks only the domains written to within two days past the grace', async () => {
+  it('asks only the domains written to within two days past the grace, or since the scan two scans back', async () => {
     const domain = 'sweep-quiet.example';
+    // No scan before: the runs above began theirs with clocks moved ahead.
+    await env.DB.prepare("UPDATE bucket_scans SET after = NULL, started = 0, previous_started = 0, earlier_started = 0 WHERE name = 'orphans'").run();
     expect((await deploy(domain, { 'index.html': 'quiet' })).status).toBe(200);
     const soon = createScheduledController({ scheduledTime: Date.now() + 2 * 86_400_000 + graceMs - 1000 });
     expect(await sweepOrphanedObjects(soon, env)).toContain(domain);
-    const later = createScheduledController({ scheduledTime: Date.now() + 2 * 86_400_000 + graceMs + 1000 });
-    expect(await sweepOrphanedObjects(later, env)).not.toContain(domain);
+    const later = () => createScheduledController({ scheduledTime: Date.now() + 2 * 86_400_000 + graceMs + 1000 });
+    // The scan before `soon` (none) did not begin after the deploy: one more scan looks at it.
+    expect(await sweepOrphanedObjects(later(), env)).toContain(domain);
+    expect(await sweepOrphanedObjects(later(), env)).not.toContain(domain);
+  });
+
+  it('lists a bounded stretch of the bucket a run, and goes on from there at the next run', async () => {
+    const domains = ['sweep-bounded-a.example', 'sweep-bounded-b.example', 'sweep-bounded-c.example'];
+    for (const domain of domains) await deployCutBeforeCommit(domain, { 'index.html': domain });
+    const bounds = { keysPerList: 2, listsPerRun: 1, domainsPerRun: 10 };
+    const listed: string[] = [];
+    const list = env.FILES.list.bind(env.FILES);
+    const counting = new Proxy(env.FILES, {
+      get: (target, property) => (property === 'list' ? async (options: R2ListOptions) => {
+        const listing = await list(options);
+        listed.push(...listing.objects.map((object) => object.key));
+        return listing;
+      } : (Reflect.get(target, property) as (...args: unknown[]) => unknown).bind(target)),
+    });
+    const at = clockAhead(graceMs + 1000);
+    const asked = new Set<string>();
+    let runs = 0;
+    // Each run lists two keys: the scan reaches every domain run after run, and then starts again.
+    while (domains.some((domain) => !asked.has(domain)) && runs < 1000) {
+      listed.length = 0;
+      for (const domain of await sweepOrphanedObjects(createScheduledController({ scheduledTime: at }), { ...env, FILES: counting }, bounds)) asked.add(domain);
+      expect(listed.length).toBeLessThanOrEqual(2);
+      runs++;
+    }
+    expect(runs).toBeGreaterThan(1);
+    for (const domain of domains) expect(await storedKeys(domain)).toEqual([]);
   });
 });

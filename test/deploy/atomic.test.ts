@@ -1,7 +1,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
+import { followUpRetry } from '../../src/coordinator/follow-ups';
 import { readFileIndex } from '../../src/storage/file-index';
 import { getSite } from '../../src/storage/sites-table';
 import { call, deploy, token } from '../support/client';
@@ -102,10 +103,13 @@ describe('atomic deploys', () => {
     const stored = await storedKeys(domain);
     for (const key of await liveKeys(domain)) expect(stored).toContain(key);
 
-    // The queue is back: the alarm retries the notification.
+    // The queue is back: the alarm retries the notification once its wait is over (Date alone is faked: the coordinator runs in this isolate).
     const sent: unknown[] = [];
     await useQueue(async (event) => void sent.push(event));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + followUpRetry.firstWaitMs);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
+    vi.useRealTimers();
     expect(sent).toEqual([
       { key: expect.any(String), event: { ...(await response.json<object>()), type: 'site-deploy', domain, isNewDomain: false, hasNewFiles: true, hasNewConfiguration: false } },
     ]);

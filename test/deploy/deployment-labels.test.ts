@@ -75,7 +75,14 @@ describe('deployment labels', () => {
     const farTooLong = await manifestDeploy(domain, { 'index.html': 'no' }, { message: 'x'.repeat(5000) });
     expect(await problemOf(farTooLong)).toMatchObject({ status: 400, limit: 'MAX_MESSAGE_LENGTH' });
     const bell = await manifestDeploy(domain, { 'index.html': 'no' }, { message: 'ding\u0007' });
-    expect(await problemOf(bell)).toMatchObject({ status: 400, detail: expect.stringContaining('control characters') });
+    expect(await problemOf(bell)).toMatchObject({ status: 400, detail: expect.stringContaining('"message" is refused: it holds the control character U+0007') });
+    // What would act on the terminal `sitehost deployments` prints it on: an escape sequence (retitles it), a lone CR (overwrites the line).
+    for (const message of ['title\u001b]0;owned\u0007', 'release 2\rall fine, nothing to see', 'csi \u009b2J']) {
+      for (const refused of [await labelledDeploy(domain, { 'index.html': 'no' }, { message }), await manifestDeploy(domain, { 'index.html': 'no' }, { message })]) {
+        expect(refused.status, JSON.stringify(message)).toBe(400);
+        expect(await problemOf(refused)).toMatchObject({ detail: expect.stringContaining('"message" is refused'), errors: [{ pointer: '/message' }] });
+      }
+    }
     for (const alias of ['Feature_X', 'a--b', '-a', 'a'.repeat(33), '']) {
       const refused = await labelledDeploy(domain, { 'index.html': 'no' }, { alias });
       expect(refused.status, alias).toBe(400);

@@ -231,7 +231,7 @@ describe('deployments', () => {
       domain,
       userId: 'github|1',
       labels: unlabelled('api'),
-      files: { id: 'zzzzzzzzzzzzzzzzzzzz', indexKey, packs: [`sites/${domain}/packs/collected`], fileCount: 1, totalBytes: 4, blobs: [], written: [{ key: indexKey, bytes: 2 }] },
+      files: { id: 'zzzzzzzzzzzzzzzzzzzz', indexKey, packs: [`sites/${domain}/packs/collected`], fileCount: 1, totalBytes: 4, blobs: [], written: [{ key: indexKey, bytes: 2 }], rulesRoot: '' },
     });
     expect(outcome).toMatchObject({ ok: false, problem: { kind: 'conflict', detail: expect.stringContaining('were collected while it uploaded') } });
     expect(await served(domain)).toBe('live');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ResolverUnavailable, txtData, txtOfAnswer, txtRecords } from '../../src/domains/doh';
+import { ResolverUnavailable, maxAnswerBytes, txtData, txtOfAnswer, txtRecords } from '../../src/domains/doh';
 import { fuzzParameters } from '../fuzz/settings';
 
 /**
@@ -114,5 +114,46 @@ describe('a TXT lookup', () => {
     const lookup = txtRecords('https://resolver.example/dns-query', 'a.example', fetcher);
     await expect(lookup).rejects.toThrow(ResolverUnavailable);
     await expect(lookup).rejects.toThrow(reason);
+  });
+
+  it('reads at most 64 KiB of an answer, cancelling a larger one as it streams', async () => {
+    // 60 MB of one TXT record, made only as it is read: the answer that grew workerd by ~280 MB.
+    const chunk = new TextEncoder().encode('x'.repeat(16 * 1024));
+    const size = 60 * 1024 * 1024;
+    let produced = 0;
+    let cancelled = false;
+    const huge = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (produced === 0) controller.enqueue(new TextEncoder().encode('{"Status":0,"Answer":[{"type":16,"data":"'));
+        if (produced >= size) return controller.close();
+        produced += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const lookup = txtRecords('https://resolver.example/dns-query', 'a.example', async () => new Response(huge));
+    await expect(lookup).rejects.toThrow(ResolverUnavailable);
+    await expect(lookup).rejects.toThrow(`answered more than ${maxAnswerBytes} bytes`);
+    expect(maxAnswerBytes).toBe(65536);
+    expect(cancelled).toBe(true);
+    expect(produced).toBeLessThanOrEqual(maxAnswerBytes + 2 * chunk.byteLength);
+  });
+
+  it('says that an answer whose body stops arriving timed out, not that it is not JSON', async () => {
+    // The head arrives, then the body stalls; the deadline aborts the body as a real fetch does.
+    const stalled = async (_input: RequestInfo | URL, init?: RequestInit) => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"Status":0,'));
+          init?.signal?.addEventListener('abort', () => controller.error(init.signal!.reason));
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'application/dns-json' } });
+    };
+    const lookup = txtRecords('https://resolver.example/dns-query', 'a.example', stalled);
+    await expect(lookup).rejects.toThrow(ResolverUnavailable);
+    await expect(lookup).rejects.toThrow('timed out: no whole answer within 5 seconds');
   });
 });

@@ -26,6 +26,22 @@ describe('fuzzed tokens', () => {
     );
   });
 
+  it('anything after the API token prefix that was never made gets 401, never a 5xx', { timeout: fuzzTimeout(runs, 50) }, async () => {
+    const alphanumeric = fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'.split(''));
+    const body = fc.oneof(fc.string({ unit: alphanumeric, minLength: 36, maxLength: 36 }), fc.string({ unit: alphanumeric, maxLength: 80 }), fc.string({ maxLength: 60 }));
+    await fc.assert(
+      fc.asyncProperty(body, async (rest) => {
+        const authorization = `Bearer sitehost_${rest}`;
+        fc.pre(sendableHeaderValue(authorization));
+        const what = `GET /v2/sites with authorization: ${authorization}`;
+        const answer = await answered(() => call('/v2/sites', { headers: { authorization } }), what);
+        expectApiAnswer(answer, what);
+        expect(answer.status, what).toBe(401);
+      }),
+      fuzzParameters(runs, 1),
+    );
+  });
+
   it('the oracle is not vacuous: a token with every claim right is accepted', async () => {
     const answer = await call('/v2/sites', { headers: { authorization: `Bearer ${await token()}` } });
     expect(answer.status).toBe(200);

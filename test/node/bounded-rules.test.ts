@@ -5,7 +5,7 @@ import { type RunningService, getFromSite, sharedService, token } from './suppor
  * A site's rules cannot stall the service, nor break its own answers, against `npm start`:
  * the reproductions of the issue (rules whose matching cost exploded with the path, and
  * header values nothing bounded) as an attacker ran them. That matching costs a bounded number
- * of steps is counted, not timed, in test/serving/rule-cost.unit.test.ts; here the pathological
+ * of steps is counted, not timed, in test/rules/rule-cost.unit.test.ts; here the pathological
  * requests are simply answered, and so is a neighbour meanwhile.
  */
 

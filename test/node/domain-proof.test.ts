@@ -231,6 +231,29 @@ describe('a resolver that cannot answer', () => {
   });
 });
 
+describe('a resolver that answers too much, or too slowly', () => {
+  it('reads at most 64 KiB of an answer, and says a body that stops arriving timed out', async () => {
+    front.mode = 'huge';
+    try {
+      const huge = await deploy('waiting.test', alice);
+      expect(huge.status).toBe(503);
+      expect(huge.headers.get('retry-after')).toBe('30');
+      expect(await problem(huge)).toMatchObject({ detail: expect.stringContaining('the resolver answered more than 65536 bytes') });
+      // The service stopped reading at the limit: of 60 MiB, what sockets buffer at most was sent.
+      expect(front.hugeBytesSent).toBeLessThan(16 * 1024 * 1024);
+      front.mode = 'stalled';
+      const stalled = await deploy('waiting.test', alice);
+      expect(stalled.status).toBe(503);
+      const body = await problem(stalled);
+      expect(body).toMatchObject({ detail: expect.stringContaining('the resolver timed out: no whole answer within 5 seconds') });
+      expect(String(body.detail)).not.toContain('not JSON');
+    } finally {
+      front.mode = 'dns';
+    }
+    expect(await proofOf('waiting.test', alice)).toMatchObject({ verified: false });
+  });
+});
+
 describe('the CLI', () => {
   const domain = 'cli-proof.test';
 

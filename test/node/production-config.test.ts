@@ -67,6 +67,12 @@ describe("wrangler.toml's production environment", () => {
       (p: Production) => (p.queues.consumers!.find((consumer) => consumer.queue === 'sitehost-certificates')!.max_retries = 3),
       "CERT_JOB_MAX_RETRIES is 5; it must be equal to the certificate queue consumer's max_retries (3)",
     ],
+    [
+      // Proof values are public in DNS: keyed by the token key, they would be an offline oracle against it.
+      'DOMAIN_PROOF_SECRET among the required secrets',
+      (p: Production) => (p.secrets = { required: (p.secrets?.required ?? []).filter((name) => name !== 'DOMAIN_PROOF_SECRET') }),
+      'The setting DOMAIN_PROOF_SECRET is not set; it must be a random secret of at least 32 characters, other than AUTH_SECRET',
+    ],
   ])('fails without %s', (_, change, problem) => {
     expect(checkProduction(withProduction(change)).problems).toEqual(expect.arrayContaining([expect.stringContaining(problem)]));
   });

@@ -91,7 +91,7 @@ describe('per-user quotas (npm start)', () => {
     const [header, ...rows] = usage.stdout.trim().split('\n');
     expect(header).toMatch(/^QUOTA\s+USED\s+SETTING$/);
     expect(rows[0]).toMatch(/^sites\s+2 of 2 \(100 %\)\s+MAX_SITES_PER_USER$/);
-    expect(rows[1]).toMatch(/^storage\s+[\d.]+ kB of 300 kB \(\d+ %\)\s+MAX_USER_BYTES$/);
+    expect(rows[1]).toMatch(/^storage\s+[\d.]+ KiB of 293 KiB \(\d+ %\)\s+MAX_USER_BYTES$/);
     expect(rows[2]).toMatch(/^deploys\s+2 of 4 \(50 %\) in the last hour\s+DEPLOYS_PER_HOUR$/);
     const json = await runCli(['usage', '--json'], { env });
     expect(JSON.parse(json.stdout)).toEqual(await owner.usage());

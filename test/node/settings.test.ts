@@ -30,6 +30,15 @@ describe('npm start', () => {
     expect(started.stderr).toContain('The setting API_REQUESTS_PER_MINUTE is 5000; it must be the limit of the [[ratelimits]] binding USER_RATE_LIMITER');
   });
 
+  it.each([
+    [['DOMAIN_PROOF_SECRET:'], 'is not set'],
+    [['DOMAIN_PROOF_SECRET:too-short-for-a-key'], 'is 19 characters long'],
+  ])('refuses DOMAIN_PROOF=dns without a proof secret of its own (AUTH_SECRET never stands in): %j', (vars, shown) => {
+    const started = startWith('DOMAIN_PROOF:dns', ...vars);
+    expect(started.status).toBe(1);
+    expect(started.stderr).toContain(`npm start: The setting DOMAIN_PROOF_SECRET ${shown}; it must be a random secret of at least 32 characters, other than AUTH_SECRET`);
+  });
+
   it('refuses DOMAIN_PROOF=dns with a resolver that is no URL, naming it', () => {
     const started = startWith('DOMAIN_PROOF:dns', 'DNS_RESOLVER_URL:cloudflare-dns.com');
     expect(started.status).toBe(1);

@@ -1,9 +1,13 @@
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { waitFor } from './support/processes';
-import { type Service, startService } from './support/service';
+import { type Service, freePort, startService } from './support/service';
 
 /**
  * The README's local flow, black-box: `npm start`'s script serves the API over HTTP, `npm run
@@ -61,6 +65,45 @@ afterAll(async () => {
 });
 
 describe('the local service (npm start)', () => {
+  it('says in a few lines what it did and where it serves, and keeps wrangler\'s own output in a log', () => {
+    const output = stripVTControlCharacters(service.output());
+    const untilServing = output.slice(0, output.indexOf('Ctrl-C stops.'));
+    // npm's own three lines (`> sitehost@0.1.0 start`, the command, a blank) come on top: 30 in all.
+    expect(untilServing.split('\n').length).toBeLessThanOrEqual(27);
+    const migrations = readdirSync(join(repo, 'schema/migrations')).filter((name) => name.endsWith('.sql')).length;
+    // The count, whether this start applied them (an empty state) or found them applied.
+    expect(untilServing).toMatch(new RegExp(`Applied ${migrations} D1 migrations to the local database|has all ${migrations} D1 migrations`));
+    expect(untilServing).toContain(`Ready on http://127.0.0.1:${service.port}`);
+    expect(untilServing).toContain("npm run -s token -- --user 'github|1' --scope deploy,global_read");
+    expect(untilServing).toContain(`its whole output: ${join(service.persistDir, 'npm-start.log')}`);
+    expect(untilServing).not.toMatch(/NOSENTRY|ENOTFOUND|Request\.cf|Environment Variable|Migrations to be applied/);
+    const log = stripVTControlCharacters(readFileSync(join(service.persistDir, 'npm-start.log'), 'utf8'));
+    expect(log).toContain('Migrations to be applied');
+    expect(log).toContain('env.MAX_FILES ("20000")');
+    expect(log).toContain('Ready on');
+  });
+
+  it('shows a failed start\'s error in full: a port that is taken', async () => {
+    const persistDir = await mkdtemp(join(tmpdir(), 'sitehost-failed-start-'));
+    try {
+      await cp(inject('migratedState'), persistDir, { recursive: true });
+      const started = await promisify(execFile)(
+        process.execPath,
+        ['scripts/start.mjs', '--ip', '127.0.0.1', '--inspector-port', String(await freePort())],
+        { cwd: repo, env: { ...process.env, PORT: String(service.port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: service.secret } },
+      ).then(
+        () => ({ code: 0, stdout: '', stderr: '' }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(started.code).not.toBe(0);
+      const stderr = stripVTControlCharacters(started.stderr);
+      expect(stderr).toMatch(/\[ERROR\] Address already in use \(127\.0\.0\.1:\d+\)\. Please check that you are not already running a server/);
+      expect(stderr).toContain(`npm start: wrangler dev stopped before it served (its output above, also in ${join(persistDir, 'npm-start.log')})`);
+    } finally {
+      await rm(persistDir, { recursive: true, force: true });
+    }
+  });
+
   it('npm run token prints one bare token', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSetting, checkCertificateRetries, checkRateLimits, parseSettings } from '../../src/platform/settings';
+import { checkCertificateRetries, checkRateLimits } from '../../src/platform/binding-checks';
+import { InvalidSetting, parseSettings } from '../../src/platform/settings';
 
 const valid = {
   API_HOSTNAMES: 'localhost, API.sitehost.localhost',
@@ -11,6 +12,7 @@ const valid = {
   RETIRED_DEPLOYMENT_GRACE_SECONDS: '0',
   ORPHAN_SWEEP_GRACE_SECONDS: '3600',
   EVENTS_RETENTION_DAYS: '7',
+  CONFIGURATION_CHANGES_RETENTION_DAYS: '7',
   DEPLOYMENTS_KEPT: '20',
   DEPLOYMENTS_KEPT_DAYS: '30',
   PREVIEW_HOSTNAME: 'Preview.localhost',
@@ -22,7 +24,7 @@ const valid = {
   DOMAIN_PROOF: 'dns',
   DNS_RESOLVER_URL: 'https://cloudflare-dns.com/dns-query',
   SITES_PARENT_DOMAIN: ' Sitehost.App ',
-  DOMAIN_PROOF_SECRET: 'proof-secret',
+  DOMAIN_PROOF_SECRET: 'proof-secret-of-thirty-two-chars',
   MAX_UNFINISHED_DEPLOYMENTS: '10',
   MAX_SITES_PER_USER: '100',
   MAX_USER_BYTES: '10737418240',
@@ -33,6 +35,9 @@ const valid = {
   CLOUDFLARE_API_REQUESTS: '1200',
   CLOUDFLARE_API_WINDOW_SECONDS: '300',
   CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES: '400',
+  API_TOKEN_MAX_DAYS: '365',
+  API_TOKENS_PER_USER: '50',
+  API_TOKEN_CHECK_SECONDS: '30',
 };
 
 describe('settings', () => {
@@ -47,24 +52,48 @@ describe('settings', () => {
       retiredDeploymentGraceSeconds: 0,
       orphanSweepGraceSeconds: 3600,
       eventsRetentionDays: 7,
+      configurationChangesRetentionDays: 7,
       deploymentsKept: 20,
       deploymentsKeptDays: 30,
       previewHostname: 'preview.localhost',
       apiRequestsPerMinute: 1200,
       anonymousRequestsPerMinute: 300,
-      domains: { proof: 'dns', resolverUrl: 'https://cloudflare-dns.com/dns-query', parentDomain: 'sitehost.app', proofKey: 'proof-secret' },
+      domains: { proof: 'dns', resolverUrl: 'https://cloudflare-dns.com/dns-query', parentDomain: 'sitehost.app', proofKey: 'proof-secret-of-thirty-two-chars' },
       maxUnfinishedDeployments: 10,
       quotas: { maxSites: 100, maxBytes: 10737418240, deploysPerHour: 200 },
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'], purgeUrlsPerRequest: 100, purgeUrlsPerSecond: 800, purgeWaitMs: 2000 },
       cloudflareApi: { requestsPerWindow: 1200, windowSeconds: 300, reservedForCertificates: 400 },
+      apiTokens: { maxDays: 365, perUser: 50, checkSeconds: 30 },
     });
   });
 
-  it('keys proof values with DOMAIN_PROOF_SECRET, else AUTH_SECRET; no parent domain when SITES_PARENT_DOMAIN is empty', () => {
-    const { domains } = parseSettings({ ...valid, DOMAIN_PROOF_SECRET: undefined, AUTH_SECRET: 'auth-secret', SITES_PARENT_DOMAIN: '' });
-    expect(domains).toMatchObject({ proofKey: 'auth-secret', parentDomain: null });
-    // With DOMAIN_PROOF=off no proof is checked, and a service without either secret runs.
+  it('keys proof values with DOMAIN_PROOF_SECRET; no parent domain when SITES_PARENT_DOMAIN is empty', () => {
+    const { domains } = parseSettings({ ...valid, AUTH_SECRET: 'auth-secret', SITES_PARENT_DOMAIN: '' });
+    expect(domains).toMatchObject({ proofKey: 'proof-secret-of-thirty-two-chars', parentDomain: null });
+    // With DOMAIN_PROOF=off no proof is checked, and a service without the secret runs.
     expect(parseSettings({ ...valid, DOMAIN_PROOF: 'off', DOMAIN_PROOF_SECRET: undefined }).domains.proofKey).toBeNull();
+  });
+
+  it('never keys proof values with AUTH_SECRET, the token key: DOMAIN_PROOF=dns needs its own long secret, never written out', () => {
+    const authSecret = 'a-token-signing-key-of-forty-characters!';
+    const refusals = [
+      [undefined, 'is not set'],
+      ['', 'is not set'],
+      ['short-secret', 'is 12 characters long'],
+      [authSecret, 'is the same as AUTH_SECRET'],
+    ] as const;
+    for (const [secret, shown] of refusals) {
+      const attempt = () => parseSettings({ ...valid, AUTH_SECRET: authSecret, DOMAIN_PROOF_SECRET: secret });
+      expect(attempt).toThrow(InvalidSetting);
+      expect(attempt).toThrow(`The setting DOMAIN_PROOF_SECRET ${shown}; it must be a random secret of at least 32 characters, other than AUTH_SECRET`);
+      try {
+        attempt();
+      } catch (error) {
+        if (secret) expect((error as Error).message).not.toContain(secret);
+      }
+    }
+    // A short or reused secret is refused with DOMAIN_PROOF=off too: it would key the values the service shows.
+    expect(() => parseSettings({ ...valid, DOMAIN_PROOF: 'off', DOMAIN_PROOF_SECRET: 'short-secret' })).toThrow(InvalidSetting);
   });
 
   it.each([
@@ -95,6 +124,7 @@ describe('settings', () => {
     ['SITES_PARENT_DOMAIN', 'sitehost.app/x'],
     ['SITES_PARENT_DOMAIN', 'a.example, b.example'],
     ['DOMAIN_PROOF_SECRET', ''],
+    ['DOMAIN_PROOF_SECRET', 'thirty-one-characters-not-32!!!'],
     ['MAX_UNFINISHED_DEPLOYMENTS', '0'],
     ['MAX_SITES_PER_USER', 'unlimited'],
     ['MAX_USER_BYTES', '10 GiB'],
@@ -106,6 +136,10 @@ describe('settings', () => {
     ['CLOUDFLARE_API_REQUESTS', '0'],
     ['CLOUDFLARE_API_WINDOW_SECONDS', undefined],
     ['CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES', '1200'],
+    ['API_TOKEN_MAX_DAYS', '0'],
+    ['API_TOKENS_PER_USER', '0'],
+    // A revoked token must be refused everywhere within a minute.
+    ['API_TOKEN_CHECK_SECONDS', '61'],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);
@@ -176,6 +210,8 @@ describe('a bad setting in a running Worker', () => {
   it.each([
     ['EDGE_PURGE', { API_HOSTNAMES: 'api.example.com', EDGE_PURGE: 'local' }, 'api.example.com'],
     ['PREVIEW_HOSTNAME', { PREVIEW_HOSTNAME: '<preview-hostname>' }, 'localhost'],
+    // The token key is never the proof key: a Worker with DOMAIN_PROOF=dns and no DOMAIN_PROOF_SECRET serves nothing.
+    ['DOMAIN_PROOF_SECRET', { DOMAIN_PROOF: 'dns', DOMAIN_PROOF_SECRET: undefined }, 'proven.example'],
   ])('answers a 500 naming %s for a configuration that cannot go public, on every host', async (setting, vars, host) => {
     const { env, createExecutionContext } = await import('cloudflare:test');
     const { default: worker } = await import('../../src/index');

@@ -151,13 +151,14 @@ describe('MAX_USER_BYTES', () => {
 });
 
 describe('DEPLOYS_PER_HOUR', () => {
-  it('refuses a deploy past it with 429 and Retry-After before the body; refused deploys do not count', async () => {
+  it('refuses a deploy past it with 429 and Retry-After before the body; deploys refused before their body do not count', async () => {
     const user = { user: 'github|deploy-rate' };
     const domain = 'deploy-rate.example';
     const vars = { DEPLOYS_PER_HOUR: '2' };
-    const put = (files: Record<string, string>) => authorizedWith(vars, `/v2/sites/${domain}`, { method: 'PUT', body: deployForm(files) }, user);
+    const put = (files: Record<string, string>, to = domain) => authorizedWith(vars, `/v2/sites/${to}`, { method: 'PUT', body: deployForm(files) }, user);
 
-    expect((await put({ '../escape.html': 'x' })).status).toBe(400);
+    await deploy('deploy-rate-taken.example', { 'index.html': 'theirs' });
+    expect((await put({ 'index.html': 'x' }, 'deploy-rate-taken.example')).status).toBe(403);
     expect((await put({ 'index.html': 'one' })).status).toBe(200);
     const served = await servedAs(domain, ['/', '/index.html']);
     const begun = await authorizedWith(vars, `/v2/sites/${domain}/deployments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ files: await manifestOf({ 'index.html': 'two' }) }) }, user);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { HostConfiguration } from '../../src/configuration/parse';
 import { hostOptionsOf } from '../../src/serving/host-options';
-import { parseRequestPath } from '../../src/serving/request-path';
+import { parseRequestPath } from '../../src/http/request-path';
 import { resolve } from '../../src/serving/resolve';
 import type { SiteFiles } from '../../src/serving/site-files';
-import { compileSiteRules } from '../../src/serving/site-rules';
+import { compileSiteRules } from '../../src/rules/compiled-rules';
 import type { FileEntry } from '../../src/storage/file-index';
 
 /** A deployment of `paths`, arranged as src/serving/site-files.ts arranges a file index. */

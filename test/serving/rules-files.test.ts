@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { authorized, call, deploy, problemOf } from '../support/client';
 import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
-import { deployed, site } from './support';
+import { deployed, expectRedirect, site } from './support';
 
 const redirects = `
 # Netlify's and Cloudflare Pages' forms
@@ -50,11 +50,6 @@ const files = {
   '_redirects': redirects,
   '_headers': headers,
 };
-
-function expectRedirect(response: Response, status: number, location: string): void {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('location')).toBe(location);
-}
 
 describe('_redirects and _headers of a deployed folder', async () => {
   const domain = 'redirects.example';
@@ -109,7 +104,9 @@ describe('_redirects and _headers of a deployed folder', async () => {
     expectRedirect(await site(domain, '/', { cf: { country: 'NZ' } } as RequestInit), 302, '/au/');
     const home = await site(domain, '/', { headers: { 'accept-language': 'de' } });
     expect([home.status, await home.text()]).toEqual([200, 'home']);
-    expectRedirect(await site(domain, '/welcome', { headers: { 'accept-language': 'de;q=0.9, fr;q=0.8' } }), 302, '/bienvenue');
+    expectRedirect(await site(domain, '/welcome', { headers: { 'accept-language': 'de;q=0.8, fr;q=0.9' } }), 302, '/bienvenue');
+    // The preferred language alone counts, as on Netlify.
+    expect((await site(domain, '/welcome', { headers: { 'accept-language': 'de;q=0.9, fr;q=0.8' } })).status).toBe(404);
     expect((await site(domain, '/welcome', { headers: { 'accept-language': 'fr;q=0' } })).status).toBe(404);
   });
 

@@ -12,6 +12,12 @@ export function site(domain: string, path: string, init: RequestInit = {}): Prom
   return call(`http://${domain}.localhost${path}`, { redirect: 'manual', ...init });
 }
 
+/** A redirect with this status to this Location. */
+export function expectRedirect(response: Response, status: number, location: string): void {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('location')).toBe(location);
+}
+
 export async function sha256Base64url(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
   return btoa(String.fromCharCode(...digest)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

@@ -2,7 +2,7 @@ import { type MessageBatchMessage, createExecutionContext, createMessageBatch, c
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
-import { deadLetterRetentionDays } from '../../src/storage/dead-letters';
+import { deadLetterRetentionDays, forgetOldDeadLetters } from '../../src/storage/dead-letters';
 
 interface Row {
   queue: string;
@@ -62,5 +62,19 @@ describe("the dead-letter queues' consumer", () => {
     const ids = (await kept(queue)).map((row) => row.message_id);
     expect(ids).toContain('cron-recent');
     expect(ids).not.toContain('cron-old');
+  });
+
+  it('deletes a bounded number of old dead letters a run, the oldest first', async () => {
+    const queue = 'sitehost-certificates-dlq';
+    const day = 24 * 60 * 60 * 1000;
+    const insert = env.DB.prepare('INSERT INTO dead_letters (queue, message_id, sent_at, kept_at, body) VALUES (?, ?, 0, ?, ?)');
+    // Long before the letters other tests keep, which are then not old.
+    const now = Date.UTC(2001, 0, 31);
+    const old = now - (deadLetterRetentionDays + 1) * day;
+    await env.DB.batch([insert.bind(queue, 'bounded-1', old - 2, '1'), insert.bind(queue, 'bounded-2', old - 1, '2'), insert.bind(queue, 'bounded-3', old, '3')]);
+    await forgetOldDeadLetters(env.DB, now, 2);
+    expect((await kept(queue)).map((row) => row.message_id).filter((id) => id.startsWith('bounded-'))).toEqual(['bounded-3']);
+    await forgetOldDeadLetters(env.DB, now, 2);
+    expect((await kept(queue)).map((row) => row.message_id).filter((id) => id.startsWith('bounded-'))).toEqual([]);
   });
 });

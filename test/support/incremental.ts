@@ -1,4 +1,4 @@
-import { authorized } from './client';
+import { type TokenOptions, authorized } from './client';
 import { sha256Hex } from './deployments';
 
 /** `POST .../deployments`: begins an incremental deploy of `files` (path → SHA-256 hex). */
@@ -31,4 +31,29 @@ export function finalize(domain: string, id: string, body?: unknown) {
     method: 'POST',
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   });
+}
+
+/** A `PUT .../blobs` of `contents` whose body sends nothing until released, so that requests interleave as a test says. */
+export async function heldBlobs(domain: string, id: string, contents: string[], options: TokenOptions = {}) {
+  const form = new Response(await blobForm(contents));
+  const contentType = form.headers.get('content-type')!;
+  const bytes = new Uint8Array(await form.arrayBuffer());
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let pulled = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        pulled = true;
+        await released;
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const init = { method: 'PUT', body, headers: { 'content-type': contentType }, duplex: 'half' } as RequestInit;
+  const answer = authorized(`/v2/sites/${domain}/deployments/${id}/blobs`, init, options);
+  /** `pulled`: the request has begun to read its body (it asked what the site stores before). */
+  return { answer, release, pulled: () => pulled };
 }

@@ -5,6 +5,8 @@
  */
 export class CallCounter {
   readonly calls: string[] = [];
+  /** D1 statements run, each of a batch counted: what D1's serial throughput is spent on. */
+  statements = 0;
 
   get total(): number {
     return this.calls.length;
@@ -33,6 +35,7 @@ function meterStatement(statement: D1PreparedStatement, counter: CallCounter): D
       if (property === 'bind') return (...args: unknown[]) => meterStatement((value as AnyFunction).apply(target, args) as D1PreparedStatement, counter);
       return (...args: unknown[]) => {
         counter.record(`D1.${String(property)}`);
+        counter.statements += 1;
         return (value as AnyFunction).apply(target, args);
       };
     },
@@ -50,6 +53,7 @@ function meterD1(db: D1Database, counter: CallCounter): D1Database {
       if (property === 'batch') {
         return (statements: D1PreparedStatement[]) => {
           counter.record('D1.batch');
+          counter.statements += statements.length;
           return target.batch(statements.map((statement) => realStatements.get(statement) ?? statement));
         };
       }

@@ -5,6 +5,7 @@ import { request } from '../api';
 import { announce, fill, h } from '../dom';
 import { timeElement } from '../format';
 import { jsonEditor } from '../json-editor';
+import { describeAt, optionsGuide } from '../options-guide';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
 
@@ -18,9 +19,20 @@ export function configurationScreen(_context: ScreenContext, domain: string): Sc
     const editor = jsonEditor({
       id: 'configuration',
       label: 'Host options (JSON)',
-      hint: 'Checked against the host schema as you save. Select an error to jump to its place.',
+      hint: 'Checked against the host schema as you type, and again as you save. Select an error to jump to its place; the options are described below.',
       value: JSON.stringify(record.configuration ?? {}, null, 2),
+      checkAsTyped: true,
     });
+    // What the option at the cursor is: its path and the schema's description of it. Part of the
+    // text's description rather than a live region, which would speak at every move of the cursor.
+    const atCursor = h('p', { id: 'configuration-context', class: 'hint' });
+    editor.textarea.setAttribute('aria-describedby', `${editor.textarea.getAttribute('aria-describedby')} configuration-context`);
+    const showContext = () => {
+      const described = describeAt(editor.textarea.value, editor.textarea.selectionStart);
+      fill(atCursor, described && [h('code', {}, described.path), `: ${described.description ?? 'not an option of the host schema.'}`]);
+    };
+    for (const type of ['keyup', 'click', 'input', 'focus']) editor.textarea.addEventListener(type, showContext);
+    editor.textarea.after(atCursor);
     const save = h('button', { type: 'submit' }, 'Save configuration');
 
     async function submit(event: Event): Promise<void> {
@@ -39,7 +51,7 @@ export function configurationScreen(_context: ScreenContext, domain: string): Sc
         fill(feedback, h('div', { class: 'notice success', role: 'status' }, 'The configuration was saved.'));
         announce('The configuration was saved.');
       } catch (error) {
-        const pointed = error instanceof ApiError ? (error.problem.errors ?? []) : [];
+        const pointed = error instanceof ApiError ? (error.problem.errors ?? []).filter((item) => 'pointer' in item) : [];
         if (pointed.length > 0) {
           editor.showErrors(`The server refused the configuration: ${(error as ApiError).problem.detail ?? ''}`, pointed);
           editor.element.querySelector<HTMLButtonElement>('.errors button')?.focus();
@@ -52,7 +64,17 @@ export function configurationScreen(_context: ScreenContext, domain: string): Sc
     }
 
     body.removeAttribute('aria-busy');
-    fill(body, h('form', { onsubmit: submit, novalidate: true }, modified, editor.element, h('div', { class: 'actions' }, save)));
+    fill(
+      body,
+      h('form', { onsubmit: submit, novalidate: true }, modified, editor.element, h('div', { class: 'actions' }, save)),
+      h(
+        'section',
+        { class: 'card', 'aria-labelledby': 'options-guide-heading' },
+        h('h2', { id: 'options-guide-heading' }, 'Host options'),
+        h('p', { class: 'hint' }, 'What each option does, from schema/host.schema.json, which checks the text above. Redirects and header rules of the deployed _redirects and _headers files are shown with these on the site’s ', h('a', { href: link({ screen: 'rules', domain }) }, 'rules'), '.'),
+        optionsGuide(),
+      ),
+    );
   }
 
   request<ConfigurationRecord>('GET', sitePath(domain, '/configuration')).then(render, (error: unknown) => {

@@ -1,9 +1,10 @@
 import type { Deployment } from '../../../src/common/api-types';
+import { aliasHostNote } from '../../../src/common/deployment-labels';
 import { formatBytes } from '../../../src/common/format-bytes';
 import { ApiError } from '../../../src/common/received-problem';
 import { sitePath } from '../../../src/common/site-paths';
 import { domainField } from '../domain-field';
-import { announce, fill, h } from '../dom';
+import { announce, type Child, fill, h } from '../dom';
 import { type SelectedFile, filesFromDrop, filesFromInput } from '../folder';
 import { jsonEditor } from '../json-editor';
 import { link } from '../router';
@@ -69,7 +70,7 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
   const configuration = jsonEditor({
     id: 'deploy-configuration',
     label: 'Configuration (optional)',
-    hint: 'Host options as JSON, for example {"fallback": "/index.html"}. Leave empty to keep the current configuration.',
+    hint: 'Host options as JSON, for example {"fallback": {"200": "/index.html"}} for a single-page app. Leave empty to keep the current configuration.',
     value: '',
     rows: 5,
     optional: true,
@@ -121,7 +122,7 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
       await showResult(target, result, plan, choice);
     } catch (error) {
       progressBox.hidden = true;
-      const pointed = error instanceof ApiError ? (error.problem.errors ?? []) : [];
+      const pointed = error instanceof ApiError ? (error.problem.errors ?? []).filter((item) => 'pointer' in item) : [];
       if (pointed.length > 0 && options.value !== undefined) configuration.showErrors('The server refused the configuration.', pointed);
       fill(outcome, errorMessage(error));
     } finally {
@@ -181,7 +182,7 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
     const yesNo = (value: boolean) => (value ? 'Yes' : 'No');
     const title = !live ? `Preview of ${target}` : result.unchanged ? `${target} serves this already` : `Deployed ${target}`;
     const resultHeading = h('h2', { id: 'deploy-result-heading', tabindex: -1 }, title);
-    const fact = (name: string, label: string, value: Node | string) => [h('dt', {}, label), h('dd', { 'data-fact': name }, value)];
+    const fact = (name: string, label: string, value: Child | Child[]) => [h('dt', {}, label), h('dd', { 'data-fact': name }, value)];
     fill(
       outcome,
       h(
@@ -200,7 +201,11 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
           ],
           plan && [...fact('sent', 'Files sent', `${plan.sendFiles} (${formatBytes(plan.sendBytes)})`), ...fact('skipped', 'Already stored, skipped', `${plan.skippedFiles} (${formatBytes(plan.skippedBytes)})`)],
           fact('deploymentId', 'Deployment', h('code', {}, id)),
-          deployment?.aliasUrl && fact('alias', 'Alias', h('a', { href: deployment.aliasUrl, target: '_blank', rel: 'noopener', id: 'alias-link' }, deployment.aliasUrl)),
+          deployment?.aliasUrl &&
+            fact('alias', 'Alias', [
+              h('a', { href: deployment.aliasUrl, target: '_blank', rel: 'noopener', id: 'alias-link' }, deployment.aliasUrl),
+              h('p', { class: 'hint', id: 'alias-note' }, aliasHostNote(target, deployment.aliasUrl)),
+            ]),
         ),
         h(
           'p',

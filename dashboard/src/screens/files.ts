@@ -11,7 +11,10 @@ import { errorMessage, heading, type Screen, type ScreenContext } from '../scree
 import { siteUrl } from '../../../src/common/site-url';
 import { sendWithProgress } from '../upload';
 
-/** Files: browse a site's folders, upload (add or replace) one file, delete one file. */
+/** The files at the top of a deployment whose rules it is served with (src/rules/deployment-rules.ts), never served themselves. */
+const rulesFiles = new Set(['/_redirects', '/_headers']);
+
+/** Files: browse a site's folders, upload (add or replace) one file, delete one file; the rules files link to the rules. */
 export function filesScreen(context: ScreenContext, domain: string, directory: string): Screen {
   const folder = directory.endsWith('/') ? directory : `${directory}/`;
   const title = heading(`Files of ${domain}`);
@@ -52,6 +55,19 @@ export function filesScreen(context: ScreenContext, domain: string, directory: s
         h('td', { 'data-label': 'Type' }, 'Folder'),
         h('td', { 'data-label': 'Modified' }, '—'),
         h('td', {}),
+      );
+    }
+    if (rulesFiles.has(entry.path)) {
+      // Read into the deployment's rules when it is made, never served: shown as rules, not as a file to open or delete.
+      const rules = link({ screen: 'rules', domain });
+      return h(
+        'tr',
+        { 'data-rules-file': entry.name },
+        h('th', { scope: 'row', 'data-label': 'Name' }, h('a', { href: rules }, entry.name)),
+        h('td', { 'data-label': 'Size' }, formatBytes(entry.size)),
+        h('td', { 'data-label': 'Type' }, 'Rules, read when deployed (not served)'),
+        h('td', { 'data-label': 'Modified' }, timeElement(entry.modified)),
+        h('td', {}, h('a', { href: rules, 'aria-label': `View the rules of ${entry.name}` }, 'View rules')),
       );
     }
     const live = new URL(encodePath(entry.path).slice(1), siteUrl(location, domain)).href;

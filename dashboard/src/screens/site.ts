@@ -1,11 +1,12 @@
-import type { SiteInfo } from '../../../src/common/api-types';
+import type { Deployment, SiteInfo } from '../../../src/common/api-types';
+import { messageSummary } from '../../../src/common/deployment-labels';
 import { formatBytes } from '../../../src/common/format-bytes';
 import { sitePath } from '../../../src/common/site-paths';
 import { ApiError } from '../../../src/common/received-problem';
 import { request } from '../api';
 import { fill, h } from '../dom';
 import { followEvents, type ServiceEvent } from '../events';
-import { timeElement } from '../format';
+import { distinctTimes, timeElement } from '../format';
 import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
 import { siteUrl } from '../../../src/common/site-url';
@@ -35,24 +36,27 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
   function renderInfo(info: SiteInfo): void {
     shown = shownVersion(info);
     details.removeAttribute('aria-busy');
-    const deployment = info.deployment;
+    const live = info.deployment;
+    const said = h('span', { id: 'live-message' });
     fill(
       details,
       h(
         'dl',
         { class: 'facts' },
+        h('dt', {}, 'Live deployment'),
+        h('dd', { id: 'live-deployment' }, live ? [h('code', {}, live.id), said] : 'None: nothing is live yet'),
+        live && [h('dt', {}, 'Files'), h('dd', {}, `${live.fileCount} (${formatBytes(live.totalBytes)})`)],
+        // One time when they agree (a first deploy); the site's creation and last change only when they read otherwise.
+        distinctTimes([
+          ['Deployed', live?.created],
+          ['Last change', info.modified],
+          ['Site created', info.created],
+        ]),
         h('dt', {}, 'Owner'),
         h('dd', {}, info.userId),
-        h('dt', {}, 'Created'),
-        h('dd', {}, timeElement(info.created)),
-        h('dt', {}, 'Modified'),
-        h('dd', {}, timeElement(info.modified)),
-        h('dt', {}, 'Files'),
-        h('dd', {}, deployment ? `${deployment.fileCount} (${formatBytes(deployment.totalBytes)})` : 'None deployed'),
-        h('dt', {}, 'Deployed'),
-        h('dd', {}, timeElement(deployment?.created)),
       ),
     );
+    if (live) describeLive(live.id, said);
     const cert = info.certificate;
     fill(
       certificate,
@@ -67,6 +71,18 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
         h('dt', {}, 'Expires'),
         h('dd', {}, timeElement(cert.expires)),
       ),
+    );
+  }
+
+  /** The live deployment's message and maker, from the deployment itself (the list below may not hold it: a rollback to an old one). */
+  function describeLive(id: string, said: HTMLElement): void {
+    request<Deployment>('GET', sitePath(domain, `/deployments/${encodeURIComponent(id)}`)).then(
+      (deployment) => {
+        const how = [deployment.client, deployment.source].filter(Boolean).join(' ');
+        fill(said, deployment.message && [' ', h('q', {}, messageSummary(deployment.message, 80))], h('span', { class: 'hint' }, ` by ${deployment.createdBy}${how ? ` (${how})` : ''}`));
+      },
+      // Collected by a change made meanwhile: that change's event or check renders the card again.
+      () => undefined,
     );
   }
 
@@ -147,6 +163,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
       h('a', { class: 'button', href: siteUrl(location, domain), target: '_blank', rel: 'noopener' }, 'Open site'),
       h('a', { href: link({ screen: 'files', domain, directory: '/' }) }, 'Files'),
       h('a', { href: link({ screen: 'configuration', domain }) }, 'Configuration'),
+      h('a', { href: link({ screen: 'rules', domain }) }, 'Rules'),
       h('a', { href: link({ screen: 'deploy', domain }) }, 'Deploy a new version'),
       unpublishButton,
     ),

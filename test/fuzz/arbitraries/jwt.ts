@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { awkwardString } from './strings';
 
-/** What the Worker under test requires of a self-issued token (README, Authentication). */
+/** What the Worker under test requires of a self-issued token (docs/api.md, Authentication). */
 const expected = { issuer: 'sitehost', audience: 'sitehost' };
 
 const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replaceAll('=', '').replaceAll('+', '-').replaceAll('/', '_');
@@ -52,7 +52,7 @@ function resolveTimes(raw: Claims): Claims {
 
 /**
  * Whether the claims are ones a correctly signed token may carry and be accepted: every one
- * the README requires is present and right, and the optional ones are well typed and current.
+ * docs/api.md requires is present and right, and the optional ones are well typed and current.
  */
 function claimsAcceptable(payload: Claims): boolean {
   const at = now();

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { configurationLimits } from '../../../src/configuration/configuration-limits';
+import { configurationLimits } from '../../../src/rules/configuration-limits';
 import { maxPathLength } from '../../../src/http/path-length';
 
 /** Characters paths and templates share, the operators' own separators among them. */

@@ -94,7 +94,7 @@ describe('sitehost deploy', () => {
     const big = await writeBigFolder(join(session.work, 'big'), [20, 20, ...Array.from({ length: 10 }, () => 1)]);
     const deploy = await runCli(['deploy', big, '--domain', 'cli-big.example'], { env: as(session.alice), measurePeakRss: true });
     expect(deploy.code, deploy.stderr).toBe(0);
-    expect(deploy.stdout).toContain('Deployed 12 files (52 MB)');
+    expect(deploy.stdout).toContain('Deployed 12 files (50 MiB)');
     console.log(`Peak RSS of the CLI deploying 50 MiB: ${((deploy.peakRssKiB ?? 0) / 1024).toFixed(1)} MiB`);
     expect(deploy.peakRssKiB).toBeGreaterThan(0);
     expect(deploy.peakRssKiB).toBeLessThan(100 * 1024);
@@ -106,8 +106,8 @@ describe('sitehost deploy', () => {
     expect(deploy.code, deploy.stderr).toBe(0);
     const lines = deploy.stderr.trim().split('\n');
     expect(lines[0]).toMatch(/^Deploying /);
-    expect(lines[1]).toBe('Uploading 8 files (17 MB)');
-    expect(lines.at(-1)).toBe('Uploaded 8 files (17 MB); publishing…');
+    expect(lines[1]).toBe('Uploading 8 files (16 MiB)');
+    expect(lines.at(-1)).toBe('Uploaded 8 files (16 MiB); publishing…');
     // At most one line per quarter between the first and the last.
     expect(lines.length).toBeLessThanOrEqual(6);
   });
@@ -142,7 +142,7 @@ describe('sitehost sites and config', () => {
     expect(JSON.parse(get.stdout)).toEqual({ fallback: '/index.html' });
 
     const invalid = await runCli(['config', 'patch', 'cli-lone.example', '{"fallback": 42}'], { env: as(session.alice) });
-    expect(invalid.code).toBe(2);
+    expect(invalid.code).toBe(7);
     expectOneLineError(invalid);
     expect(invalid.stderr).toContain('Configuration is not valid');
   });

@@ -104,8 +104,8 @@ describe('flags CI scripts already type, whoami and JSON errors', () => {
     expect(notFound.code).toBe(4);
     expect(problemOf(notFound)).toEqual({ type: '/problems/site-not-found', title: 'Site not found', status: 404, detail: 'No site is hosted at nowhere.example.', exitCode: 4 });
     const invalid = await runCli(['config', 'patch', configured, '{"fallback": 42}', '--json'], { env: as(session.alice) });
-    expect(invalid.code).toBe(2);
-    expect(problemOf(invalid)).toMatchObject({ type: '/problems/invalid-configuration', status: 400, errors: [expect.objectContaining({ pointer: '/fallback' })], exitCode: 2 });
+    expect(invalid.code).toBe(7);
+    expect(problemOf(invalid)).toMatchObject({ type: '/problems/invalid-configuration', status: 400, errors: [expect.objectContaining({ pointer: '/fallback' })], exitCode: 7 });
     const usage = await runCli(['sites', '--colour', '--json'], { env: as(session.alice) });
     expect(usage.code).toBe(2);
     expect(problemOf(usage)).toEqual({ type: 'urn:sitehost:cli:usage', title: 'Invalid usage', detail: "unknown option '--colour'", exitCode: 2 });

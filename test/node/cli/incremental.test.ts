@@ -51,7 +51,7 @@ describe('incremental deploys, previews and rollback', () => {
     console.log(`Redeploy of an unchanged folder: ${again.bytes} bytes sent, the first deploy ${full.bytes}`);
     // Request headers and the manifest only.
     expect(again.bytes).toBeLessThan(16 * kiB);
-    expect(again.run.stdout).toMatch(new RegExp(`^✔ ${domain} already serves this folder, 3 files \\(786 kB\\): no new deployment; [a-z2-7]{20} stays live\\.$`, 'm'));
+    expect(again.run.stdout).toMatch(new RegExp(`^✔ ${domain} already serves this folder, 3 files \\(768 KiB\\): no new deployment; [a-z2-7]{20} stays live\\.$`, 'm'));
     await expectServed(first);
   });
 
@@ -62,7 +62,7 @@ describe('incremental deploys, previews and rollback', () => {
     const refused = async (args: string[]) => {
       const before = relay.bytesFromClients();
       const run = await runCli(['deploy', tooBig, '--domain', site, ...args], { env: { ...as(session.alice), SITEHOST_ORIGIN: relay.origin } });
-      expect(run.code, run.stderr).toBe(2);
+      expect(run.code, run.stderr).toBe(7);
       expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^Error: .*The file "video\.mp4" is 26214401 bytes.*MAX_FILE_BYTES/);
       // Headers and the manifest: none of the file's 25 MiB.
       expect(relay.bytesFromClients() - before).toBeLessThan(16 * kiB);
@@ -91,9 +91,9 @@ describe('incremental deploys, previews and rollback', () => {
     const { run, bytes } = await counted(['deploy', folder, '--domain', domain]);
     expect(bytes).toBeGreaterThan(256 * kiB);
     expect(bytes).toBeLessThan(256 * kiB + 16 * kiB);
-    expect(run.stdout).toContain('Uploaded 1 file (262 kB); skipped 2 files (524 kB) already stored.');
+    expect(run.stdout).toContain('Uploaded 1 file (256 KiB); skipped 2 files (512 KiB) already stored.');
     // Outside a terminal, the progress lines end as a whole manifest's do.
-    expect(run.stderr.trim().split('\n').at(-1)).toBe('Uploaded 1 file (262 kB); publishing…');
+    expect(run.stderr.trim().split('\n').at(-1)).toBe('Uploaded 1 file (256 KiB); publishing…');
     // The deploy alone: a folder deployed here before does not ask first whether it may be.
     expect(relay.requestLines().slice(requestsBefore)).toEqual([`POST /v2/sites/${domain}/deployments HTTP/1.1`]);
     await expectServed(second);
@@ -179,7 +179,7 @@ describe('incremental deploys, previews and rollback', () => {
     // Request headers, the two paths that changed and the 2 bytes of index.html.
     console.log(`Redeploy of one file of 1,001 as a patch: ${bytes} bytes sent, the first deploy ${full.bytes}`);
     expect(bytes).toBeLessThan(2 * kiB);
-    expect(run.stdout).toContain('Uploaded 1 file (2 B); skipped 999 files (7.9 kB) already stored.');
+    expect(run.stdout).toContain('Uploaded 1 file (2 B); skipped 999 files (7.7 KiB) already stored.');
     expect(await getFromSite(session.service, site, '/index.html')).toEqual({ status: 200, body: 'v2' });
     expect(await getFromSite(session.service, site, '/pages/page-999.html')).toEqual({ status: 200, body: 'page 999' });
     expect((await getFromSite(session.service, site, '/pages/page-0.html')).status).toBe(404);
@@ -233,7 +233,7 @@ describe('incremental deploys, previews and rollback', () => {
     const largeBefore = relay.requestLines().length;
     const largeRun = await counted(['deploy', root, '--domain', site]);
     expect(relay.requestLines().slice(largeBefore)).toEqual(resumable);
-    expect(largeRun.run.stdout).toContain('Uploaded 2 files (9.1 MB); skipped 1 file (5 B) already stored.');
+    expect(largeRun.run.stdout).toContain('Uploaded 2 files (8.7 MiB); skipped 1 file (5 B) already stored.');
     for (const [path, body] of Object.entries(large)) expect((await getFromSite(session.service, site, `/${path}`)).body === body, path).toBe(true);
   });
 
@@ -245,7 +245,7 @@ describe('incremental deploys, previews and rollback', () => {
     const url = new RegExp(`^  http://([a-z2-7]{20,})\\.preview\\.localhost:${new URL(relay.origin).port}/$`, 'm').exec(run.stdout);
     expect(url, run.stdout).not.toBeNull();
     expect(run.stdout).toContain('The live site is unchanged.');
-    expect(run.stdout).toMatch(/^  Uploaded 1 file \(9 B\); skipped 2 files \(\d+ kB\) already stored\. Deployment [a-z2-7]{20}\.$/m);
+    expect(run.stdout).toMatch(/^  Uploaded 1 file \(9 B\); skipped 2 files \(\d+ KiB\) already stored\. Deployment [a-z2-7]{20}\.$/m);
     await expectServed(second);
     await expectServed(preview, `${url![1]}.preview`);
     await writeTree(folder, second);
@@ -325,7 +325,7 @@ describe('incremental deploys, previews and rollback', () => {
       const run = await runCli(['deploy', big, '--domain', resumed], { env: { ...as(session.alice), SITEHOST_ORIGIN: cutting.origin } });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toMatch(/^The upload was interrupted \(Could not reach .*\); resuming with 3 files still to send…$/m);
-      expect(run.stdout).toContain('Deployed 3 files (13 MB)');
+      expect(run.stdout).toContain('Deployed 3 files (12 MiB)');
     } finally {
       await cutting.close();
     }

@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import { type Server, createServer } from 'node:http';
+import { type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -11,8 +11,14 @@ import type { AddressInfo } from 'node:net';
 export interface DohFront {
   /** Its DNS_RESOLVER_URL. */
   url: string;
-  /** `garbage` answers 200 with an HTML page, as a captive portal or a misrouted URL would. */
-  mode: 'dns' | 'garbage';
+  /**
+   * `garbage` answers 200 with an HTML page, as a captive portal or a misrouted URL would; `huge`
+   * a 60 MB answer (one TXT record), sent as fast as it is read; `stalled` the head of an answer
+   * and the first bytes of its body, then nothing (the connection stays open).
+   */
+  mode: 'dns' | 'garbage' | 'huge' | 'stalled';
+  /** Bytes of body written to the last `huge` answer before its connection closed (all of them: 60 MiB). */
+  hugeBytesSent: number;
   /** Stops listening, so the resolver is down: a connection is refused. */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -51,6 +57,8 @@ export async function startDohFront(dnsPort: number): Promise<DohFront> {
         const url = new URL(request.url ?? '/', 'http://resolver');
         const name = url.searchParams.get('name');
         if (front.mode === 'garbage') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<html>Sign in to the network</html>');
+        if (front.mode === 'huge') return sendHuge(response);
+        if (front.mode === 'stalled') return void response.writeHead(200, { 'content-type': 'application/dns-json' }).write('{"Status":0,');
         if (request.headers.accept !== 'application/dns-json' || !name || url.searchParams.get('type') !== 'TXT') {
           return void response.writeHead(400, { 'content-type': 'text/plain' }).end('Ask for ?name=…&type=TXT with accept: application/dns-json.');
         }
@@ -62,8 +70,25 @@ export async function startDohFront(dnsPort: number): Promise<DohFront> {
         resolve();
       });
     });
+  /** 60 MiB of one TXT record, written as the reader takes it (backpressure), until it is all sent or the reader goes away. */
+  const sendHuge = (response: ServerResponse) => {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const total = 60 * 1024 * 1024;
+    front.hugeBytesSent = 0;
+    response.writeHead(200, { 'content-type': 'application/dns-json' });
+    response.write('{"Status":0,"Answer":[{"type":16,"data":"');
+    const more = () => {
+      while (front.hugeBytesSent < total && !response.destroyed) {
+        front.hugeBytesSent += chunk.byteLength;
+        if (!response.write(chunk)) return void response.once('drain', more);
+      }
+      if (!response.destroyed) response.end('"}]}');
+    };
+    more();
+  };
   await listen();
   const front: DohFront = {
+    hugeBytesSent: 0,
     url: `http://127.0.0.1:${port}/dns-query`,
     mode: 'dns',
     stop: () =>

@@ -89,7 +89,7 @@ async function startServiceOnce(options: ServiceOptions): Promise<Service> {
     'npm start',
     process.execPath,
     ['scripts/start.mjs', '--ip', '127.0.0.1', '--inspector-port', String(inspectorPort), ...vars],
-    { ...options.env, PORT: String(port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: secret },
+    { DOMAIN_PROOF_SECRET: randomBytes(32).toString('base64url'), ...options.env, PORT: String(port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: secret },
     options.logFile,
   );
   const service: Service = {

@@ -1,0 +1,281 @@
+// `npm run bench:scale`: the API at 1k, 10k and 100k sites (issue 32), against the real local
+// runtime (scripts/start.mjs: wrangler dev, state in a temporary dir).
+//
+// Seeding is a bench-only shortcut: with the service stopped, the local D1 database (a SQLite file
+// under the state dir) is written directly, each seeded site a copy of the rows one real deploy
+// left in every table that has a `domain` column (its domain, deployment id and object keys
+// renamed), with host options of about 430 bytes, and configuration stamps below the clock. R2
+// holds no object for them: nothing measured here reads one.
+//
+// At each size, with the service running, the median of BENCH_RUNS (default 5) runs of: a deploy
+// (10 files, a new domain each), one configuration read, GET /v2/usage, GET /v2/sites, the whole
+// GET /v2/configurations (time, and the growth of workerd's resident memory while it streams),
+// its 304, and the feed after a cursor taken before the run's deploy; and GET /v2/whoami, the floor
+// any authenticated call pays on this machine. Then one line per target.
+// The global D1's bytes are measured on the database itself (SQLite's dbstat: bytes used by every
+// table and index, the hourly deploy counts left out): per stored file (a 1,010-file deploy less
+// a 10-file one, over 1,000) and per site kept with 20 deployments. D1 statements per deploy are
+// counted by test/deploy/d1-statements.test.ts (run here).
+// BENCH_SIZES (default 1000,10000,100000) sets the sizes.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { SignJWT } from 'jose';
+import { freePort, measureMemory, startServer, workerdPids } from '../deploy/processes.mjs';
+
+const repo = new URL('../..', import.meta.url).pathname;
+const runs = Number(process.env.BENCH_RUNS ?? 5);
+const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const secret = randomBytes(32).toString('base64url');
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value) => `${value.toFixed(1)} ms`;
+const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+/** Host options of about 430 bytes, as the issue measured. */
+const hostOptions = {
+  root: 'public',
+  fallback: { 200: '/index.html' },
+  headers: [
+    { uri: '/assets/{file}', fields: { 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Asset': '{file}' } },
+    { fields: { 'Strict-Transport-Security': 'max-age=63072000; includeSubDomains; preload', 'X-Content-Type-Options': 'nosniff' } },
+  ],
+  redirects: [
+    { from: '/old-blog/:slug', to: '/blog/:slug', status: 301 },
+    { from: '/docs', to: '/documentation/', status: 302 },
+    { from: '/feed', to: '/rss.xml', status: 301 },
+  ],
+};
+
+function tokenFor(user, scope) {
+  return new SignJWT({ scope })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(user)
+    .setIssuer('sitehost')
+    .setAudience('sitehost')
+    .setIssuedAt()
+    .setExpirationTime('6h')
+    .sign(new TextEncoder().encode(secret));
+}
+const deployer = await tokenFor('github|bench-scale', 'deploy');
+const reader = await tokenFor('github|bench-reader', 'global_read');
+
+const workDir = await mkdtemp(join(tmpdir(), 'sitehost-bench-scale-'));
+const persistDir = join(workDir, 'state');
+let server;
+
+async function start() {
+  const port = await freePort();
+  const started = await startServer([join(repo, 'scripts/start.mjs')], {
+    cwd: repo,
+    env: { PORT: String(port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: secret },
+    timeoutMs: 180_000,
+  });
+  server = { ...started, origin: `http://127.0.0.1:${port}` };
+}
+
+async function stop() {
+  await server?.stop();
+  server = undefined;
+}
+
+/** The local D1 database's SQLite file. */
+function databaseFile() {
+  const dir = join(persistDir, 'v3/d1/miniflare-D1DatabaseObject');
+  const files = readdirSync(dir).filter((name) => name.endsWith('.sqlite') && name !== 'metadata.sqlite');
+  if (files.length !== 1) throw new Error(`expected one D1 database in ${dir}, found ${files.join(', ')}`);
+  return join(dir, files[0]);
+}
+
+async function call(path, { token = deployer, ...init } = {}) {
+  const response = await fetch(`${server.origin}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+  return response;
+}
+
+/** Milliseconds from sending `path` to the whole answer, which must have `status`. */
+async function timed(path, init = {}, status = 200) {
+  const started = performance.now();
+  const response = await call(path, init);
+  const body = await response.arrayBuffer();
+  const elapsed = performance.now() - started;
+  if (response.status !== status) throw new Error(`${path}: ${response.status} ${new TextDecoder().decode(body).slice(0, 300)}`);
+  return { ms: elapsed, response, bytes: body.byteLength };
+}
+
+function deployForm(files, configuration = hostOptions) {
+  const form = new FormData();
+  form.append('configuration', JSON.stringify(configuration));
+  for (const [path, content] of Object.entries(files)) form.append('directory', new File([content], `site/${path}`));
+  return form;
+}
+
+const smallSite = (tag, count = 10) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`page-${i}.html`, `<p>${tag} ${i}</p>`]));
+
+async function deploy(domain, files) {
+  return timed(`/v2/sites/${domain}`, { method: 'PUT', body: deployForm(files) });
+}
+
+/** Bytes the global D1 holds in every table and index, the transient hourly deploy counts left out. */
+function databaseBytes() {
+  const db = new DatabaseSync(databaseFile(), { readOnly: true });
+  try {
+    const row = db.prepare("SELECT SUM(pgsize - unused) AS bytes FROM dbstat WHERE name NOT LIKE 'user_deploys%' AND name NOT LIKE 'sqlite_%'").get();
+    return Number(row.bytes);
+  } finally {
+    db.close();
+  }
+}
+
+/** Tables with a `domain` column: what one site's rows are, everywhere. */
+function domainTables(db) {
+  return db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
+    .all()
+    .map((row) => row.name)
+    .filter((table) => db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all().some((column) => column.name === 'domain'));
+}
+
+/**
+ * Writes sites `from`..`to`-1 as copies of the template site's rows, renamed; their configuration
+ * stamps are distinct, below every stamp so far (so below the clock).
+ */
+function seed(template, from, to) {
+  const db = new DatabaseSync(databaseFile());
+  try {
+    const tables = domainTables(db).filter((table) => table !== 'unpublished_configurations');
+    const rows = Object.fromEntries(tables.map((table) => [table, db.prepare(`SELECT * FROM "${table}" WHERE domain = ?`).all(template)]));
+    const ids = new Set(rows.deployments?.map((row) => row.id) ?? []);
+    const templateOwner = rows.sites[0].user_id;
+    // Below every stamp so far: distinct, and older than the clock.
+    const { lowest } = db.prepare('SELECT MIN(configuration_modified) AS lowest FROM sites').get();
+    const inserts = Object.fromEntries(
+      tables.filter((table) => rows[table].length > 0).map((table) => {
+        const columns = Object.keys(rows[table][0]);
+        return [table, { columns, statement: db.prepare(`INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`) }];
+      }),
+    );
+    db.exec('BEGIN');
+    for (let i = from; i < to; i++) {
+      const domain = `seed-${String(i).padStart(7, '0')}.example`;
+      const rename = (value) => {
+        if (typeof value !== 'string') return value;
+        // Each seeded site its own owner, as a public service's sites mostly are.
+        if (value === templateOwner) return `github|seed-${i}`;
+        let renamed = value.split(template).join(domain);
+        for (const id of ids) renamed = renamed.split(id).join(`${id.slice(0, 8)}${String(i).padStart(7, '0')}`);
+        return renamed;
+      };
+      for (const [table, { columns, statement }] of Object.entries(inserts)) {
+        for (const row of rows[table]) {
+          const values = columns.map((column) => (column === 'configuration_modified' ? lowest - (to - i) : rename(row[column])));
+          statement.run(...values);
+        }
+      }
+    }
+    db.exec('COMMIT');
+  } finally {
+    db.close();
+  }
+}
+
+/** The full list: its time, bytes, and workerd's memory growth while it streams. */
+async function fullList() {
+  const measured = await measureMemory(workerdPids(server.pid), () => timed('/v2/configurations', { token: reader }));
+  const growth = measured.processes.reduce((sum, entry) => sum + Math.max(0, entry.peak - entry.before), 0);
+  return { ...measured.result, growth };
+}
+
+async function measureAt(size) {
+  const samples = { floor: [], deploy: [], configuration: [], usage: [], sites: [], list: [], listGrowth: [], notModified: [], feed: [] };
+  let listBytes = 0;
+  for (let run = 0; run < runs; run++) {
+    const before = (await timed('/v2/configurations?limit=1', { token: reader })).response.headers.get('sitehost-cursor');
+    samples.floor.push((await timed('/v2/whoami')).ms);
+    samples.deploy.push((await deploy(`bench-${size}-${run}.example`, smallSite(`${size}-${run}`))).ms);
+    samples.configuration.push((await timed(`/v2/sites/seed-${String(Math.floor(size / 2)).padStart(7, '0')}.example/configuration`, { token: reader })).ms);
+    samples.usage.push((await timed('/v2/usage')).ms);
+    samples.sites.push((await timed('/v2/sites')).ms);
+    const list = await fullList();
+    samples.list.push(list.ms);
+    samples.listGrowth.push(list.growth);
+    listBytes = list.bytes;
+    const etag = list.response.headers.get('etag');
+    samples.notModified.push((await timed('/v2/configurations', { token: reader, headers: { 'if-none-match': etag } }, 304)).ms);
+    samples.feed.push((await timed(`/v2/configurations?${new URLSearchParams({ since: before })}`, { token: reader })).ms);
+  }
+  const result = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
+  console.log(
+    `${size} sites: floor (GET /v2/whoami) ${ms(result.floor)}, deploy ${ms(result.deploy)}, configuration ${ms(result.configuration)}, usage ${ms(result.usage)}, sites ${ms(result.sites)}, ` +
+      `full list ${ms(result.list)} (${mb(listBytes)}, workerd +${mb(result.listGrowth)}), 304 ${ms(result.notModified)}, feed ${ms(result.feed)}`,
+  );
+  return result;
+}
+
+/** D1 statements per redeploy, as the workers test counts them. */
+function statementsPerDeploy() {
+  const output = execFileSync(process.execPath, [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', 'test/deploy/d1-statements.test.ts'], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const match = /D1 statements per deploy: first (\d+), redeploy (\d+)/.exec(output);
+  if (!match) throw new Error(`no count in:\n${output}`);
+  return { first: Number(match[1]), redeploy: Number(match[2]) };
+}
+
+const targetLine = (text, limit, met) => console.log(`${text} (target ${limit}: ${met ? 'met' : 'MISSED'})`);
+
+try {
+  console.log(`bench:scale: ${runs} runs a size, sizes ${sizes.join(', ')}; state in ${persistDir}`);
+  await start();
+  // The template: one real deploy, whose rows every seeded site copies.
+  await deploy('template.example', smallSite('template'));
+  // Bytes per stored file, and per site with 20 kept deployments (DEPLOYMENTS_KEPT's default).
+  let bytes = databaseBytes();
+  await deploy('files-10.example', smallSite('ten'));
+  const tenFiles = databaseBytes() - bytes;
+  bytes = databaseBytes();
+  await deploy('files-1010.example', smallSite('many', 1010));
+  const manyFiles = databaseBytes() - bytes;
+  const perFile = (manyFiles - tenFiles) / 1000;
+  bytes = databaseBytes();
+  for (let i = 0; i < 20; i++) await deploy('kept-20.example', smallSite(`kept ${i}`, 2));
+  const perSite = databaseBytes() - bytes;
+  console.log(`global D1 bytes: a site of 10 files and one deployment ${tenFiles}; of 1,010 files ${manyFiles}; kept with 20 deployments ${perSite}`);
+  await stop();
+
+  const results = new Map();
+  let seeded = 0;
+  for (const size of sizes) {
+    const started = performance.now();
+    seed('template.example', seeded, size);
+    seeded = size;
+    console.log(`seeded ${size} sites in ${((performance.now() - started) / 1000).toFixed(1)} s; global D1 ${mb(databaseBytes())}, ${(databaseBytes() / size).toFixed(0)} bytes a site`);
+    await start();
+    results.set(size, await measureAt(size));
+    await stop();
+  }
+
+  const statements = statementsPerDeploy();
+  const smallest = results.get(sizes[0]);
+  const largest = results.get(sizes.at(-1));
+  const [low, high] = [sizes[0], sizes.at(-1)];
+  for (const [name, label] of [['deploy', 'deploy'], ['configuration', 'one configuration read'], ['usage', 'GET /v2/usage'], ['sites', 'GET /v2/sites'], ['notModified', 'the 304'], ['feed', 'the feed']]) {
+    const ratio = largest[name] / smallest[name];
+    // The machine's load moves every call alike: the floor's own ratio tells how much of the ratio is load.
+    const adjusted = ratio / (largest.floor / smallest.floor);
+    targetLine(`${label}: ${ms(largest[name])} at ${high} ÷ ${ms(smallest[name])} at ${low} = ${ratio.toFixed(2)} (${adjusted.toFixed(2)} against the floor's own ratio)`, '≤ 1.5', ratio <= 1.5);
+  }
+  console.log(`floor (GET /v2/whoami): ${ms(largest.floor)} at ${high} ÷ ${ms(smallest.floor)} at ${low} = ${(largest.floor / smallest.floor).toFixed(2)}: the machine's load`);
+  console.log(`full list: ${ms(largest.list)} at ${high} ÷ ${ms(smallest.list)} at ${low} (linear by nature: no target)`);
+  targetLine(`full-list memory growth at ${high}: ${mb(largest.listGrowth)}`, '≤ 64 MB', largest.listGrowth <= 64e6);
+  targetLine(`304 at ${high}: ${ms(largest.notModified)}`, '≤ 50 ms', largest.notModified <= 50);
+  targetLine(`feed at ${high}: ${ms(largest.feed)}`, '≤ 200 ms', largest.feed <= 200);
+  // Under one byte a file is no row per file: what is left is the rounding of SQLite's pages.
+  targetLine(`global D1 bytes per stored file: ${perFile.toFixed(2)}`, '= 0', Math.round(perFile) === 0);
+  const options = JSON.stringify(hostOptions).length;
+  targetLine(`global D1 bytes per site with 20 kept deployments: ${perSite} (host options ${options})`, `≤ 4096 + ${options}`, perSite <= 4096 + options);
+  targetLine(`D1 statements per deploy: ${statements.redeploy} (a first deploy: ${statements.first})`, '≤ 10', statements.redeploy <= 10);
+} finally {
+  await stop();
+  await rm(workDir, { recursive: true, force: true });
+}

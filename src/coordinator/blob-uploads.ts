@@ -1,0 +1,104 @@
+/**
+ * How the coordinator records the blobs an incremental deploy's request uploaded into a pack: the
+ * deployment keeps the pack, and later manifests find its blobs. Requests that send the same blobs
+ * at once each store them; the coordinator, under its lock, keeps each blob once: a pack that
+ * brings nothing new is deleted, and one that brings some blobs the site stores meanwhile is
+ * copied without them. So what is counted is what is stored, once.
+ */
+import { deployLimits, limitExceeded } from '../content/deploy-limits';
+import { releaseQuota, reserveQuota } from '../quotas/reservation';
+import { type BlobLocation, addUploadedPack } from '../storage/deployments-table';
+import { keys } from '../storage/file-index';
+import { deleteObjects } from '../storage/objects';
+import { recordObjects, recordedBytes, release } from '../storage/usage-ledger';
+import { authorize } from './access';
+import type { BlobUpload } from './changes';
+import { uploadingDeployment } from './deployment-records';
+import type { SiteState } from './site-state';
+
+/** A pack as kept: its key, its size, and where its blobs lie in it. */
+interface KeptPack {
+  pack: string;
+  bytes: number;
+  blobs: BlobLocation[];
+}
+
+/**
+ * Records `upload` for its deployment. Every pack a deployment keeps counts against
+ * MAX_TOTAL_BYTES (413, and the pack goes), however many requests sent them, and against its
+ * user's MAX_USER_BYTES.
+ */
+export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Promise<void> {
+  const { domain, userId } = upload;
+  const { DB, FILES } = state.env;
+  authorize({ userId }, domain, await state.load(domain), 'deploy');
+  const uploading = await uploadingDeployment(DB, domain, upload.deploymentId, userId);
+  await state.claimUpload(domain, [upload.pack], [upload.pack]);
+  const kept = await keptPack(state, upload);
+  if (!kept) return;
+  let reservation: string | undefined;
+  try {
+    const limits = deployLimits(state.env);
+    const uploaded = (await recordedBytes(DB, uploading.packs)) + kept.bytes;
+    if (uploaded > limits.maxTotalBytes) {
+      throw limitExceeded(limits, 'maxTotalBytes', `The blobs uploaded for the deployment ${uploading.id} would store ${uploaded} bytes`);
+    }
+    reservation = await reserveQuota(state.env, { userId, sites: 0, bytes: kept.bytes });
+    // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
+    state.commits.deadlines.record(domain, uploading.id, uploading.created);
+    await state.commits.scheduleAlarm();
+    await DB.batch([
+      addUploadedPack(DB, uploading.id, kept.pack),
+      recordObjects(DB, domain, userId, [{ key: kept.pack, bytes: kept.bytes }]),
+      ...(reservation ? [release(DB, reservation, userId)] : []),
+    ]);
+    state.commits.blobs.record(kept.blobs);
+  } catch (error) {
+    await releaseQuota(state.env, reservation, userId);
+    // A copy this object made is its own to delete; the request's pack the Worker has discarded.
+    if (kept.pack !== upload.pack) await deleteObjects(FILES, [kept.pack]);
+    throw error;
+  }
+}
+
+/**
+ * The pack to keep of `upload`: the request's own when every blob in it is new to the site; none
+ * (deleted) when none is; else a copy of the new ones alone, the request's pack deleted.
+ */
+async function keptPack(state: SiteState, upload: BlobUpload): Promise<KeptPack | undefined> {
+  const { FILES } = state.env;
+  await state.commits.blobs.moved(upload.domain);
+  const known = state.commits.blobs.known(upload.blobs.map((blob) => blob.hash));
+  const fresh = upload.blobs.filter((blob) => !known.has(blob.hash));
+  if (fresh.length === upload.blobs.length) return { pack: upload.pack, bytes: upload.packBytes, blobs: fresh };
+  const kept = fresh.length === 0 ? undefined : await copyBlobs(FILES, keys.pack(upload.domain, crypto.randomUUID()), upload.pack, fresh);
+  await deleteObjects(FILES, [upload.pack]);
+  return kept;
+}
+
+/** Copies `blobs` of the pack `from` into a new pack `key`, one ranged read after another, streamed: memory holds no blob whole. */
+async function copyBlobs(bucket: R2Bucket, key: string, from: string, blobs: readonly BlobLocation[]): Promise<KeptPack> {
+  let bytes = 0;
+  const moved = blobs.map((blob) => {
+    const at = { ...blob, pack: key, offset: bytes };
+    bytes += blob.size;
+    return at;
+  });
+  const { readable, writable } = new FixedLengthStream(bytes);
+  const stored = bucket.put(key, readable);
+  // Surfaces when awaited below; a failed copy aborts the stream, and the put fails with it.
+  stored.catch(() => {});
+  try {
+    for (const blob of blobs) {
+      const range = await bucket.get(from, { range: { offset: blob.offset, length: blob.size } });
+      if (!range) throw new Error(`The pack ${from} is gone while its blobs were copied.`);
+      await range.body.pipeTo(writable, { preventClose: true });
+    }
+    await writable.close();
+  } catch (error) {
+    await writable.abort(error);
+    throw error;
+  }
+  await stored;
+  return { pack: key, bytes, blobs: moved };
+}
