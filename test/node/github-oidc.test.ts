@@ -26,20 +26,39 @@ function exchange(body: unknown): Promise<Response> {
 }
 
 /**
- * POSTs `body` through node:http and takes the answer even when the service answers and closes
- * before the body is all sent (which fetch reports as a failure, not as the answer).
+ * POSTs `body` through node:http, a chunk at a time, and takes the answer even when the service
+ * answers and closes before the body is all sent (which fetch reports as a failure, not as the
+ * answer). Sending stops once the answer has come: a service that answers without reading the
+ * rest need not be sent it, nor wait for a busy machine to push it all through.
  */
 function exchangeRaw(body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
+    let answered = false;
     const sending = request(`${service.origin}/v2/oidc/github`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      answered = true;
       let text = '';
       response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      response.on('end', () => {
+        resolve({ status: response.statusCode!, body: text });
+        sending.destroy();
+      });
     });
     sending.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
     });
-    sending.end(body);
+    const bytes = Buffer.from(body);
+    const chunk = 64 * 1024;
+    const send = (from: number): void => {
+      for (let at = from; at < bytes.length; at += chunk) {
+        if (answered || sending.destroyed) return;
+        if (!sending.write(bytes.subarray(at, at + chunk))) {
+          sending.once('drain', () => send(at + chunk));
+          return;
+        }
+      }
+      sending.end();
+    };
+    send(0);
   });
 }
 

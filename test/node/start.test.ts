@@ -167,7 +167,7 @@ describe('the local service (npm start)', () => {
     const response = await api('/v2/sites');
     expect(response.status).toBe(200);
     const sites = (await response.json()) as Record<string, string>[];
-    expect(sites).toEqual([{ domain: 'example.com', userId: 'github|1', modified: expect.stringMatching(timestampForm) }]);
+    expect(sites).toEqual([{ domain: 'example.com', userId: 'github|1', modified: expect.stringMatching(timestampForm), role: 'owner' }]);
   });
 
   it("reads the site's configuration", async () => {
