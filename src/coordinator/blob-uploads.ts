@@ -7,7 +7,7 @@
  */
 import { deployLimits, limitExceeded } from '../content/deploy-limits';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
-import { type BlobLocation, addUploadedPack } from '../storage/deployments-table';
+import { type BlobLocation, addUploadedPack, getDeployment } from '../storage/deployments-table';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { recordObjects, recordedBytes, release } from '../storage/usage-ledger';
@@ -32,7 +32,7 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
   const { domain, userId } = upload;
   const { DB, FILES } = state.env;
   authorize({ userId }, domain, await state.load(domain), 'deploy');
-  const uploading = await uploadingDeployment(DB, domain, upload.deploymentId, userId);
+  const uploading = uploadingDeployment(await getDeployment(DB, domain, upload.deploymentId), domain, upload.deploymentId, userId);
   await state.claimUpload(domain, [upload.pack], [upload.pack]);
   const kept = await keptPack(state, upload);
   if (!kept) return;

@@ -10,7 +10,7 @@ import type { Env } from '../platform/env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type BlobLocation, type DeploymentRecord, deleteDeploymentsOf, deploymentsOf, getDeployment } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, type DeploymentsCursor, deleteDeploymentsOf, deploymentsOf, getDeployment, listReadyDeployments } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
@@ -88,6 +88,15 @@ export class SiteCoordinator extends DurableObject<Env> {
   async storedBlobs(domain: string): Promise<Map<string, BlobLocation>> {
     await this.#state.commits.blobs.moved(domain);
     return this.#state.commits.blobs.all();
+  }
+
+  /** The site's ready deployments after `cursor`, newest first (at most `limit`), or one by id: the Worker reads them only here, wherever they are kept (docs/design.md, "Capacity"). */
+  async deployments(domain: string, limit: number, cursor?: DeploymentsCursor): Promise<DeploymentRecord[]> {
+    return listReadyDeployments(this.env.DB, domain, limit, cursor);
+  }
+
+  async deployment(domain: string, id: string): Promise<DeploymentRecord | null> {
+    return getDeployment(this.env.DB, domain, id);
   }
 
   /** The Worker aborted the upload of `key`. */
@@ -217,7 +226,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
       const site = await this.#state.permitted(domain, userId, 'deploy');
-      const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
+      const uploading = uploadingDeployment(await getDeployment(this.env.DB, domain, id), domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
       const commit = { domain, userId, deploymentId: id, content: { manifest }, preview, labels: labelsOfRecord(uploading) };

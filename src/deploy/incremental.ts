@@ -19,7 +19,7 @@ import { newDeploymentId } from '../coordinator/deployment-id';
 import { missingHashes, uploadingDeployment } from '../coordinator/deployment-records';
 import { addBaseLocations, addStoredLocations, baseIndex } from '../coordinator/manifest-base';
 import { checkSiteSize } from '../content/file-rules';
-import { type BlobLocation, type DeploymentRecord, getDeployment } from '../storage/deployments-table';
+import type { BlobLocation, DeploymentRecord } from '../storage/deployments-table';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getSiteOwner } from '../storage/sites-table';
@@ -107,7 +107,7 @@ async function resolvePatch(
   patch: ManifestPatch,
   { known, sizes }: Pick<Prepared, 'known' | 'sizes'>,
 ): Promise<Manifest> {
-  const base = await baseIndex(domain, patch.base, await getDeployment(env.DB, domain, patch.base), (key) => readFileIndex(env.FILES, key));
+  const base = await baseIndex(domain, patch.base, await siteCoordinator(env, domain).deployment(domain, patch.base), (key) => readFileIndex(env.FILES, key));
   const manifest = patchedManifest(base, patch, limits);
   // The request's own blobs and stored ones already known stay: a hash stored again points at its newest copy.
   addBaseLocations(base, known);
@@ -299,7 +299,7 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
   // and one of a user suspended since it began (for a new domain, no site record tells).
   authorize({ userId }, domain, owner, 'deploy');
   if (owner === null) refuseSuspendedUser(userId, await getUserSuspension(env.DB, userId));
-  const record = await uploadingDeployment(env.DB, domain, id, userId);
+  const record = uploadingDeployment(await siteCoordinator(env, domain).deployment(domain, id), domain, id, userId);
   const limits = deployLimits(env);
   checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');
 
