@@ -33,6 +33,7 @@ import { configuredRoot } from '../rules/deployment-rules';
 import { filesForRoot } from './rules-root';
 import { refreshOwnerSuspension, resume, suspend } from './suspension';
 import { servesAlready, unchangedResult } from './unchanged';
+import { storeUploading } from './unfinished';
 
 /**
  * One per domain (`idFromName(domain)`): every change to a domain goes through here, one at
@@ -104,14 +105,15 @@ export class SiteCoordinator extends DurableObject<Env> {
     this.#state.commits.uploads.forget(key);
   }
 
-  /**
-   * The Worker is about to store the incremental deploy `id`, begun at `created`: the alarm
-   * collects it at its deadline unless it is finalized by then, though the site may never commit
-   * again (./incremental-deadlines.ts). Not queued behind changes: nothing it writes is theirs.
-   */
+  /** The Worker is about to store the incremental deploy `id`, begun at `created`: the alarm collects it at its deadline unless it is finalized by then, though the site may never commit again (./incremental-deadlines.ts). Not queued behind changes: nothing it writes is theirs. */
   async beginIncremental(domain: string, id: string, created: number): Promise<void> {
     this.#state.commits.deadlines.record(domain, id, created);
     await this.#state.commits.scheduleAlarm();
+  }
+
+  /** Stores the incremental deploy `record`, its manifest written, as uploading; 429 when its site holds `max` (MAX_UNFINISHED_DEPLOYMENTS, the Worker's setting) already. */
+  storeUploading(record: DeploymentRecord, max: number): Promise<Outcome<null>> {
+    return this.#change(async () => (await storeUploading(this.#state, record, max), null));
   }
 
   /**
@@ -287,10 +289,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Deletes objects the Worker wrote for a change that did not take them (refused, failed, never
-   * asked), but none a deployment holds: under the lock, after any change left unsettled.
-   */
+  /** Deletes objects the Worker wrote for a change that did not take them (refused, failed, never asked), but none a deployment holds: under the lock, after any change left unsettled. */
   discard(domain: string, written: string[]): Promise<void> {
     return this.#exclusive(async () => {
       await this.#state.commits.recover();

@@ -11,6 +11,7 @@ import type { Env } from '../platform/env';
 import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
+import { settingsOf } from '../platform/settings';
 import { authorize, refuseSuspendedUser } from '../coordinator/access';
 import { checkClaimant } from '../coordinator/claimant';
 import type { PackUpload } from '../coordinator/changes';
@@ -46,7 +47,6 @@ import { maxFramingBytes, readMultipartFormData, type PartHeader, type PartRecei
 import { isMultipartFormData } from './receive';
 import { type TextPartRules, textPart } from './text-part';
 import { blobParts, knownBytes } from './blob-parts';
-import { storeUploading } from './unfinished';
 import { type StorageRoom, admitDeploy, storageRoom } from '../quotas/admission';
 
 /** An incremental deployment still receiving bytes, with the hashes (hex) it lacks. */
@@ -244,7 +244,7 @@ async function settle(
     // Before anything is stored: whatever this request leaves unfinished, the coordinator collects at its deadline.
     await siteCoordinator(env, domain).beginIncremental(domain, id, record.created);
     await writeManifest(env.FILES, record.manifestKey!, manifest);
-    await storeUploading(env, record);
+    await siteCoordinator(env, domain).storeUploading(record, settingsOf(env).maxUnfinishedDeployments);
   } catch (error) {
     await discard(env, domain, storedPack(upload));
     throw error;

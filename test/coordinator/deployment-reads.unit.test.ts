@@ -1,7 +1,7 @@
 /**
  * A site's kept deployments are its coordinator's to read and write (issue 32: they move out of
  * the global D1 into its storage, docs/design.md "Capacity", step 2). Outside src/coordinator/
- * nothing may reach their D1 rows but the two uses the move has yet to take over, so that no new
+ * nothing may reach their D1 rows but the preview hosts, which the move has yet to take over, so that no new
  * reader appears meanwhile that the move would silently leave reading an emptied table.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,8 +16,6 @@ const table = 'storage/deployments-table';
 const stillInD1: Record<string, readonly string[]> = {
   // A preview or alias host names a deployment without its domain: a D1 directory is planned for it.
   'serving/preview.ts': ['getDeploymentById', 'latestAliased'],
-  // The admission of an incremental deploy (MAX_UNFINISHED_DEPLOYMENTS), to become the coordinator's.
-  'deploy/unfinished.ts': ['insertUploading', 'oldestUploading'],
 };
 
 function sources(folder: string): string[] {
@@ -39,7 +37,7 @@ function valueImportsOfTable(file: string): string[] {
   });
 }
 
-it("reads and writes a site's deployments in D1 only from its coordinator, but for the uses still to move", () => {
+it("reads and writes a site's deployments in D1 only from its coordinator, but for the preview hosts", () => {
   const found: Record<string, string[]> = {};
   for (const file of sources(src)) {
     const name = relative(src, file);
