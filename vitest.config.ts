@@ -20,6 +20,9 @@ export default defineConfig(async () => {
             name: 'unit',
             include: ['test/**/*.unit.test.ts'],
             environment: 'node',
+            // Pure functions, no state between files: one worker process runs file after file rather
+            // than a new one each (24 files: 14.6 -> 10.4 CPU-seconds, measured twice).
+            isolate: false,
             // A budget only for a hang: a busy machine must not fail a test.
             testTimeout: 60_000,
           },
@@ -65,7 +68,8 @@ export default defineConfig(async () => {
             name: 'node',
             include: ['test/node/**/*.test.ts'],
             environment: 'node',
-            globalSetup: ['./test/node/support/migrated-state.ts'],
+            // One migrated local state every service copies, and one service shared by the files that need no settings of their own.
+            globalSetup: ['./test/node/support/migrated-state.ts', './test/node/support/shared-service.ts'],
             // Black-box tests wait on a real service under a loaded 2-core CI machine, and on
             // events that cross the notifications queue (batched for up to a second).
             expect: { poll: { timeout: 10_000 } },

@@ -96,7 +96,8 @@ export class ApiClient {
     return {
       accept: 'application/json, application/problem+json',
       ...headers,
-      authorization: `Bearer ${this.#token}`,
+      // None for the one request that needs none: the ID token exchange (./github-actions.ts).
+      ...(this.#token ? { authorization: `Bearer ${this.#token}` } : {}),
       'user-agent': `sitehost-cli/${version}`,
       // The deployments this CLI makes are recorded as the CLI's (docs/design.md, "Deployments").
       [clientHeader]: `cli/${version}`,

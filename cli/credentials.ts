@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ApiClient, type Credentials } from './api.ts';
 import { CliError } from './errors.ts';
+import { exchangeGithubIdToken, inGithubActions } from './github-actions.ts';
 
 /**
  * Where `sitehost login` keeps the origin and token: `$XDG_CONFIG_HOME/sitehost/config.json`,
@@ -46,10 +47,17 @@ async function readStored(path: string): Promise<Partial<Credentials>> {
   }
 }
 
-/** The credentials to use: `SITEHOST_ORIGIN` and `SITEHOST_TOKEN` win over the stored login. */
+/**
+ * The credentials to use: `SITEHOST_ORIGIN` and `SITEHOST_TOKEN` win over the stored login; with
+ * no `SITEHOST_TOKEN` in a GitHub Actions job allowed an ID token, the job's identity exchanged.
+ */
 async function loadCredentials(env: NodeJS.ProcessEnv = process.env): Promise<Credentials> {
   const stored = await readStored(configFilePath(env));
   const origin = env.SITEHOST_ORIGIN || stored.origin;
+  if (!env.SITEHOST_TOKEN && origin && inGithubActions(env)) {
+    const normalised = normaliseOrigin(origin);
+    return { origin: normalised, token: await exchangeGithubIdToken(normalised, env) };
+  }
   const token = env.SITEHOST_TOKEN || stored.token;
   if (!origin || !token) {
     throw new CliError('auth', 'Not logged in: run `sitehost login`, or set SITEHOST_ORIGIN and SITEHOST_TOKEN.');

@@ -205,6 +205,55 @@ export function createProgram(json = false): Command {
     .option('--json', 'print what was revoked as JSON')
     .action(async (id, options) => (await import('./commands/tokens.ts')).revokeToken(id, options));
 
+  const members = program.command('members').description("who besides you may reach a site: deployers deploy and edit it, viewers read it");
+  members
+    .command('add')
+    .description('give a user a role on your site (again: change it)')
+    .argument('<domain>')
+    .argument('<userId>', 'their user id, as `sitehost whoami` shows it (e.g. github|12345)')
+    .requiredOption('--role <role>', 'deployer or viewer')
+    .option('--json', 'print the member as JSON')
+    .action(async (domain, userId, options) => (await import('./commands/members.ts')).addMember(domain, userId, options));
+  members
+    .command('list')
+    .description("list a site's owner and members")
+    .argument('<domain>')
+    .option('--json', 'print the list as JSON')
+    .action(async (domain, options) => (await import('./commands/members.ts')).listMembers(domain, options));
+  members
+    .command('remove')
+    .description('take a member off your site')
+    .argument('<domain>')
+    .argument('<userId>')
+    .option('--json', 'print what was removed as JSON')
+    .action(async (domain, userId, options) => (await import('./commands/members.ts')).removeMember(domain, userId, options));
+
+  const trust = program.command('trust').description('let a GitHub Actions workflow deploy your site with no stored secret');
+  trust
+    .command('github')
+    .description("trust a repository's workflow: its jobs with `permissions: id-token: write` deploy the site")
+    .argument('<domain>')
+    .requiredOption('--repository <owner/name>', 'the GitHub repository')
+    .requiredOption('--workflow <file>', 'the workflow file, e.g. .github/workflows/deploy.yml (or deploy.yml)')
+    .option('--ref <ref>', 'only jobs on this ref, e.g. refs/heads/main')
+    .option('--environment <name>', 'only jobs in this deployment environment')
+    .option('--repository-id <id>', "the repository's numeric id (default: looked up on GitHub)")
+    .option('--repository-owner-id <id>', "its owner's numeric id (default: looked up on GitHub)")
+    .option('--json', 'print the policy as JSON')
+    .action(async (domain, options) => (await import('./commands/trust.ts')).trustGithub(domain, options));
+  trust
+    .command('show')
+    .description("show a site's GitHub trust policy")
+    .argument('<domain>')
+    .option('--json', 'print the policy as JSON')
+    .action(async (domain, options) => (await import('./commands/trust.ts')).showTrust(domain, options));
+  trust
+    .command('remove')
+    .description('trust no GitHub workflow any more')
+    .argument('<domain>')
+    .option('--json', 'print what was removed as JSON')
+    .action(async (domain, options) => (await import('./commands/trust.ts')).removeTrust(domain, options));
+
   const admin = program.command('admin').description("operators' commands: suspend, resume or unpublish any site, replay its dead follow-ups, suspend or resume a user (the token needs the admin scope)");
   admin
     .command('suspend')

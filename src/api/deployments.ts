@@ -8,13 +8,13 @@ import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { settingsOf } from '../platform/settings';
 import type { DeployResult, Deployment, DeploymentPage } from '../common/api-types';
-import { authorize, deploymentNotFound } from '../coordinator/access';
+import { deploymentNotFound } from '../coordinator/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import { purgeNotice } from './purge-notice';
 import { isDeploymentId } from '../coordinator/deployment-id';
 import type { DeploymentRecord, DeploymentsCursor } from '../storage/deployments-table';
 import { domainParam } from './domain-param';
-import { readableSite } from './site-access';
+import { authorizeRead, readableSite } from './site-access';
 
 export const deployments = new Hono<AppEnv>();
 
@@ -119,7 +119,7 @@ resource(deployments, '/v2/sites/:domain/deployments/:id', {
       // the upload. To anyone else the domain is not hosted (404), as for every other read.
       const principal = c.get('principal');
       const creator = record?.createdBy === principal.userId ? { userId: record.createdBy, suspension: null, userSuspension: null } : null;
-      authorize(principal, domain, site ?? creator, 'read');
+      await authorizeRead(c, domain, site ?? creator);
       if (!record) throw deploymentNotFound(domain, id);
       const missing = record.state === 'uploading' ? await stillMissing(c.env, record) : undefined;
       return c.json(deploymentView(c, record, site?.liveDeploymentId ?? null, missing));

@@ -1,12 +1,23 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { authorize } from '../coordinator/access';
+import { type SiteAction, authorize } from '../coordinator/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
-import type { SiteRecord } from '../storage/sites-table';
+import { memberRole } from '../storage/members-table';
+import type { SiteOwner, SiteRecord } from '../storage/sites-table';
+
+/**
+ * Throws unless the caller may `action` (a read) `site` of `domain`: its membership is looked
+ * up only when the caller neither owns the site nor reads every site.
+ */
+export async function authorizeRead(c: Context<AppEnv>, domain: string, site: SiteOwner | null, action: Extract<SiteAction, 'read' | 'read-own'> = 'read'): Promise<void> {
+  const principal = c.get('principal');
+  const member = site && site.userId !== principal.userId && !principal.scopes.has('global_read') ? await memberRole(c.env.DB, domain, principal.userId) : null;
+  authorize(principal, domain, site, action, member);
+}
 
 /** The live site for a read, from the domain's coordinator, so that it reflects every committed change. */
-export async function readableSite(c: Context<AppEnv>, domain: string): Promise<SiteRecord> {
+export async function readableSite(c: Context<AppEnv>, domain: string, action: Extract<SiteAction, 'read' | 'read-own'> = 'read'): Promise<SiteRecord> {
   const site = await siteCoordinator(c.env, domain).current(domain);
-  authorize(c.get('principal'), domain, site, 'read');
+  await authorizeRead(c, domain, site, action);
   return site!;
 }

@@ -10,7 +10,7 @@ import { nextPageLink, pageQuery } from '../http/page';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
-import { listSitesOf } from '../storage/sites-table';
+import { listReachableSites } from '../storage/members-table';
 import { deployAnswer, deploymentView } from './deployments';
 import { domainParam } from './domain-param';
 import { unpublishAsOperator } from './operators';
@@ -32,10 +32,11 @@ resource(sites, '/v2/sites', {
       const { limit, cursor } = pageQuery(url);
       const { userId, sites: within } = c.get('principal');
       // One more than asked tells whether another page follows. A site-restricted token lists its
-      // sites only: all of the user's are read (at most MAX_SITES_PER_USER) and filtered.
+      // sites only: all the user reaches are read (at most MAX_SITES_PER_USER owned, and those they
+      // are a member of) and filtered.
       const more = limit && limit + 1;
-      const owned = await listSitesOf(c.env.DB, userId, { after: cursor, limit: within ? undefined : more });
-      const list = within ? owned.filter((site) => within.has(site.domain)).slice(0, more) : owned;
+      const reachable = await listReachableSites(c.env.DB, userId, cursor, within ? undefined : more);
+      const list = within ? reachable.filter((site) => within.has(site.domain)).slice(0, more) : reachable;
       const page = list.slice(0, limit);
       if (limit !== undefined && list.length > limit) c.header('link', nextPageLink(url, limit, page.at(-1)!.domain));
       return c.json(page.map((site) => ({ ...site, modified: timestamp(site.modified) })));

@@ -21,7 +21,7 @@ import { tokenRequestOf } from './token-request';
 
 export const tokens = new Hono<AppEnv>();
 
-function view(record: ApiTokenRecord): ApiToken {
+export function view(record: ApiTokenRecord): ApiToken {
   const { id, name, scopes, sites, created, expires, lastUsed } = record;
   return { id, name, scopes, sites, createdAt: timestamp(created), expiresAt: timestamp(expires), lastUsedAt: lastUsed === null ? null : timestamp(lastUsed) };
 }
@@ -30,7 +30,7 @@ function view(record: ApiTokenRecord): ApiToken {
  * Logs the user's own event. The change has happened whatever becomes of it: should the log be
  * unreachable, the change still answers and the failure is logged (docs/events.md).
  */
-async function announce(env: Env, key: string, event: UserEvent): Promise<void> {
+export async function announce(env: Env, key: string, event: UserEvent): Promise<void> {
   try {
     await publishToUser(env, key, event);
   } catch (error) {

@@ -40,11 +40,12 @@ const requiredClaims = ['exp'];
 const jwksByUrl = new Map<string, JWTVerifyGetKey>();
 
 /** The provider's key set could not be fetched: the service's trouble, not the token's. */
-class KeysUnavailable extends Error {
+export class KeysUnavailable extends Error {
   override name = 'KeysUnavailable';
 }
 
-function providerKeys(url: string): JWTVerifyGetKey {
+/** The key set at `url`, fetched and cached by jose; a failed fetch throws KeysUnavailable. */
+export function providerKeys(url: string): JWTVerifyGetKey {
   let keys = jwksByUrl.get(url);
   if (!keys) {
     const remote = createRemoteJWKSet(new URL(url));
@@ -63,7 +64,7 @@ function providerKeys(url: string): JWTVerifyGetKey {
 }
 
 /** How far ahead of ours an issuer's clock may be: a token it just issued is not refused for its `iat`. */
-const issuerClockLeewaySeconds = 60;
+export const issuerClockLeewaySeconds = 60;
 
 /**
  * Verifies a bearer JWT against the configured signers: the shared `AUTH_SECRET` (HS256,

@@ -7,11 +7,51 @@ import type { DeploymentClient } from './deployment-labels.ts';
 /** UTC, `YYYY-MM-DDTHH:mm:ss.SSS`, no zone designator. */
 export type Timestamp = string;
 
-/** One of the caller's sites (`GET /v2/sites`). */
+/** One of the caller's sites (`GET /v2/sites`): one they own, or one they are a member of. */
 export interface Site {
   domain: string;
+  /** The owner. */
   userId: string;
   modified: Timestamp;
+  /** The caller's role on it. */
+  role: 'owner' | 'deployer' | 'viewer';
+}
+
+/** Someone who may reach a site (`GET /v2/sites/<domain>/members`, `PUT .../members/<userId>`). */
+export interface SiteMember {
+  userId: string;
+  role: 'owner' | 'deployer' | 'viewer';
+  /** When they became a member (the owner: when the site was made). */
+  addedAt: Timestamp;
+}
+
+/** `GET /v2/sites/<domain>/members`: the owner and the members, by user id. */
+export interface SiteMembers {
+  owner: SiteMember;
+  members: SiteMember[];
+}
+
+/** A site's GitHub Actions trust policy (`PUT`/`GET /v2/sites/<domain>/trust/github`): which jobs' ID tokens may deploy it. */
+export interface GithubTrustPolicy {
+  domain: string;
+  /** `owner/name`, as the `repository` claim. */
+  repository: string;
+  /** The `repository_id` and `repository_owner_id` claims, which a renamed or re-registered repository does not keep. */
+  repositoryId: string;
+  repositoryOwnerId: string;
+  /** The workflow file, e.g. `.github/workflows/deploy.yml`, matched against `job_workflow_ref`. */
+  workflow: string;
+  /** The `ref` and `environment` claims required; null: any. */
+  ref: string | null;
+  environment: string | null;
+  modified: Timestamp;
+}
+
+/** `POST /v2/oidc/github`: a service token for the sites whose policy the ID token matched. */
+export interface OidcExchange {
+  token: string;
+  expiresAt: Timestamp;
+  sites: string[];
 }
 
 /** A site's host options with when they last changed (`GET`, `PUT`, `PATCH .../configuration`). */

@@ -20,15 +20,40 @@ export interface Requester {
 
 type Suspension = NonNullable<SiteOwner['suspension']>;
 
+/** What a member other than the owner may be (docs/design.md, "Members"). */
+export const memberRoles = ['deployer', 'viewer'] as const;
+export type MemberRole = (typeof memberRoles)[number];
+/** A requester's relation to a site: its owner, one of its members, or none. */
+export type Role = 'owner' | MemberRole | null;
+
 /**
- * - `read`: anyone with `global_read`, or the owner (whose `deploy` scope the route checked).
- * - `change`: the owner of an existing site that is not suspended, nor its owner.
- * - `deploy`: the owner of a site that is not suspended, nor its owner, or anyone when no site
- *   exists yet (the first deploy claims the domain; a suspended user's claim is refused by
- *   `refuseSuspendedUser`, since no site record carries the claimant's suspension).
+ * - `read`: the owner, a member, or anyone with `global_read` (whose `deploy` scope, or
+ *   `global_read`, the route checked).
+ * - `change`: the owner or a deployer of an existing site that is not suspended: deploy over it,
+ *   edit its configuration and files, activate a kept deployment, make a preview.
+ * - `deploy`: `change`, or anyone when no site exists yet (the first deploy claims the domain).
+ * - `own`: the owner of a site that is not suspended: unpublish, manage members, set trust.
+ * - `read-own`: what only the owner sets (the trust policy), read by the owner or `global_read`.
+ * Every action but a read is refused while the site's owner is suspended (`refuseSuspendedUser`),
+ * a deployer's too; a suspended user's claim of a new domain is refused by the same function,
+ * since no site record carries the claimant's suspension.
  * What an operator (scope `admin`) does to any site needs only that it exists: see `administer`.
  */
-export type SiteAction = 'read' | 'change' | 'deploy';
+export type SiteAction = 'read' | 'read-own' | 'change' | 'deploy' | 'own';
+
+/** The roles that may do each action on an existing site. */
+const allowed: Record<SiteAction, readonly Role[]> = {
+  read: ['owner', 'deployer', 'viewer'],
+  'read-own': ['owner'],
+  change: ['owner', 'deployer'],
+  deploy: ['owner', 'deployer'],
+  own: ['owner'],
+};
+
+/** The requester's role on `site`, given its membership (`member`: null when not a member). */
+export function roleOf(requester: Requester, site: SiteOwner, member: MemberRole | null): Role {
+  return site.userId === requester.userId ? 'owner' : member;
+}
 
 /** 404: the domain has no site. */
 function siteNotFound(domain: string): Problem {
@@ -40,9 +65,11 @@ export function deploymentNotFound(domain: string, id: string): Problem {
   return new Problem('not-found', `${domain} keeps no deployment ${JSON.stringify(id)}.`);
 }
 
-/** 403: the first deploy claimed the domain for someone else. */
-function ownedByAnotherUser(domain: string): Problem {
-  return new Problem('forbidden', `The site ${domain} is owned by another user.`);
+/** 403: the site is someone else's, and the requester's role on it (if any) does not allow `action`. */
+function refused(domain: string, role: Role, action: SiteAction): Problem {
+  if (role === null) return new Problem('forbidden', `The site ${domain} is owned by another user.`);
+  const what = action === 'change' || action === 'deploy' ? 'change it' : 'unpublish it, manage its members or see and set its trust policy';
+  return new Problem('forbidden', `You are a ${role} of ${domain}: only its owner may ${what}.`, { extensions: { role } });
 }
 
 /** 403: an operator suspended the user, who claims and changes nothing until it is lifted; they see why. */
@@ -66,20 +93,26 @@ function suspended(domain: string, suspension: Suspension): Problem {
   });
 }
 
-/** Throws the 404 or 403 unless `requester` may do `action` on `domain`, whose site is `site` (null: none). */
-export function authorize(requester: Requester, domain: string, site: SiteOwner | null, action: SiteAction): void {
+/**
+ * Throws the 404 or 403 unless `requester` may do `action` on `domain`, whose site is `site`
+ * (null: none) and of which the requester is the member `member` (null: not one; look it up with
+ * storage/members-table.ts `memberRole` unless the requester owns the site).
+ */
+export function authorize(requester: Requester, domain: string, site: SiteOwner | null, action: SiteAction, member: MemberRole | null = null): void {
   if (site === null) {
     if (action === 'deploy') return;
     throw siteNotFound(domain);
   }
-  if (site.userId === requester.userId) {
-    if (action === 'read') return;
+  const role = roleOf(requester, site, member);
+  const reads = action === 'read' || action === 'read-own';
+  if (allowed[action].includes(role)) {
+    if (reads) return;
     refuseSuspendedUser(site.userId, site.userSuspension);
     if (site.suspension) throw suspended(domain, site.suspension);
     return;
   }
-  if (action === 'read' && requester.scopes?.has('global_read')) return;
-  throw ownedByAnotherUser(domain);
+  if (reads && requester.scopes?.has('global_read')) return;
+  throw refused(domain, role, action);
 }
 
 /** Throws the 404 unless `domain` has a site, for an operator's change to it (the route checked the `admin` scope). */

@@ -31,7 +31,10 @@ interface KeptPack {
 export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Promise<void> {
   const { domain, userId } = upload;
   const { DB, FILES } = state.env;
-  authorize({ userId }, domain, await state.load(domain), 'deploy');
+  const site = await state.load(domain);
+  authorize({ userId }, domain, site, 'deploy', await state.memberOf(site, userId));
+  // A member's upload counts against the owner.
+  const owner = site?.userId ?? userId;
   const uploading = uploadingDeployment(await getDeployment(DB, domain, upload.deploymentId), domain, upload.deploymentId, userId);
   await state.claimUpload(domain, [upload.pack], [upload.pack]);
   const kept = await keptPack(state, upload);
@@ -43,18 +46,18 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
     if (uploaded > limits.maxTotalBytes) {
       throw limitExceeded(limits, 'maxTotalBytes', `The blobs uploaded for the deployment ${uploading.id} would store ${uploaded} bytes`);
     }
-    reservation = await reserveQuota(state.env, { userId, sites: 0, bytes: kept.bytes });
+    reservation = await reserveQuota(state.env, { userId: owner, sites: 0, bytes: kept.bytes });
     // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
     state.commits.deadlines.record(domain, uploading.id, uploading.created);
     await state.commits.scheduleAlarm();
     await DB.batch([
       addUploadedPack(DB, uploading.id, kept.pack),
-      recordObjects(DB, domain, userId, [{ key: kept.pack, bytes: kept.bytes }]),
-      ...(reservation ? [release(DB, reservation, userId)] : []),
+      recordObjects(DB, domain, owner, [{ key: kept.pack, bytes: kept.bytes }]),
+      ...(reservation ? [release(DB, reservation, owner)] : []),
     ]);
     state.commits.blobs.record(kept.blobs);
   } catch (error) {
-    await releaseQuota(state.env, reservation, userId);
+    await releaseQuota(state.env, reservation, owner);
     // A copy this object made is its own to delete; the request's pack the Worker has discarded.
     if (kept.pack !== upload.pack) await deleteObjects(FILES, [kept.pack]);
     throw error;

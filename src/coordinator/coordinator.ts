@@ -16,7 +16,10 @@ import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
 import { recordUnpublished } from '../storage/configurations-feed';
 import { type StoredObject, forgetObjectsOf } from '../storage/usage-ledger';
+import { deleteMembersOf } from '../storage/members-table';
+import { deleteTrustOf } from '../storage/trust-table';
 import { administer, authorize, deploymentNotFound } from './access';
+import { type AccessAnswer, type AccessChange, changeAccess } from './access-changes';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
 import { deployResult, labelsOfRecord, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployment-records';
@@ -24,7 +27,7 @@ import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
-import { collectAbandoned, discardUnheld, ownPacks } from './uploaded-objects';
+import { cancelUpload, collectAbandoned, discardUnheld, ownPacks } from './uploaded-objects';
 import { recordBlobUpload } from './blob-uploads';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
@@ -55,10 +58,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     return run;
   }
 
-  /**
-   * An exclusive change, after any change left unsettled; its problems are returned, not thrown,
-   * so they reach the Worker intact, and so is a purge of its left pending.
-   */
+  /** An exclusive change, after any change left unsettled; its problems are returned, not thrown, so they reach the Worker intact, and so is a purge of its left pending. */
   #change<T>(change: () => Promise<T>): Promise<Outcome<T>> {
     return this.#exclusive(async () => {
       await this.#state.commits.recover();
@@ -95,7 +95,6 @@ export class SiteCoordinator extends DurableObject<Env> {
   async deployments(domain: string, limit: number, cursor?: DeploymentsCursor): Promise<DeploymentRecord[]> {
     return listReadyDeployments(this.env.DB, domain, limit, cursor);
   }
-
   async deployment(domain: string, id: string): Promise<DeploymentRecord | null> {
     return getDeployment(this.env.DB, domain, id);
   }
@@ -251,7 +250,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   unpublish(domain: string, userId: string, by: 'owner' | 'operator' = 'owner'): Promise<Outcome<null>> {
     return this.#change(async () => {
       if (by === 'operator') administer(domain, await this.#state.load(domain));
-      else await this.#state.changeable(domain, userId);
+      else await this.#state.changeable(domain, userId, 'own');
       const { DB } = this.env;
       // Objects uploaded from here on are not the unpublished site's: a site claimed again keeps them.
       const before = Date.now();
@@ -260,6 +259,8 @@ export class SiteCoordinator extends DurableObject<Env> {
         deleteSite(DB, domain),
         deleteDeploymentsOf(DB, domain),
         forgetObjectsOf(DB, domain),
+        deleteMembersOf(DB, domain),
+        deleteTrustOf(DB, domain),
         ...tickConfigurationsClock(DB, Date.now()),
         recordUnpublished(DB, domain),
       ];
@@ -279,12 +280,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Cancels the incremental deploy `id` that `userId` began and still uploads: collected now, as at its deadline. */
   cancel(domain: string, userId: string, id: string): Promise<Outcome<null>> {
     return this.#change(async () => {
-      const deployments = await deploymentsOf(this.env.DB, domain);
-      const uploading = deployments.find((kept) => kept.id === id && kept.createdBy === userId);
-      if (!uploading) throw deploymentNotFound(domain, id);
-      if (uploading.state !== 'uploading') throw new Problem('conflict', `The deployment ${id} is not uploading: only an upload under way can be cancelled.`);
-      const freed = this.#state.abandon(domain, uploading, deployments);
-      await this.#state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
+      await cancelUpload(this.#state, domain, userId, id);
       return null;
     });
   }
@@ -303,6 +299,11 @@ export class SiteCoordinator extends DurableObject<Env> {
       await this.#state.commits.recover();
       return this.#state.commits.replayDeadLetters(domain);
     });
+  }
+
+  /** The owner adds, changes or removes a member, or sets or removes the trust policy (./access-changes.ts). */
+  changeAccess(domain: string, userId: string, change: AccessChange): Promise<Outcome<AccessAnswer>> {
+    return this.#change(() => changeAccess(this.#state, domain, userId, change));
   }
 
   /** An operator suspends the site for `reason` (./suspension.ts). */

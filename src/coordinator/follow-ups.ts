@@ -23,6 +23,8 @@ import { deleteObjects } from '../storage/objects';
 import { type KeptFollowUp, keepFollowUp } from '../storage/dead-letters';
 import { edgeKeys, purgeEverywhere } from './edge-cache';
 import { lastSiteChange } from '../storage/sites-table';
+import type { GithubTrust } from '../storage/trust-table';
+import type { MemberRole } from './access';
 
 /** The events a change announces: in the event log, and on the notifications queue. */
 export type SiteEvent =
@@ -31,7 +33,11 @@ export type SiteEvent =
   | { type: 'configuration-update'; domain: string; deploymentId: string }
   | { type: 'files-update'; domain: string; path: string; change: 'added' | 'replaced' | 'deleted'; deploymentId: string }
   | { type: 'site-suspend'; domain: string; reason: string }
-  | { type: 'site-resume'; domain: string };
+  | { type: 'site-resume'; domain: string }
+  | { type: 'member-add'; domain: string; userId: string; role: MemberRole }
+  | { type: 'member-remove'; domain: string; userId: string }
+  /** A policy names no secret: it says which jobs' ID tokens are accepted. Null: removed. */
+  | { type: 'trust-change'; domain: string; provider: 'github'; policy: GithubTrust | null };
 
 /**
  * One piece of work. A notification carries the id of its change, so that one published again is

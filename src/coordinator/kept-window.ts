@@ -37,11 +37,12 @@ export function objectsOf(deployment: DeploymentRecord): string[] {
 }
 
 /**
- * What to collect of `deployments` (newest first), `liveId` being live at `now` on a site `owner`
- * holds (null: none yet). An upload another user began is stranded once the domain is someone
- * else's (its finalize is refused): collected at once, so its bytes stop counting against them.
+ * What to collect of `deployments` (newest first), `liveId` being live at `now`, when `claimant`
+ * claims the domain with this change (null: no claim). An upload another user began is stranded
+ * by a claim (its finalize is refused): collected at once, so its bytes stop counting against
+ * them. Without a claim, uploads wait for their deadline: the owner's members upload too.
  */
-export function collection(deployments: readonly DeploymentRecord[], liveId: string | null, window: KeptWindow, now: number, owner: string | null): Collection {
+export function collection(deployments: readonly DeploymentRecord[], liveId: string | null, window: KeptWindow, now: number, claimant: string | null): Collection {
   const youngerThan = now - window.keptDays * 86_400_000;
   let ready = 0;
   const kept: DeploymentRecord[] = [];
@@ -49,7 +50,7 @@ export function collection(deployments: readonly DeploymentRecord[], liveId: str
   for (const deployment of deployments) {
     const keep =
       deployment.state === 'uploading'
-        ? deadlineOf(deployment.created) > now && (owner === null || deployment.createdBy === owner)
+        ? deadlineOf(deployment.created) > now && (claimant === null || deployment.createdBy === claimant)
         : deployment.id === liveId || ready < window.kept || deployment.created > youngerThan;
     if (deployment.state === 'ready') ready++;
     (keep ? kept : collected).push(deployment);

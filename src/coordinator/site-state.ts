@@ -14,7 +14,8 @@ import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { deleteObjects } from '../storage/objects';
 import { log } from '../platform/log';
 import { checkClaimant } from './claimant';
-import { authorize } from './access';
+import { memberRole } from '../storage/members-table';
+import { type MemberRole, authorize } from './access';
 import type { BlobChange } from './blob-index';
 import { Commits } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployment-records';
@@ -73,9 +74,14 @@ export class SiteState {
     return this.live.site ?? null;
   }
 
-  /** The site, when `userId` may change it. */
-  async changeable(domain: string, userId: string): Promise<SiteRecord> {
-    return (await this.permitted(domain, userId, 'change'))!;
+  /** The site, when `userId` may change it (`own`: do what only its owner may). */
+  async changeable(domain: string, userId: string, action: 'change' | 'own' = 'change'): Promise<SiteRecord> {
+    return (await this.permitted(domain, userId, action))!;
+  }
+
+  /** The role `userId` holds on `site` as a member (null: none, or its owner). Members change only through this object. */
+  async memberOf(site: SiteRecord | null, userId: string): Promise<MemberRole | null> {
+    return site && site.userId !== userId ? memberRole(this.env.DB, site.domain, userId) : null;
   }
 
   /**
@@ -83,9 +89,9 @@ export class SiteState {
    * domain is checked here as it commits (src/domains/claim.ts): the Worker's check before the
    * upload saw D1, and a site unpublished since would otherwise be claimed unchecked.
    */
-  async permitted(domain: string, userId: string, action: 'deploy' | 'change'): Promise<SiteRecord | null> {
+  async permitted(domain: string, userId: string, action: 'deploy' | 'change' | 'own'): Promise<SiteRecord | null> {
     const site = await this.load(domain);
-    authorize({ userId }, domain, site, action);
+    authorize({ userId }, domain, site, action, await this.memberOf(site, userId));
     if (site === null && action === 'deploy') await checkClaimant(this.env, domain, userId);
     return site;
   }
@@ -125,10 +131,12 @@ export class SiteState {
     const wasLive = this.live.site?.liveDeploymentId ?? null;
     const liveId = live ? live.liveDeploymentId : wasLive;
     const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
-    const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId, record.createdBy);
-    // Only the owner commits to a site, so the deployment's creator is whom its bytes count against.
+    // Bytes count against the site's owner, whoever of its members made the deployment; a new site's is its creator.
+    const owner = this.live.site?.userId ?? record.createdBy;
+    // A change that creates the site claims the domain: what others left uploading there is stranded.
+    const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId, this.live.site ? null : owner);
     const claim = {
-      userId: record.createdBy,
+      userId: owner,
       sites: live && !this.live.site ? 1 : 0,
       bytes: written.reduce((sum, object) => sum + object.bytes, 0),
       freeing: freed.objects,
@@ -139,7 +147,7 @@ export class SiteState {
     });
     // The deployment this change takes off the air: a rollback without an id looks for it.
     const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
-    const counted = [recordObjects(DB, domain, record.createdBy, written), ...(reservation ? [release(DB, reservation, record.createdBy)] : [])];
+    const counted = [recordObjects(DB, domain, owner, written), ...(reservation ? [release(DB, reservation, owner)] : [])];
     try {
       return await this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements, ...counted], live, {
         ...rest,
@@ -148,7 +156,7 @@ export class SiteState {
         later: freed.later,
       }, { ...freed.blobs, record: blobs });
     } catch (error) {
-      await releaseQuota(this.env, reservation, record.createdBy);
+      await releaseQuota(this.env, reservation, owner);
       throw error;
     }
   }
@@ -166,8 +174,8 @@ export class SiteState {
    * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
-  collection(domain: string, deployments: DeploymentRecord[], liveId: string | null, owner: string | null): Freed {
-    return this.#freed(domain, collection(deployments, liveId, keptWindowOf(this.env), Date.now(), owner));
+  collection(domain: string, deployments: DeploymentRecord[], liveId: string | null, claimant: string | null): Freed {
+    return this.#freed(domain, collection(deployments, liveId, keptWindowOf(this.env), Date.now(), claimant));
   }
 
   /** Collects the incremental deploy `uploading` now, as its deadline would: what none of the site's other `deployments` holds is freed. */

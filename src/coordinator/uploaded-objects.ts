@@ -4,9 +4,11 @@
  * left past its deadline (blob uploads: ./blob-uploads.ts). The coordinator alone deletes what
  * is stored under its site (docs/design.md), always under its lock.
  */
+import { Problem } from '../http/problem';
 import { deploymentsOf } from '../storage/deployments-table';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
+import { deploymentNotFound } from './access';
 import type { DeployCommit } from './changes';
 import { objectsOf } from './kept-window';
 import type { SiteState } from './site-state';
@@ -36,10 +38,20 @@ export async function collectAbandoned(state: SiteState): Promise<void> {
   const { domain } = due[0]!;
   const site = await state.load(domain);
   const deployments = await deploymentsOf(state.env.DB, domain);
-  const freed = state.collection(domain, deployments, site?.liveDeploymentId ?? null, site?.userId ?? null);
+  const freed = state.collection(domain, deployments, site?.liveDeploymentId ?? null, null);
   if (freed.statements.length > 0) await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
   const written = new Set(deployments.map((deployment) => deployment.id));
   const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
   await deleteObjects(state.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));
   state.commits.deadlines.forget(due);
+}
+
+/** Cancels the incremental deploy `id` that `userId` began and still uploads: collected now, as at its deadline. */
+export async function cancelUpload(state: SiteState, domain: string, userId: string, id: string): Promise<void> {
+  const deployments = await deploymentsOf(state.env.DB, domain);
+  const uploading = deployments.find((kept) => kept.id === id && kept.createdBy === userId);
+  if (!uploading) throw deploymentNotFound(domain, id);
+  if (uploading.state !== 'uploading') throw new Problem('conflict', `The deployment ${id} is not uploading: only an upload under way can be cancelled.`);
+  const freed = state.abandon(domain, uploading, deployments);
+  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
 }

@@ -9,7 +9,7 @@ import { keys, writeFileIndex } from '../storage/file-index';
 import { configuredRoot, readFromBucket, withSiteRules } from '../rules/deployment-rules';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import type { DeploymentRecord } from '../storage/deployments-table';
-import { getSiteOwner } from '../storage/sites-table';
+import { siteAccess } from '../storage/members-table';
 import type { DeployResult } from '../common/api-types';
 import { discard, handOver } from './hand-over';
 import { deployLimits } from '../content/deploy-limits';
@@ -36,10 +36,12 @@ export async function deploySite(
   if (!isMultipartFormData(request)) {
     throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
-  const [owner, admission] = await Promise.all([getSiteOwner(env.DB, domain), admitDeploy(env, domain, userId)]);
+  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
+  // A member's deploy counts against the owner's quotas.
+  const admission = await admitDeploy(env, domain, owner?.userId ?? userId);
   return admission.run(async () => {
     // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
-    authorize({ userId }, domain, owner, 'deploy');
+    authorize({ userId }, domain, owner, 'deploy', member);
     if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
     return store(env, request, { domain, userId, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });

@@ -23,8 +23,8 @@ import { checkSiteSize } from '../content/file-rules';
 import type { BlobLocation, DeploymentRecord } from '../storage/deployments-table';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
-import { getSiteOwner } from '../storage/sites-table';
 import { getUserSuspension } from '../storage/user-suspensions';
+import { siteAccess } from '../storage/members-table';
 import { discard, handOver } from './hand-over';
 import type { DeploymentClient } from '../common/deployment-labels';
 import { type DeploymentLabels, type RequestedLabels, labelsOf, requestClient } from '../content/label-checks';
@@ -134,10 +134,12 @@ interface BeginRequest {
  * with, and answered with what it still lacks. A request that fails stores nothing.
  */
 export async function beginIncremental(env: Env, request: Request, domain: string, userId: string, onPurgePending?: OnPurgePending): Promise<Begun> {
-  const [owner, admission] = await Promise.all([getSiteOwner(env.DB, domain), admitDeploy(env, domain, userId)]);
+  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
+  // A member's deploy counts against the owner's quotas.
+  const admission = await admitDeploy(env, domain, owner?.userId ?? userId);
   return admission.run(async () => {
     // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
-    authorize({ userId }, domain, owner, 'deploy');
+    authorize({ userId }, domain, owner, 'deploy', member);
     if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
     return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room, reading: admission.reading, onPurgePending });
@@ -294,11 +296,12 @@ async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<
  */
 export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
-  const [owner, room] = await Promise.all([getSiteOwner(env.DB, domain), storageRoom(env, userId, domain)]);
+  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
   // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here,
   // and one of a user suspended since it began (for a new domain, no site record tells).
-  authorize({ userId }, domain, owner, 'deploy');
+  authorize({ userId }, domain, owner, 'deploy', member);
   if (owner === null) refuseSuspendedUser(userId, await getUserSuspension(env.DB, userId));
+  const room = await storageRoom(env, owner?.userId ?? userId, domain);
   const record = uploadingDeployment(await siteCoordinator(env, domain).deployment(domain, id), domain, id, userId);
   const limits = deployLimits(env);
   checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');

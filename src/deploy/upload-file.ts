@@ -7,7 +7,7 @@ import type { FileUpload } from '../coordinator/changes';
 import { checkFileSize } from '../content/file-rules';
 import { type FileEntry, keys } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
-import { getSiteOwner } from '../storage/sites-table';
+import { siteAccess } from '../storage/members-table';
 import { contentTypeOf } from '../content/content-type';
 import { handOver } from './hand-over';
 import { deployLimits } from '../content/deploy-limits';
@@ -30,7 +30,8 @@ export async function uploadFile(
     throw new Problem('unsupported-media-type', 'The body of a file upload is the file itself; deploy forms go to PUT /v2/sites/<domain>.');
   }
   // Checked again by the coordinator; refusing here spares the upload.
-  authorize({ userId }, domain, await getSiteOwner(env.DB, domain), 'change');
+  const { site, member } = await siteAccess(env.DB, domain, userId);
+  authorize({ userId }, domain, site, 'change', member);
 
   const limits = deployLimits(env);
   checkFileSize(limits, Number(request.headers.get('content-length') ?? 0));

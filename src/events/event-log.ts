@@ -21,18 +21,22 @@ export function eventLog(env: Env): DurableObjectStub<EventLog> {
 export function subscription(cursor: number | undefined, upgrade: string | null, audience: Audience = 'service'): Request {
   const url = new URL('https://event-log/subscribe');
   if (cursor !== undefined) url.searchParams.set('since', String(cursor));
-  if (audience !== 'service') url.searchParams.set('user', audience.userId);
+  if (audience !== 'service' && 'domain' in audience) url.searchParams.set('site', audience.domain);
+  else if (audience !== 'service') url.searchParams.set('user', audience.userId);
   return new Request(url, { headers: upgrade === null ? {} : { upgrade } });
 }
 
 function audienceOf(url: URL): Audience {
   const userId = url.searchParams.get('user');
-  return userId === null ? 'service' : { userId };
+  const domain = url.searchParams.get('site');
+  return userId !== null ? { userId } : domain !== null ? { domain } : 'service';
 }
 
-/** Whether an event appended for `userId` (undefined: service-wide) belongs to `audience`'s stream. */
-function reaches(audience: Audience, userId: string | undefined): boolean {
-  return audience === 'service' ? userId === undefined : audience.userId === userId;
+/** Whether an event appended for `userId` (undefined: service-wide) about `domain` belongs to `audience`'s stream. */
+function reaches(audience: Audience, userId: string | undefined, domain: unknown): boolean {
+  if (audience === 'service') return userId === undefined;
+  if ('domain' in audience) return userId === undefined && audience.domain === domain;
+  return audience.userId === userId;
 }
 
 function retentionMs(env: Env): number {
@@ -126,12 +130,12 @@ export class EventLog extends DurableObject<Env> {
     const wake = this.#nextAppend.resolve;
     this.#nextAppend = signal();
     wake();
-    const messages = events.map(({ event, userId }) => ({ text: webSocketMessage(event), userId }));
+    const messages = events.map(({ event, userId }) => ({ text: webSocketMessage(event), userId, domain: (JSON.parse(event.data) as { domain?: unknown }).domain }));
     for (const socket of this.ctx.getWebSockets()) {
       // A socket accepted before audiences existed has no attachment: a service-wide subscriber.
       const audience = (socket.deserializeAttachment() as Audience | null) ?? 'service';
       try {
-        for (const message of messages) if (reaches(audience, message.userId)) socket.send(message.text);
+        for (const message of messages) if (reaches(audience, message.userId, message.domain)) socket.send(message.text);
       } catch {
         // A socket that closed since the last event; the runtime drops it from getWebSockets().
       }

@@ -29,8 +29,8 @@ export interface IncomingEvent {
   userId?: string;
 }
 
-/** Whose events a stream carries: the service-wide ones, or one user's own. */
-export type Audience = { userId: string } | 'service';
+/** Whose events a stream carries: the service-wide ones, one site's (of those), or one user's own. */
+export type Audience = { userId: string } | { domain: string } | 'service';
 
 /** Event types become an SSE `event:` line, so they must not be able to break the framing. */
 const eventType = /^[a-z][a-z0-9-]{0,63}$/;

@@ -28,6 +28,8 @@ export class LogTable {
     const hasUserColumn = storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM pragma_table_info('events') WHERE name = 'user_id'").one().n > 0;
     if (!hasUserColumn) storage.sql.exec('ALTER TABLE events ADD COLUMN user_id TEXT');
     storage.sql.exec('CREATE INDEX IF NOT EXISTS events_by_user ON events (user_id, id)');
+    // One site's stream (its members'): the service-wide events naming the domain, in order.
+    storage.sql.exec("CREATE INDEX IF NOT EXISTS events_by_domain ON events (json_extract(data, '$.domain'), id) WHERE user_id IS NULL");
   }
 
   /**
@@ -59,6 +61,11 @@ export class LogTable {
   after(cursor: number, limit: number, audience: Audience): LoggedEvent[] {
     const { sql } = this.storage;
     if (audience === 'service') return sql.exec<EventRow>('SELECT id, type, data FROM events WHERE id > ? AND user_id IS NULL ORDER BY id LIMIT ?', cursor, limit).toArray();
+    if ('domain' in audience) {
+      return sql
+        .exec<EventRow>("SELECT id, type, data FROM events WHERE json_extract(data, '$.domain') = ? AND user_id IS NULL AND id > ? ORDER BY id LIMIT ?", audience.domain, cursor, limit)
+        .toArray();
+    }
     return sql.exec<EventRow>('SELECT id, type, data FROM events WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?', audience.userId, cursor, limit).toArray();
   }
 

@@ -15,6 +15,7 @@ const kinds = {
   'quota-exceeded': { status: 403, title: 'Quota exceeded' },
   'site-suspended': { status: 403, title: 'Site suspended' },
   'user-suspended': { status: 403, title: 'User suspended' },
+  'claim-mismatch': { status: 403, title: 'ID token claim does not match' },
   'domain-proof-required': { status: 403, title: 'Proof of domain control required' },
   'not-found': { status: 404, title: 'Not found' },
   'site-not-found': { status: 404, title: 'Site not found' },

@@ -69,6 +69,9 @@ export interface Env {
   API_TOKEN_MAX_DAYS: string;
   API_TOKENS_PER_USER: string;
   API_TOKEN_CHECK_SECONDS: string;
+  /** Trusted deploys from GitHub Actions: the ID tokens' issuer, and the audience they must name (empty: the API's origin). */
+  GITHUB_OIDC_ISSUER: string;
+  OIDC_AUDIENCE: string;
   /** Kept deployments are served at `<id>.<PREVIEW_HOSTNAME>`. */
   PREVIEW_HOSTNAME: string;
   /** Days of event history kept for replay (default 7). */

@@ -47,6 +47,8 @@ export interface SettingVars {
   API_TOKEN_MAX_DAYS?: unknown;
   API_TOKENS_PER_USER?: unknown;
   API_TOKEN_CHECK_SECONDS?: unknown;
+  GITHUB_OIDC_ISSUER?: unknown;
+  OIDC_AUDIENCE?: unknown;
 }
 
 export interface Settings {
@@ -89,6 +91,14 @@ export interface Settings {
   quotas: UserQuotas;
   /** Service-issued API tokens (src/auth/api-tokens.ts). */
   apiTokens: ApiTokenSettings;
+  githubOidc: GithubOidcSettings;
+}
+
+export interface GithubOidcSettings {
+  /** The issuer of GitHub Actions' ID tokens, without a trailing slash. */
+  issuer: string;
+  /** The `aud` an ID token must name; null: the API's origin, as the request reached it. */
+  audience: string | null;
 }
 
 export interface ApiTokenSettings {
@@ -177,6 +187,18 @@ function apiTokenSettings(vars: SettingVars): ApiTokenSettings {
     throw new InvalidSetting('API_TOKEN_CHECK_SECONDS', vars.API_TOKEN_CHECK_SECONDS, `at most ${maxTokenCheckSeconds}: a revoked token must be refused everywhere within a minute`);
   }
   return { maxDays: wholeNumber(vars, 'API_TOKEN_MAX_DAYS', 1), perUser: wholeNumber(vars, 'API_TOKENS_PER_USER', 1), checkSeconds };
+}
+
+/** https, or http on loopback: a laptop or a test runs its own issuer. */
+function githubOidcSettings(vars: SettingVars): GithubOidcSettings {
+  const value = typeof vars.GITHUB_OIDC_ISSUER === 'string' ? vars.GITHUB_OIDC_ISSUER.trim() : '';
+  const url = URL.canParse(value) ? new URL(value) : null;
+  const loopback = url !== null && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) || url.search || url.hash) {
+    throw new InvalidSetting('GITHUB_OIDC_ISSUER', vars.GITHUB_OIDC_ISSUER, 'an https URL (http only on loopback), e.g. https://token.actions.githubusercontent.com');
+  }
+  const audience = typeof vars.OIDC_AUDIENCE === 'string' ? vars.OIDC_AUDIENCE.trim() : '';
+  return { issuer: value.replace(/\/+$/, ''), audience: audience === '' ? null : audience };
 }
 
 /** The most URLs Cloudflare takes in one purge request, on any plan. */
@@ -301,6 +323,7 @@ export function parseSettings(vars: SettingVars): Settings {
       deploysPerHour: wholeNumber(vars, 'DEPLOYS_PER_HOUR', 1),
     },
     apiTokens: apiTokenSettings(vars),
+    githubOidc: githubOidcSettings(vars),
   };
 }
 

@@ -94,7 +94,7 @@ function toRecord(row: SiteRow): SiteRecord {
   };
 }
 
-function suspensionOf(row: Pick<SiteRow, 'suspension_reason' | 'suspended_at'>): Suspension | null {
+export function suspensionOf(row: Pick<SiteRow, 'suspension_reason' | 'suspended_at'>): Suspension | null {
   return row.suspended_at === null ? null : { reason: row.suspension_reason ?? '', since: row.suspended_at };
 }
 
@@ -127,12 +127,18 @@ export interface SiteOwner {
   root?: unknown;
 }
 
+/** How a site's owner is read, with the owner's suspension (getSiteOwner; members-table.ts's siteAccess adds the requester's role). */
+export const siteOwnerColumns = `sites.user_id, sites.suspension_reason, sites.suspended_at, json_extract(sites.configuration, '$.root') AS root, ${ownerSuspensionColumns}`;
+export const siteOwnerFrom = withOwnerSuspension;
+export type SiteOwnerRow = Pick<SiteRow, 'user_id' | 'suspension_reason' | 'suspended_at' | keyof OwnerSuspensionColumns> & { root: unknown };
+
+export function siteOwnerOf(row: SiteOwnerRow): SiteOwner {
+  return { userId: row.user_id, suspension: suspensionOf(row), userSuspension: userSuspensionOf(row), root: row.root };
+}
+
 export async function getSiteOwner(db: D1Database, domain: string): Promise<SiteOwner | null> {
-  const row = await db
-    .prepare(`SELECT sites.user_id, sites.suspension_reason, sites.suspended_at, json_extract(sites.configuration, '$.root') AS root, ${ownerSuspensionColumns} FROM ${withOwnerSuspension} WHERE domain = ?`)
-    .bind(domain)
-    .first<Pick<SiteRow, 'user_id' | 'suspension_reason' | 'suspended_at' | keyof OwnerSuspensionColumns> & { root: unknown }>();
-  return row && { userId: row.user_id, suspension: suspensionOf(row), userSuspension: userSuspensionOf(row), root: row.root };
+  const row = await db.prepare(`SELECT ${siteOwnerColumns} FROM ${siteOwnerFrom} WHERE domain = ?`).bind(domain).first<SiteOwnerRow>();
+  return row && siteOwnerOf(row);
 }
 
 export interface SiteSummary {

@@ -147,6 +147,14 @@ const endpointsBeyondSpec: Record<string, string> = {
   'DELETE /v2/tokens': 'docs/design.md § API tokens',
   'DELETE /v2/tokens/{id}': 'docs/design.md § API tokens',
   'GET /v2/user/events': 'docs/design.md § API tokens',
+  'GET /v2/sites/{domain}/members': 'docs/design.md § Members',
+  'GET /v2/sites/{domain}/events': 'docs/design.md § Members',
+  'PUT /v2/sites/{domain}/members/{userId}': 'docs/design.md § Members',
+  'DELETE /v2/sites/{domain}/members/{userId}': 'docs/design.md § Members',
+  'GET /v2/sites/{domain}/trust/github': 'docs/design.md § Trusted deploys from GitHub Actions',
+  'PUT /v2/sites/{domain}/trust/github': 'docs/design.md § Trusted deploys from GitHub Actions',
+  'DELETE /v2/sites/{domain}/trust/github': 'docs/design.md § Trusted deploys from GitHub Actions',
+  'POST /v2/oidc/github': 'docs/design.md § Trusted deploys from GitHub Actions',
 };
 
 function documentedEndpoints(): string[] {

@@ -16,7 +16,8 @@ describe('GET /v2/sites', () => {
     for (const site of sites) {
       expect(site.userId).toBe('github|10');
       expect(site.modified).toMatch(timestampForm);
-      expect(Object.keys(site).sort()).toEqual(['domain', 'modified', 'userId']);
+      expect(Object.keys(site).sort()).toEqual(['domain', 'modified', 'role', 'userId']);
+      expect(site).toMatchObject({ role: 'owner' });
     }
   });
 });

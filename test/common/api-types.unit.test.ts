@@ -17,13 +17,17 @@ import type {
   DomainProofProblem,
   DomainProofRecord,
   FileEntry,
+  GithubTrustPolicy,
   Identity,
   LiveDeployment,
   LineError,
+  OidcExchange,
   PointerError,
   ProblemDetails,
   Site,
   SiteInfo,
+  SiteMember,
+  SiteMembers,
   SignOut,
   SiteSuspension,
   UserSuspension,
@@ -62,7 +66,24 @@ function shapeOf(schema: JsonSchema | undefined): Record<string, 'optional' | 'r
 }
 
 const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
-  ['Site', schemas.Site, { domain: 'required', userId: 'required', modified: 'required' } satisfies Shape<Site>],
+  ['Site', schemas.Site, { domain: 'required', userId: 'required', modified: 'required', role: 'required' } satisfies Shape<Site>],
+  ['SiteMember', schemas.SiteMember, { userId: 'required', role: 'required', addedAt: 'required' } satisfies Shape<SiteMember>],
+  ['SiteMembers', schemas.SiteMembers, { owner: 'required', members: 'required' } satisfies Shape<SiteMembers>],
+  [
+    'GithubTrustPolicy',
+    schemas.GithubTrustPolicy,
+    {
+      domain: 'required',
+      repository: 'required',
+      repositoryId: 'required',
+      repositoryOwnerId: 'required',
+      workflow: 'required',
+      ref: 'required',
+      environment: 'required',
+      modified: 'required',
+    } satisfies Shape<GithubTrustPolicy>,
+  ],
+  ['OidcExchange', schemas.OidcExchange, { token: 'required', expiresAt: 'required', sites: 'required' } satisfies Shape<OidcExchange>],
   ['ConfigurationRecord', schemas.ConfigurationRecord, { domain: 'required', modified: 'required', configuration: 'required' } satisfies Shape<ConfigurationRecord>],
   [
     'DeployResult',

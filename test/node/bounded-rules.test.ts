@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, getFromSite, startService, token } from './support/service';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type RunningService, getFromSite, sharedService, token } from './support/service';
 
 /**
  * A site's rules cannot stall the service, nor break its own answers, against `npm start`:
@@ -16,7 +16,7 @@ const configuration = { fallback: '/index.html', headers: [{ uri: '/assets/{file
 /** The issue's path: `/b/b/…/c`, 4,096 bytes. */
 const issuePath = `/${'b/'.repeat(2047)}c`;
 
-let service: Service;
+let service: RunningService;
 let owner: string;
 
 function api(path: string, init: RequestInit = {}): Promise<Response> {
@@ -49,15 +49,11 @@ async function expectAttackerIntact(): Promise<void> {
 }
 
 beforeAll(async () => {
-  service = await startService();
+  service = await sharedService();
   owner = await token(service, 'github|bounded-rules', 'deploy global_read');
   expect((await deploy(attacker, files, configuration)).status).toBe(200);
   expect((await deploy(neighbour, { 'index.html': 'next door' }, {})).status).toBe(200);
 }, 120_000);
-
-afterAll(async () => {
-  await service?.stop();
-});
 
 describe('rules that would cost time exploding with the path', () => {
   it('the issue’s 10 rules of 409 {/a*} are refused, naming the limit, and the site stays', async () => {

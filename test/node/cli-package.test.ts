@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getFromSite, type Service, startService, token } from './support/service';
+import { getFromSite, type RunningService, sharedService, token } from './support/service';
 
 /**
  * The `sitehost` command as people install it (docs/cli.md, "Installing"): `npm run pack:cli`'s
@@ -15,7 +15,7 @@ const repo = new URL('../..', import.meta.url).pathname;
 /** The Node.js that Linux distributions ship: Debian's, on this machine. */
 const node20 = '/usr/bin/node';
 
-let service: Service;
+let service: RunningService;
 let work: string;
 let prefix: string;
 let tarball: string;
@@ -35,11 +35,10 @@ beforeAll(async () => {
     env: { ...process.env, PATH: path },
     stdio: 'pipe',
   });
-  service = await startService();
+  service = await sharedService();
 }, 300_000);
 
 afterAll(async () => {
-  await service?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { stripVTControlCharacters } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, getBytesFromSite, startService, token } from './support/service';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type RunningService, getBytesFromSite, sharedService, token, wholeForm } from './support/service';
 
 /**
  * A deploy's input as a client sends it over a socket, black-box through `npm start`: refusals
@@ -15,7 +15,7 @@ const theirs = 'theirs.example';
 /** The kept site's page: bytes that are not text, so a byte that changed shows. */
 const page = randomBytes(40_000);
 
-let service: Service;
+let service: RunningService;
 let bearer: string;
 
 interface Answer {
@@ -77,8 +77,10 @@ function siteBytes(domain: string, path: string): Promise<{ status: number; body
   return getBytesFromSite(service, domain, path);
 }
 
+/** A deploy, its small body sent whole with its headers (see wholeForm): one refused before its body is read meets no EPIPE. */
 async function deployForm(domain: string, form: FormData, authorization = bearer): Promise<Response> {
-  return fetch(`${service.origin}/v2/sites/${domain}`, { method: 'PUT', headers: { authorization }, body: form });
+  const { headers, body } = await wholeForm(form);
+  return fetch(`${service.origin}/v2/sites/${domain}`, { method: 'PUT', headers: { authorization, ...headers }, body });
 }
 
 /** The service's output since `mark` (a length of it), without colours. */
@@ -92,7 +94,7 @@ const filePartStart = Buffer.from('--B\r\ncontent-disposition: form-data; name="
 const firstKilobytes = Buffer.concat([filePartStart, randomBytes(4096)]);
 
 beforeAll(async () => {
-  service = await startService();
+  service = await sharedService();
   bearer = `Bearer ${await token(service, 'github|1')}`;
   const mine = new FormData();
   mine.append('directory', new File([page], 'index.html', { type: 'text/html' }));
@@ -101,10 +103,6 @@ beforeAll(async () => {
   other.append('directory', new File(['theirs'], 'index.html'));
   expect((await deployForm(theirs, other, `Bearer ${await token(service, 'github|2')}`)).status).toBe(200);
 }, 180_000);
-
-afterAll(async () => {
-  await service?.stop();
-});
 
 async function expectKeptSiteIntact(): Promise<void> {
   const served = await siteBytes(kept, '/');

@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, type SiteResponse, siteAnswer, startService, token } from './support/service';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type RunningService, type SiteResponse, siteAnswer, sharedService, token } from './support/service';
 
 /**
  * The reproductions of the hostile-input defects, run as a careful attacker ran them: against
@@ -22,7 +22,7 @@ const configuration = {
   headers: [{ uri: '/assets/{file}', fields: { 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Asset': '{file}' } }],
 };
 
-let service: Service;
+let service: RunningService;
 let owner: string;
 
 /** A request to the hosted site, the path sent exactly as written (fetch would normalise it). */
@@ -52,17 +52,13 @@ async function expectSiteIntact(): Promise<void> {
 }
 
 beforeAll(async () => {
-  service = await startService();
+  service = await sharedService();
   owner = await token(service, 'github|hostile', 'deploy global_read');
   const form = new FormData();
   form.append('configuration', JSON.stringify(configuration));
   for (const [path, body] of Object.entries(files)) form.append('directory', new File([body], path));
   expect((await api(`/v2/sites/${domain}`, { method: 'PUT', body: form })).status).toBe(200);
 }, 120_000);
-
-afterAll(async () => {
-  await service?.stop();
-});
 
 describe('hostile writes end in a 4xx problem and leave the site as it was', () => {
   it('a __proto__ member in a merge patch of the metadata or the configuration', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, type SiteResponse, siteAnswer, startService, token } from './support/service';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type RunningService, type SiteResponse, siteAnswer, sharedService, token } from './support/service';
 
 /**
  * A folder brought from Netlify or Cloudflare Pages as it is (./fixtures/migrated-site: real
@@ -11,7 +11,7 @@ import { type Service, type SiteResponse, siteAnswer, startService, token } from
 const folder = join(import.meta.dirname, 'fixtures', 'migrated-site');
 const domain = 'migrated.example';
 
-let service: Service;
+let service: RunningService;
 let owner: string;
 
 function filesOf(directory: string): string[] {
@@ -40,15 +40,11 @@ function fromSite(path: string, headers: Record<string, string> = {}): Promise<S
 }
 
 beforeAll(async () => {
-  service = await startService();
+  service = await sharedService();
   owner = await token(service, 'github|migrated', 'deploy global_read');
   const response = await deploy(deployForm());
   expect(response.status, await response.clone().text()).toBe(200);
 }, 120_000);
-
-afterAll(async () => {
-  await service?.stop();
-});
 
 describe('a site brought from Netlify or Cloudflare Pages unchanged', () => {
   it.each<[string, string, Record<string, string>, number, string]>([

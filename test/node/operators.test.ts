@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCli, runCli, startCli } from './cli/run';
-import { type Service, startService, token } from './support/service';
+import { type RunningService, sharedService, token } from './support/service';
 
 /**
  * Operators and the API's rate limits, black-box through `npm start` with its own wrangler.toml
@@ -13,7 +13,7 @@ import { type Service, startService, token } from './support/service';
  * is still served byte-identical.
  */
 
-let service: Service;
+let service: RunningService;
 let work: string;
 let owner: string;
 let operator: string;
@@ -69,7 +69,7 @@ async function nextEvent(domain: string, type: string): Promise<Record<string, u
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'sitehost-operators-test-'));
-  service = await startService();
+  service = await sharedService();
   owner = await token(service, 'github|site-owner');
   operator = await token(service, 'github|operator', 'admin');
   // From the first event on: no change below can slip in before the subscription.
@@ -78,7 +78,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await events?.stop();
-  await service?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 

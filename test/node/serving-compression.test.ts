@@ -1,7 +1,7 @@
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, startService, token } from './support/service';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type RunningService, sharedService, token } from './support/service';
 
 /**
  * Compression is applied outside the Worker (by `wrangler dev` here, by Cloudflare in
@@ -13,7 +13,7 @@ const domain = 'compressed.example';
 const script = 'console.log("a line of a script that compresses well");\n'.repeat(100);
 const image = new Uint8Array(2048).map((_, index) => (index * 7919) % 256);
 
-let service: Service;
+let service: RunningService;
 
 interface SiteResponse {
   status: number;
@@ -45,7 +45,7 @@ function representationFields(headers: IncomingHttpHeaders): IncomingHttpHeaders
 }
 
 beforeAll(async () => {
-  service = await startService();
+  service = await sharedService();
   const form = new FormData();
   form.append('directory', new File(['<h1>Home</h1>'], 'index.html', { type: 'text/html' }));
   form.append('directory', new File([script], 'app.js', { type: 'text/javascript' }));
@@ -57,10 +57,6 @@ beforeAll(async () => {
   });
   expect(response.status).toBe(200);
 }, 120_000);
-
-afterAll(async () => {
-  await service?.stop();
-});
 
 describe('a compressible file, to a client that accepts gzip', () => {
   const gzip = { 'accept-encoding': 'gzip' };

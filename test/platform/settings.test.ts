@@ -38,6 +38,8 @@ const valid = {
   API_TOKEN_MAX_DAYS: '365',
   API_TOKENS_PER_USER: '50',
   API_TOKEN_CHECK_SECONDS: '30',
+  GITHUB_OIDC_ISSUER: 'https://token.actions.githubusercontent.com/',
+  OIDC_AUDIENCE: '',
 };
 
 describe('settings', () => {
@@ -64,7 +66,15 @@ describe('settings', () => {
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'], purgeUrlsPerRequest: 100, purgeUrlsPerSecond: 800, purgeWaitMs: 2000 },
       cloudflareApi: { requestsPerWindow: 1200, windowSeconds: 300, reservedForCertificates: 400 },
       apiTokens: { maxDays: 365, perUser: 50, checkSeconds: 30 },
+      githubOidc: { issuer: 'https://token.actions.githubusercontent.com', audience: null },
     });
+  });
+
+  it('takes an http GitHub OIDC issuer on loopback only (a local issuer), and an audience when set', () => {
+    for (const issuer of ['http://127.0.0.1:9000', 'http://localhost:9000', 'http://[::1]:9000']) {
+      expect(parseSettings({ ...valid, GITHUB_OIDC_ISSUER: issuer }).githubOidc.issuer).toBe(issuer);
+    }
+    expect(parseSettings({ ...valid, OIDC_AUDIENCE: ' https://api.example.net ' }).githubOidc.audience).toBe('https://api.example.net');
   });
 
   it('keys proof values with DOMAIN_PROOF_SECRET; no parent domain when SITES_PARENT_DOMAIN is empty', () => {
@@ -140,6 +150,10 @@ describe('settings', () => {
     ['API_TOKENS_PER_USER', '0'],
     // A revoked token must be refused everywhere within a minute.
     ['API_TOKEN_CHECK_SECONDS', '61'],
+    // A token's keys fetched in clear text could be anyone's: http only on loopback.
+    ['GITHUB_OIDC_ISSUER', 'http://token.actions.githubusercontent.com'],
+    ['GITHUB_OIDC_ISSUER', 'not a url'],
+    ['GITHUB_OIDC_ISSUER', undefined],
   ])('refuses %s = %j, naming it', (setting, value) => {
     const attempt = () => parseSettings({ ...valid, [setting]: value });
     expect(attempt).toThrow(InvalidSetting);

@@ -1,4 +1,4 @@
-import type { Deployment, SiteInfo } from '../../../src/common/api-types';
+import type { Deployment, Identity, SiteInfo, SiteMembers } from '../../../src/common/api-types';
 import { messageSummary } from '../../../src/common/deployment-labels';
 import { formatBytes } from '../../../src/common/format-bytes';
 import { sitePath } from '../../../src/common/site-paths';
@@ -12,6 +12,9 @@ import { errorMessage, heading, type Screen, type ScreenContext } from '../scree
 import { siteUrl } from '../../../src/common/site-url';
 import { unpublish } from './sites';
 import { deploymentsList } from '../deployments';
+import { membersCard } from '../members';
+import { suspensionCard } from '../suspension';
+import { trustCard } from '../trust';
 
 const SHOWN_EVENTS = 50;
 /** How often a page without live events (a token without global_read) asks whether the site changed. */
@@ -54,6 +57,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
         ]),
         h('dt', {}, 'Owner'),
         h('dd', {}, info.userId),
+        info.suspension && [h('dt', {}, 'Suspended'), h('dd', { id: 'suspended' }, `since `, timeElement(info.suspension.since), `: ${info.suspension.reason}`)],
       ),
     );
     if (live) describeLive(live.id, said);
@@ -147,6 +151,15 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     }
   });
 
+  // Who is looking: the owner manages members and trust; an operator (admin) gets the suspension controls.
+  const me = request<Identity>('GET', '/v2/whoami');
+  const isOwner = me.then(
+    async (identity) => (await request<SiteMembers>('GET', sitePath(domain, '/members'))).owner.userId === identity.userId,
+    () => false,
+  ).catch(() => false);
+  const operatorControls = h('div', {});
+  void me.then((identity) => identity.scopes.includes('admin') && fill(operatorControls, suspensionCard(domain, loadInfo)), () => undefined);
+
   const unpublishButton = h('button', { type: 'button', class: 'danger' }, 'Unpublish');
   unpublishButton.addEventListener('click', async () => {
     if (await unpublish(domain, feedback)) location.hash = link({ screen: 'sites' });
@@ -175,6 +188,9 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
       h('section', { class: 'card', 'aria-labelledby': 'certificate-heading' }, h('h2', { id: 'certificate-heading' }, 'Certificate'), certificate),
     ),
     h('section', { class: 'card', 'aria-labelledby': 'deployments-heading' }, h('h2', { id: 'deployments-heading' }, 'Deployments'), deployments.element),
+    membersCard(domain, isOwner),
+    trustCard(domain, isOwner),
+    operatorControls,
     h('section', { class: 'card', 'aria-labelledby': 'events-heading' }, h('h2', { id: 'events-heading' }, 'Live events'), streamState, eventList),
   );
   return { title: domain, element };

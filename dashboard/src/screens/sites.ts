@@ -28,7 +28,7 @@ export async function unpublish(domain: string, feedback: HTMLElement): Promise<
   }
 }
 
-/** My sites: every site of the signed-in user, newest change first. */
+/** My sites: every site the signed-in user owns or is a member of, newest change first. */
 export function sitesScreen(_context: ScreenContext): Screen {
   const title = heading('My sites');
   const feedback = h('div', {});
@@ -36,11 +36,13 @@ export function sitesScreen(_context: ScreenContext): Screen {
   const usage = usageCard();
 
   function row(site: Site): HTMLTableRowElement {
-    const unpublishButton = h('button', { type: 'button', class: 'danger small' }, 'Unpublish');
+    // Only the owner unpublishes; a member's row says their role instead.
+    const unpublishButton = site.role === 'owner' ? h('button', { type: 'button', class: 'danger small' }, 'Unpublish') : null;
     const tableRow = h(
       'tr',
       {},
       h('th', { scope: 'row', 'data-label': 'Site' }, h('a', { href: link({ screen: 'site', domain: site.domain }) }, site.domain)),
+      h('td', { 'data-label': 'Role' }, site.role),
       h('td', { 'data-label': 'Modified' }, timeElement(site.modified)),
       h('td', { 'data-label': 'Live' }, h('a', { href: siteUrl(location, site.domain), target: '_blank', rel: 'noopener' }, 'Open site', h('span', { class: 'visually-hidden' }, ` ${site.domain} (new tab)`))),
       h(
@@ -55,7 +57,7 @@ export function sitesScreen(_context: ScreenContext): Screen {
         ),
       ),
     );
-    unpublishButton.addEventListener('click', async () => {
+    unpublishButton?.addEventListener('click', async () => {
       if (!(await unpublish(site.domain, feedback))) return;
       tableRow.remove();
       usage.refresh();
@@ -78,7 +80,7 @@ export function sitesScreen(_context: ScreenContext): Screen {
           'table',
           { class: 'responsive' },
           h('caption', { class: 'visually-hidden' }, 'Your sites'),
-          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Site'), h('th', { scope: 'col' }, 'Modified'), h('th', { scope: 'col' }, 'Live'), h('th', { scope: 'col' }, 'Manage'))),
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Site'), h('th', { scope: 'col' }, 'Role'), h('th', { scope: 'col' }, 'Modified'), h('th', { scope: 'col' }, 'Live'), h('th', { scope: 'col' }, 'Manage'))),
           h('tbody', {}, sorted.map(row)),
         ),
       );

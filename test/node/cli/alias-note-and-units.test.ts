@@ -7,22 +7,21 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, startService, token } from '../support/service';
+import { type RunningService, sharedService, token } from '../support/service';
 import { runCli } from './run';
 
 const repo = new URL('../../..', import.meta.url).pathname;
 const domain = 'cli-note.example';
-let service: Service;
+let service: RunningService;
 let work: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  [service, work] = await Promise.all([startService(), mkdtemp(join(tmpdir(), 'sitehost-cli-note-'))]);
+  [service, work] = await Promise.all([sharedService(), mkdtemp(join(tmpdir(), 'sitehost-cli-note-'))]);
   env = { SITEHOST_ORIGIN: service.origin, SITEHOST_TOKEN: await token(service, 'github|note', 'deploy'), XDG_CONFIG_HOME: join(work, 'config'), XDG_CACHE_HOME: join(work, 'cache') };
 }, 120_000);
 
 afterAll(async () => {
-  await service?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 

@@ -82,9 +82,10 @@ describe('sitehost configurations', () => {
     }
   });
 
-  it('answers a cursor it did not give with a usage error', async () => {
+  it('answers a cursor the service did not give with its refusal', async () => {
     const run = await runCli(['configurations', '--since', '1.AAAAAAAAAAAAAAAAAAAAAA'], { env: as(reader) });
-    expect(run.code).toBe(2);
+    // The service refused the cursor (400): exit 7, the code of a refusal the service made.
+    expect(run.code).toBe(7);
     expect(run.stderr).toMatch(/since/);
   });
 });

@@ -7,21 +7,20 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, startService, token } from '../support/service';
+import { type RunningService, sharedService, token } from '../support/service';
 import { runCli } from './run';
 
-let service: Service;
+let service: RunningService;
 let work: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'sitehost-cli-rules-'));
-  service = await startService();
+  service = await sharedService();
   env = { SITEHOST_ORIGIN: service.origin, SITEHOST_TOKEN: await token(service, 'github|rules'), XDG_CONFIG_HOME: join(work, 'no-login'), XDG_CACHE_HOME: join(work, 'cache') };
 }, 120_000);
 
 afterAll(async () => {
-  await service?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 

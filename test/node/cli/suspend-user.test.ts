@@ -2,14 +2,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getFromSite, type Service, startService, token } from '../support/service';
+import { getFromSite, type RunningService, sharedService, token } from '../support/service';
 import { runCli } from './run';
 
 /**
  * `sitehost admin suspend-user|resume-user` against the real service: an operator suspends a
  * user, whose every site answers 451 and who can change nothing, and who sees why.
  */
-let service: Service;
+let service: RunningService;
 let work: string;
 let operator: string;
 let owner: string;
@@ -19,12 +19,11 @@ const as = (userToken: string) => ({ SITEHOST_ORIGIN: service.origin, SITEHOST_T
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'sitehost-suspend-user-'));
-  service = await startService();
+  service = await sharedService();
   [operator, owner] = await Promise.all([token(service, 'github|operator', 'admin'), token(service, 'github|held', 'deploy')]);
 }, 120_000);
 
 afterAll(async () => {
-  await service?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 

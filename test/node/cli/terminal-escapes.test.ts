@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, startService, token } from '../support/service';
+import { type RunningService, sharedService, token } from '../support/service';
 import { runCli } from './run';
 
 /**
@@ -10,7 +10,7 @@ import { runCli } from './run';
  * terminal: ESC and BEL would retitle and clear it, a CR overwrite the line. Without --json every
  * control character but line feeds and tabs is shown escaped; --json keeps the value exact.
  */
-let service: Service;
+let service: RunningService;
 let work: string;
 let owner: string;
 let reader: string;
@@ -27,12 +27,11 @@ async function api(path: string, init: RequestInit & { as: string }): Promise<Re
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'sitehost-escapes-'));
-  service = await startService();
+  service = await sharedService();
   [owner, reader] = await Promise.all([token(service, 'github|writer'), token(service, 'github|reader', 'deploy global_read')]);
 }, 120_000);
 
 afterAll(async () => {
-  await service?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './run';
-import { type Service, startService, token } from '../support/service';
+import { type RunningService, sharedService, token } from '../support/service';
 
 /**
  * `sitehost deploy` cancels the upload it cannot finish (its bytes stop counting against the
@@ -11,16 +11,15 @@ import { type Service, startService, token } from '../support/service';
  * real service.
  */
 
-let service: Service;
+let service: RunningService;
 let work: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'sitehost-cli-cancel-'));
-  service = await startService();
+  service = await sharedService();
 }, 120_000);
 
 afterAll(async () => {
-  await service?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 

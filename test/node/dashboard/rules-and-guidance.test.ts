@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import hostSchema from '../../../schema/host.schema.json';
 import type { DeployResult } from '../../../src/common/api-types';
-import { type Service, startService, token } from '../support/service';
+import { type RunningService, sharedService, token } from '../support/service';
 import { type Browser, launchChromium } from './browser';
 import { makeSiteFolder } from './site-folder';
 
@@ -25,7 +25,7 @@ const files = {
 };
 const configuration = { redirects: [{ from: '/docs', to: '/guide' }], headers: [{ fields: { 'X-Frame-Options': 'DENY' } }] };
 
-let service: Service;
+let service: RunningService;
 let browser: Browser;
 let page: Page;
 let userToken: string;
@@ -55,7 +55,7 @@ let first: DeployResult;
 
 beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
-  [service, browser, folder] = await Promise.all([startService(), launchChromium(), makeSiteFolder()]);
+  [service, browser, folder] = await Promise.all([sharedService(), launchChromium(), makeSiteFolder()]);
   userToken = await token(service, 'github|rules', 'deploy global_read');
   browser.context.on('page', (opened) => {
     opened.on('pageerror', (error) => pageProblems.push(String(error)));
@@ -73,7 +73,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await service?.stop();
   if (folder) await rm(folder.parent, { recursive: true, force: true });
 });
 

@@ -6,13 +6,13 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Service, startService, token } from '../support/service';
+import { type RunningService, sharedService, token } from '../support/service';
 import { type Browser, launchChromium } from './browser';
 
 const screenshots = new URL('../../../test-results/dashboard/', import.meta.url).pathname;
 const domain = 'tokens-dash.example';
 
-let service: Service;
+let service: RunningService;
 let browser: Browser;
 let page: Page;
 let signedIn: string;
@@ -22,7 +22,7 @@ const whoami = (bearer: string) => fetch(`${service.origin}/v2/whoami`, { header
 
 beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
-  [service, browser] = await Promise.all([startService(), launchChromium()]);
+  [service, browser] = await Promise.all([sharedService(), launchChromium()]);
   signedIn = await token(service, 'github|dashboard-tokens', 'deploy');
   const form = new FormData();
   form.append('directory', new File(['<h1>tokens</h1>'], 'index.html'));
@@ -38,7 +38,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await service?.stop();
 });
 
 describe('the Tokens page', () => {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 
 const repo = new URL('../../..', import.meta.url).pathname;
@@ -16,11 +17,19 @@ export interface TestProcess {
   kill(): Promise<void>;
 }
 
-/** Starts `command` in its own process group, so that stopping it stops its children too (wrangler's workerd). */
-export function startProcess(name: string, command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): TestProcess {
+/**
+ * Starts `command` in its own process group, so that stopping it stops its children too (wrangler's
+ * workerd); with `logFile`, everything it prints is appended there too.
+ */
+export function startProcess(name: string, command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}, logFile?: string): TestProcess {
   const child = spawn(command, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
-  for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (logFile) appendFileSync(logFile, chunk);
+    });
+  }
   // A command that cannot be spawned (not installed) exits at once; its error tells why.
   child.on('error', (error) => (output += `${error}\n`));
   const exitStatus = () => child.exitCode ?? child.signalCode;

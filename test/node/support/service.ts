@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { createServer } from 'node:net';
@@ -10,12 +11,18 @@ import { inject } from 'vitest';
 import { undocumentedAnswer } from '../../support/openapi-document';
 import { type TestProcess, startProcess, waitFor } from './processes';
 
-/** The real service under `wrangler dev` (through `npm start`'s script), with its own state and secret. */
-export interface Service extends TestProcess {
+/** A running service the tests can reach: where it listens, its secret and what it printed. */
+export interface RunningService {
   origin: string;
   port: number;
   /** Its AUTH_SECRET, which signs self-issued tokens. */
   secret: string;
+  /** Everything it printed so far. */
+  output(): string;
+}
+
+/** The real service under `wrangler dev` (through `npm start`'s script), with its own state and secret. */
+export interface Service extends TestProcess, RunningService {
   /** Its local state (`--persist-to`), deleted by stop() unless it was given. */
   persistDir: string;
   /** Stops it, and then fails if it answered the API with a status schema/openapi.json does not list (undocumentedAnswers). */
@@ -36,6 +43,10 @@ export interface ServiceOptions {
   state?: 'migrated' | 'empty';
   /** Local state to start on (a service run on it before, say), left in place by stop(); a new temporary one otherwise. */
   persistDir?: string;
+  /** The migrated state to copy; what test/node/support/migrated-state.ts made otherwise (it can only be injected in a test file). */
+  migratedState?: string;
+  /** A file that gets a copy of everything it prints, for processes other than the one that started it. */
+  logFile?: string;
 }
 
 export function freePort(): Promise<number> {
@@ -69,7 +80,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
 async function startServiceOnce(options: ServiceOptions): Promise<Service> {
   const persistDir = options.persistDir ?? (await mkdtemp(join(tmpdir(), 'sitehost-service-')));
-  if (options.persistDir === undefined && options.state !== 'empty') await cp(inject('migratedState'), persistDir, { recursive: true });
+  if (options.persistDir === undefined && options.state !== 'empty') await cp(options.migratedState ?? inject('migratedState'), persistDir, { recursive: true });
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
   const secret = randomBytes(32).toString('base64url');
@@ -79,6 +90,7 @@ async function startServiceOnce(options: ServiceOptions): Promise<Service> {
     process.execPath,
     ['scripts/start.mjs', '--ip', '127.0.0.1', '--inspector-port', String(inspectorPort), ...vars],
     { DOMAIN_PROOF_SECRET: randomBytes(32).toString('base64url'), ...options.env, PORT: String(port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: secret },
+    options.logFile,
   );
   const service: Service = {
     ...server,
@@ -113,8 +125,28 @@ export function undocumentedAnswers(output: string): string[] {
   return [...new Set(undocumented.filter((answer) => answer !== undefined))];
 }
 
+/**
+ * The service the node project's global set-up started with wrangler.toml's settings
+ * (./shared-service.ts), shared by every test file that needs no settings of its own: each such
+ * file would otherwise start, and wait for, a service of its own. Its files use their own users
+ * and domains. Waits until it is ready.
+ */
+export async function sharedService(): Promise<RunningService> {
+  const folder = inject('sharedService');
+  const ready = join(folder, 'service.json');
+  const failed = join(folder, 'failed');
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(ready)) {
+    if (existsSync(failed)) throw new Error(`The shared service did not start:\n${readFileSync(failed, 'utf8')}`);
+    if (Date.now() > deadline) throw new Error('Timed out waiting for the shared service');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const { origin, port, secret, logFile } = JSON.parse(readFileSync(ready, 'utf8')) as { origin: string; port: number; secret: string; logFile: string };
+  return { origin, port, secret, output: () => readFileSync(logFile, 'utf8') };
+}
+
 /** A self-issued token, as `npm run token` signs it. */
-export function token(service: Service, user: string, scope = 'deploy', secret = service.secret): Promise<string> {
+export function token(service: RunningService, user: string, scope = 'deploy', secret = service.secret): Promise<string> {
   return new SignJWT({ scope })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(user)
@@ -137,7 +169,7 @@ export interface SiteResponse<Body = string> {
  * through node:http with that Host header, since fetch does not let a caller set Host (nor
  * send a path with `//` or dot segments as written).
  */
-export function getBytesFromSite(service: Service, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse<Buffer>> {
+export function getBytesFromSite(service: RunningService, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse<Buffer>> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
       { host: '127.0.0.1', port: service.port, path, headers: { host: `${domain}.localhost:${service.port}`, ...headers } },
@@ -155,13 +187,13 @@ export function getBytesFromSite(service: Service, domain: string, path: string,
 }
 
 /** `getBytesFromSite`, the body as UTF-8 text. */
-export async function siteAnswer(service: Service, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
+export async function siteAnswer(service: RunningService, domain: string, path: string, headers: Record<string, string> = {}): Promise<SiteResponse> {
   const response = await getBytesFromSite(service, domain, path, headers);
   return { ...response, body: response.body.toString('utf8') };
 }
 
 /** What a visitor sees of a page: its status and text, to compare whole. */
-export async function getFromSite(service: Service, domain: string, path: string): Promise<{ status: number; body: string }> {
+export async function getFromSite(service: RunningService, domain: string, path: string): Promise<{ status: number; body: string }> {
   const { status, body } = await siteAnswer(service, domain, path);
   return { status, body };
 }

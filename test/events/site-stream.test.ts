@@ -1,0 +1,62 @@
+/** `GET /v2/sites/<domain>/events` (docs/events.md, "One site's events"): the site's events for its owner and members, nobody else's. */
+import { describe, expect, it } from 'vitest';
+import { authorized, deploy, type TokenOptions } from '../support/client';
+import { Subscriber } from './subscriber';
+
+const owner: TokenOptions = { user: 'github|site-stream-owner' };
+const viewer: TokenOptions = { user: 'github|site-stream-viewer' };
+const domain = 'site-stream.example';
+const other = 'site-stream-other.example';
+
+const json = (method: string, body: unknown): RequestInit => ({ method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const types = (subscriber: Subscriber) => subscriber.events.map((event) => [event.event, (JSON.parse(event.data) as { domain: string }).domain]);
+
+describe('GET /v2/sites/<domain>/events', () => {
+  it("streams a site's events to a viewer, live and replayed, and none of another site's", async () => {
+    expect((await deploy(domain, { 'index.html': 'v1' }, undefined, owner)).status).toBe(200);
+    expect((await deploy(other, { 'index.html': 'x' }, undefined, owner)).status).toBe(200);
+    expect((await authorized(`/v2/sites/${domain}/members/${encodeURIComponent(viewer.user!)}`, json('PUT', { role: 'viewer' }), owner)).status).toBe(201);
+
+    const live = new Subscriber(await authorized(`/v2/sites/${domain}/events`, {}, viewer));
+    expect(live.response.status).toBe(200);
+    expect((await deploy(other, { 'index.html': 'y' }, undefined, owner)).status).toBe(200);
+    expect((await deploy(domain, { 'index.html': 'v2' }, undefined, owner)).status).toBe(200);
+    await live.until(() => live.events.some((event) => event.event === 'site-deploy'));
+    expect(types(live)).toEqual([['site-deploy', domain]]);
+    await live.close();
+
+    // From the start of the retained history: the site's own, in order, member-add among them.
+    const replayed = new Subscriber(await authorized(`/v2/sites/${domain}/events?since=0`, {}, viewer));
+    await replayed.until(() => replayed.events.filter((event) => event.event === 'site-deploy').length === 2);
+    expect(types(replayed)).toEqual([
+      ['site-deploy', domain],
+      ['member-add', domain],
+      ['site-deploy', domain],
+    ]);
+    await replayed.close();
+  });
+
+  it("pushes over a WebSocket a site's events only", async () => {
+    const response = await authorized(`/v2/sites/${domain}/events`, { headers: { upgrade: 'websocket' } }, viewer);
+    expect(response.status).toBe(101);
+    const socket = response.webSocket!;
+    socket.accept();
+    const messages: { event: string; data: { domain: string } }[] = [];
+    let wake = () => {};
+    socket.addEventListener('message', (message) => {
+      messages.push(JSON.parse(message.data as string));
+      wake();
+    });
+    expect((await deploy(other, { 'index.html': 'ws other' }, undefined, owner)).status).toBe(200);
+    expect((await deploy(domain, { 'index.html': 'ws mine' }, undefined, owner)).status).toBe(200);
+    while (!messages.some((message) => message.event === 'site-deploy' && message.data.domain === domain)) await new Promise<void>((resolve) => (wake = resolve));
+    // Replayed from its start (none asked) and live: nothing of the other site.
+    expect(messages.every((message) => message.data.domain === domain)).toBe(true);
+    socket.close();
+  });
+
+  it('refuses whoever may not read the site', async () => {
+    expect((await authorized(`/v2/sites/${domain}/events`, {}, { user: 'github|site-stream-stranger' })).status).toBe(403);
+    expect((await authorized('/v2/sites/no-such-site.example/events', {}, owner)).status).toBe(404);
+  });
+});

@@ -1,0 +1,138 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OidcExchange } from '../../src/common/api-types';
+import { type OidcIssuer, startOidcIssuer } from './support/oidc-issuer';
+import { type Service, startService, token } from './support/service';
+
+/**
+ * `POST /v2/oidc/github`, black-box: the running service (npm start) verifies ID tokens of a real
+ * issuer on loopback (GITHUB_OIDC_ISSUER), found through its discovery document, nothing mocked.
+ */
+
+let issuer: OidcIssuer;
+let service: Service;
+const owner = 'github|oidc-owner';
+const domain = 'oidc.example';
+const policy = { repository: 'octo-org/site', repositoryId: '101', repositoryOwnerId: '202', workflow: '.github/workflows/deploy.yml', ref: 'refs/heads/main' };
+
+async function asOwner(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('authorization', `Bearer ${await token(service, owner)}`);
+  return fetch(`${service.origin}${path}`, { ...init, headers });
+}
+
+function exchange(body: unknown): Promise<Response> {
+  return fetch(`${service.origin}/v2/oidc/github`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+}
+
+/**
+ * POSTs `body` through node:http and takes the answer even when the service answers and closes
+ * before the body is all sent (which fetch reports as a failure, not as the answer).
+ */
+function exchangeRaw(body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sending = request(`${service.origin}/v2/oidc/github`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+    });
+    sending.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
+    });
+    sending.end(body);
+  });
+}
+
+async function problem(response: Response): Promise<{ status: number; detail: string; claim?: string }> {
+  expect(response.headers.get('content-type')).toBe('application/problem+json');
+  return response.json();
+}
+
+function deployWith(bearer: string, site: string): Promise<Response> {
+  const form = new FormData();
+  form.append('directory', new File(['<h1>from Actions</h1>'], 'index.html'));
+  return fetch(`${service.origin}/v2/sites/${site}`, { method: 'PUT', headers: { authorization: `Bearer ${bearer}` }, body: form });
+}
+
+beforeAll(async () => {
+  issuer = await startOidcIssuer();
+  service = await startService({ vars: { GITHUB_OIDC_ISSUER: issuer.issuer } });
+}, 120_000);
+
+afterAll(async () => {
+  await service?.stop();
+  await issuer?.stop();
+});
+
+describe('POST /v2/oidc/github', () => {
+  it('answers 503 with Retry-After while the issuer’s keys cannot be fetched, not 401', async () => {
+    issuer.down = true;
+    try {
+      const refused = await exchange({ token: await issuer.sign(service.origin) });
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      issuer.down = false;
+    }
+  });
+
+  it('trades a matching ID token for a token of the trusting site only, living at most 15 minutes, that deploys it once', async () => {
+    expect((await deployWith(await token(service, owner), domain)).status).toBe(200);
+    expect((await deployWith(await token(service, owner), 'other-oidc.example')).status).toBe(200);
+    const put = await asOwner(`/v2/sites/${domain}/trust/github`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(policy) });
+    expect(put.status, await put.clone().text()).toBe(201);
+
+    const idToken = await issuer.sign(service.origin);
+    const answered = await exchange({ token: idToken });
+    expect(answered.status, await answered.clone().text()).toBe(200);
+    const exchanged = (await answered.json()) as OidcExchange;
+    expect(exchanged.sites).toEqual([domain]);
+    expect(exchanged.token).toMatch(/^sitehost_[0-9A-Za-z]{36}$/);
+    const lifetime = Date.parse(`${exchanged.expiresAt}Z`) - Date.now();
+    expect(lifetime).toBeGreaterThan(0);
+    expect(lifetime).toBeLessThanOrEqual(15 * 60_000);
+
+    expect((await deployWith(exchanged.token, domain)).status).toBe(200);
+    const elsewhere = await deployWith(exchanged.token, 'other-oidc.example');
+    expect(elsewhere.status).toBe(403);
+
+    // The same ID token again is a replay.
+    const replayed = await exchange({ token: idToken });
+    expect(replayed.status).toBe(401);
+    expect((await problem(replayed)).detail).toMatch(/exchanged already/);
+  });
+
+  it('refuses a claim the policy does not accept with a 403 naming it', async () => {
+    for (const [claims, named] of [
+      [{ repository_id: '999' }, 'repository_id'],
+      [{ repository_owner_id: '999' }, 'repository_owner_id'],
+      [{ job_workflow_ref: 'octo-org/site/.github/workflows/other.yml@refs/heads/main' }, 'job_workflow_ref'],
+      [{ ref: 'refs/heads/feature' }, 'ref'],
+    ] as const) {
+      const refused = await exchange({ token: await issuer.sign(service.origin, claims) });
+      expect(refused.status, named).toBe(403);
+      const body = await problem(refused);
+      expect(body.claim).toBe(named);
+      expect(body.detail).toContain(`"${named}"`);
+    }
+  });
+
+  it('refuses a bad signature, the wrong audience and an expired token with 401', async () => {
+    for (const [idToken, detail] of [
+      [await issuer.sign(service.origin, {}, { foreignKey: true }), /could not be verified/],
+      [await issuer.sign('https://someone-else.example'), /"aud"/],
+      [await issuer.sign(service.origin, { iat: Math.floor(Date.now() / 1000) - 3600, nbf: Math.floor(Date.now() / 1000) - 3600 }, { expiresIn: Math.floor(Date.now() / 1000) - 60 }), /expired/],
+    ] as const) {
+      const refused = await exchange({ token: idToken });
+      expect(refused.status).toBe(401);
+      expect((await problem(refused)).detail).toMatch(detail);
+    }
+  });
+
+  it('refuses an ID token of several MB with 413 before reading it, and a body without a token with 400', async () => {
+    const huge = await exchangeRaw(JSON.stringify({ token: 'e'.repeat(5 * 1024 * 1024) }));
+    expect(huge.status).toBe(413);
+    expect(JSON.parse(huge.body).detail).toMatch(/at most 16384 bytes/);
+    expect((await exchange({ nothing: true })).status).toBe(400);
+  });
+});
