@@ -4,11 +4,11 @@ import { requireScope } from '../auth/middleware';
 import type { DeploymentFallback, DeploymentHeaders, DeploymentRedirect, DeploymentRules } from '../common/api-types';
 import type { SiteRules } from '../rules/rules-files';
 import { deploymentNotFound } from '../coordinator/access';
+import { siteCoordinator } from '../coordinator/coordinator-client';
 import { Problem } from '../http/problem';
 import type { HostConfiguration } from '../configuration/parse';
 import { hostOptionsOf } from '../serving/host-options';
 import { resource } from '../http/resource';
-import { getDeployment } from '../storage/deployments-table';
 import { readFileIndex } from '../storage/file-index';
 import { deploymentIdParam } from './deployments';
 import { domainParam } from './domain-param';
@@ -56,7 +56,7 @@ resource(deploymentRules, '/v2/sites/:domain/deployments/:id/rules', {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);
       await readableSite(c, domain);
-      const record = await getDeployment(c.env.DB, domain, id);
+      const record = await siteCoordinator(c.env, domain).deployment(domain, id);
       if (!record) throw deploymentNotFound(domain, id);
       if (record.state === 'uploading') {
         throw new Problem('conflict', `Deployment ${id} of ${domain} is still uploading: its rules are read from its files when it is finalized.`);

@@ -12,7 +12,7 @@ import { deploymentNotFound } from '../coordinator/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import { purgeNotice } from './purge-notice';
 import { isDeploymentId } from '../coordinator/deployment-id';
-import { type DeploymentRecord, type DeploymentsCursor, getDeployment, listReadyDeployments } from '../storage/deployments-table';
+import type { DeploymentRecord, DeploymentsCursor } from '../storage/deployments-table';
 import { domainParam } from './domain-param';
 import { authorizeRead, readableSite } from './site-access';
 
@@ -85,7 +85,7 @@ resource(deployments, '/v2/sites/:domain/deployments', {
       const domain = domainParam(c);
       const site = await readableSite(c, domain);
       // One more than a page tells whether another follows.
-      const records = await listReadyDeployments(c.env.DB, domain, pageSize + 1, parseCursor(c.req.query('cursor')));
+      const records = await siteCoordinator(c.env, domain).deployments(domain, pageSize + 1, parseCursor(c.req.query('cursor')));
       const page = records.slice(0, pageSize);
       const body: DeploymentPage = {
         deployments: page.map((record) => deploymentView(c, record, site.liveDeploymentId)),
@@ -113,7 +113,8 @@ resource(deployments, '/v2/sites/:domain/deployments/:id', {
     async (c) => {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);
-      const [site, record] = await Promise.all([siteCoordinator(c.env, domain).current(domain), getDeployment(c.env.DB, domain, id)]);
+      const coordinator = siteCoordinator(c.env, domain);
+      const [site, record] = await Promise.all([coordinator.current(domain), coordinator.deployment(domain, id)]);
       // A first deploy's deployment exists before its site does: its creator may read it, to resume
       // the upload. To anyone else the domain is not hosted (404), as for every other read.
       const principal = c.get('principal');

@@ -7,7 +7,7 @@
  */
 import { deployLimits, limitExceeded } from '../content/deploy-limits';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
-import { type BlobLocation, addUploadedPack } from '../storage/deployments-table';
+import { type BlobLocation, addUploadedPack, getDeployment } from '../storage/deployments-table';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { recordObjects, recordedBytes, release } from '../storage/usage-ledger';
@@ -35,7 +35,7 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
   authorize({ userId }, domain, site, 'deploy', await state.memberOf(site, userId));
   // A member's upload counts against the owner.
   const owner = site?.userId ?? userId;
-  const uploading = await uploadingDeployment(DB, domain, upload.deploymentId, userId);
+  const uploading = uploadingDeployment(await getDeployment(DB, domain, upload.deploymentId), domain, upload.deploymentId, userId);
   await state.claimUpload(domain, [upload.pack], [upload.pack]);
   const kept = await keptPack(state, upload);
   if (!kept) return;

@@ -8,10 +8,10 @@ import type { SiteCoordinator } from './coordinator';
 import { type Outcome, unwrap } from './outcome';
 
 /** The coordinator's changes: each answers an `Outcome` across RPC, turned back here. */
-const changes = ['deploy', 'preview', 'activate', 'addBlobs', 'finalize', 'deployManifest', 'cancel', 'unpublish', 'editConfiguration', 'editMetadata', 'putFile', 'deleteFile', 'suspend', 'resume', 'refreshOwner', 'changeAccess'] as const;
+const changes = ['deploy', 'preview', 'activate', 'addBlobs', 'finalize', 'deployManifest', 'cancel', 'unpublish', 'editConfiguration', 'editMetadata', 'putFile', 'deleteFile', 'suspend', 'resume', 'refreshOwner', 'changeAccess', 'storeUploading'] as const;
 type Change = (typeof changes)[number];
 /** Its other methods, whose answers pass as they are. */
-type Query = 'current' | 'beginUpload' | 'forgetUpload' | 'beginIncremental' | 'sweepOrphans' | 'discard' | 'replayDeadLetters' | 'knownBlobs' | 'storedBlobs';
+type Query = 'current' | 'beginUpload' | 'forgetUpload' | 'beginIncremental' | 'sweepOrphans' | 'discard' | 'replayDeadLetters' | 'knownBlobs' | 'storedBlobs' | 'deployments' | 'deployment';
 
 /** A change's signature with its `Outcome` unwrapped; `never` (a type error below) for one that answers none. */
 type Unwrapped<F> = F extends (...args: infer A) => Promise<Outcome<infer R>> ? (...args: A) => Promise<R> : never;
@@ -35,6 +35,8 @@ export function siteCoordinator(env: Env, domain: string, onPurgePending?: OnPur
     replayDeadLetters: (...args: Parameters<SiteCoordinator['replayDeadLetters']>) => stub.replayDeadLetters(...args),
     knownBlobs: (...args: Parameters<SiteCoordinator['knownBlobs']>) => stub.knownBlobs(...args),
     storedBlobs: (...args: Parameters<SiteCoordinator['storedBlobs']>) => stub.storedBlobs(...args),
+    deployments: (...args: Parameters<SiteCoordinator['deployments']>) => stub.deployments(...args),
+    deployment: (...args: Parameters<SiteCoordinator['deployment']>) => stub.deployment(...args),
   };
   for (const change of changes) {
     client[change] = async (...args: unknown[]) => {

@@ -10,7 +10,7 @@ import type { Env } from '../platform/env';
 import { applyMergePatch } from '../http/merge-patch';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type BlobLocation, type DeploymentRecord, deleteDeploymentsOf, deploymentsOf, getDeployment } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, type DeploymentsCursor, deleteDeploymentsOf, deploymentsOf, getDeployment, listReadyDeployments } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
@@ -36,6 +36,7 @@ import { configuredRoot } from '../rules/deployment-rules';
 import { filesForRoot } from './rules-root';
 import { refreshOwnerSuspension, resume, suspend } from './suspension';
 import { servesAlready, unchangedResult } from './unchanged';
+import { storeUploading } from './unfinished';
 
 /**
  * One per domain (`idFromName(domain)`): every change to a domain goes through here, one at
@@ -57,10 +58,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     return run;
   }
 
-  /**
-   * An exclusive change, after any change left unsettled; its problems are returned, not thrown,
-   * so they reach the Worker intact, and so is a purge of its left pending.
-   */
+  /** An exclusive change, after any change left unsettled; its problems are returned, not thrown, so they reach the Worker intact, and so is a purge of its left pending. */
   #change<T>(change: () => Promise<T>): Promise<Outcome<T>> {
     return this.#exclusive(async () => {
       await this.#state.commits.recover();
@@ -93,19 +91,28 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#state.commits.blobs.all();
   }
 
+  /** The site's ready deployments after `cursor`, newest first (at most `limit`), or one by id: the Worker reads them only here, wherever they are kept (docs/design.md, "Capacity"). */
+  async deployments(domain: string, limit: number, cursor?: DeploymentsCursor): Promise<DeploymentRecord[]> {
+    return listReadyDeployments(this.env.DB, domain, limit, cursor);
+  }
+  async deployment(domain: string, id: string): Promise<DeploymentRecord | null> {
+    return getDeployment(this.env.DB, domain, id);
+  }
+
   /** The Worker aborted the upload of `key`. */
   async forgetUpload(key: string): Promise<void> {
     this.#state.commits.uploads.forget(key);
   }
 
-  /**
-   * The Worker is about to store the incremental deploy `id`, begun at `created`: the alarm
-   * collects it at its deadline unless it is finalized by then, though the site may never commit
-   * again (./incremental-deadlines.ts). Not queued behind changes: nothing it writes is theirs.
-   */
+  /** The Worker is about to store the incremental deploy `id`, begun at `created`: the alarm collects it at its deadline unless it is finalized by then, though the site may never commit again (./incremental-deadlines.ts). Not queued behind changes: nothing it writes is theirs. */
   async beginIncremental(domain: string, id: string, created: number): Promise<void> {
     this.#state.commits.deadlines.record(domain, id, created);
     await this.#state.commits.scheduleAlarm();
+  }
+
+  /** Stores the incremental deploy `record`, its manifest written, as uploading; 429 when its site holds `max` (MAX_UNFINISHED_DEPLOYMENTS, the Worker's setting) already. */
+  storeUploading(record: DeploymentRecord, max: number): Promise<Outcome<null>> {
+    return this.#change(async () => (await storeUploading(this.#state, record, max), null));
   }
 
   /**
@@ -220,7 +227,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
       const site = await this.#state.permitted(domain, userId, 'deploy');
-      const uploading = await uploadingDeployment(this.env.DB, domain, id, userId);
+      const uploading = uploadingDeployment(await getDeployment(this.env.DB, domain, id), domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
       const commit = { domain, userId, deploymentId: id, content: { manifest }, preview, labels: labelsOfRecord(uploading) };
@@ -278,10 +285,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Deletes objects the Worker wrote for a change that did not take them (refused, failed, never
-   * asked), but none a deployment holds: under the lock, after any change left unsettled.
-   */
+  /** Deletes objects the Worker wrote for a change that did not take them (refused, failed, never asked), but none a deployment holds: under the lock, after any change left unsettled. */
   discard(domain: string, written: string[]): Promise<void> {
     return this.#exclusive(async () => {
       await this.#state.commits.recover();

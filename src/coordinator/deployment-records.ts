@@ -11,7 +11,7 @@ import { timestamp } from '../http/time';
 import type { DeployResult } from '../common/api-types';
 import type { DeploymentLabels } from '../content/label-checks';
 import { settingsOf } from '../platform/settings';
-import { type BlobLocation, type DeploymentRecord, type DeploymentSource, getDeployment } from '../storage/deployments-table';
+import { type BlobLocation, type DeploymentRecord, type DeploymentSource } from '../storage/deployments-table';
 import { type FileEntry, type FileIndex } from '../storage/file-index';
 import type { Deployment, SiteRecord } from '../storage/sites-table';
 import type { KeptWindow } from './kept-window';
@@ -108,9 +108,8 @@ export function deployResult(previous: SiteRecord | null, next: SiteRecord, hasN
   };
 }
 
-/** The incremental deploy `id` of `domain`, still uploading and begun by `userId`; else a 404. */
-export async function uploadingDeployment(db: D1Database, domain: string, id: string, userId: string): Promise<DeploymentRecord> {
-  const record = await getDeployment(db, domain, id);
+/** `record`, read as the incremental deploy `id` of `domain`, when it is still uploading and `userId` began it; else a 404. */
+export function uploadingDeployment(record: DeploymentRecord | null, domain: string, id: string, userId: string): DeploymentRecord {
   if (record?.state !== 'uploading' || record.createdBy !== userId) {
     throw new Problem('not-found', `${domain} has no incremental deploy ${JSON.stringify(id)} of yours still receiving bytes.`);
   }

@@ -11,6 +11,7 @@ import type { Env } from '../platform/env';
 import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
+import { settingsOf } from '../platform/settings';
 import { authorize, refuseSuspendedUser } from '../coordinator/access';
 import { checkClaimant } from '../coordinator/claimant';
 import type { PackUpload } from '../coordinator/changes';
@@ -19,7 +20,7 @@ import { newDeploymentId } from '../coordinator/deployment-id';
 import { missingHashes, uploadingDeployment } from '../coordinator/deployment-records';
 import { addBaseLocations, addStoredLocations, baseIndex } from '../coordinator/manifest-base';
 import { checkSiteSize } from '../content/file-rules';
-import { type BlobLocation, type DeploymentRecord, getDeployment } from '../storage/deployments-table';
+import type { BlobLocation, DeploymentRecord } from '../storage/deployments-table';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import { getUserSuspension } from '../storage/user-suspensions';
@@ -46,7 +47,6 @@ import { maxFramingBytes, readMultipartFormData, type PartHeader, type PartRecei
 import { isMultipartFormData } from './receive';
 import { type TextPartRules, textPart } from './text-part';
 import { blobParts, knownBytes } from './blob-parts';
-import { storeUploading } from './unfinished';
 import { type StorageRoom, admitDeploy, storageRoom } from '../quotas/admission';
 
 /** An incremental deployment still receiving bytes, with the hashes (hex) it lacks. */
@@ -107,7 +107,7 @@ async function resolvePatch(
   patch: ManifestPatch,
   { known, sizes }: Pick<Prepared, 'known' | 'sizes'>,
 ): Promise<Manifest> {
-  const base = await baseIndex(domain, patch.base, await getDeployment(env.DB, domain, patch.base), (key) => readFileIndex(env.FILES, key));
+  const base = await baseIndex(domain, patch.base, await siteCoordinator(env, domain).deployment(domain, patch.base), (key) => readFileIndex(env.FILES, key));
   const manifest = patchedManifest(base, patch, limits);
   // The request's own blobs and stored ones already known stay: a hash stored again points at its newest copy.
   addBaseLocations(base, known);
@@ -246,7 +246,7 @@ async function settle(
     // Before anything is stored: whatever this request leaves unfinished, the coordinator collects at its deadline.
     await siteCoordinator(env, domain).beginIncremental(domain, id, record.created);
     await writeManifest(env.FILES, record.manifestKey!, manifest);
-    await storeUploading(env, record);
+    await siteCoordinator(env, domain).storeUploading(record, settingsOf(env).maxUnfinishedDeployments);
   } catch (error) {
     await discard(env, domain, storedPack(upload));
     throw error;
@@ -302,7 +302,7 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
   authorize({ userId }, domain, owner, 'deploy', member);
   if (owner === null) refuseSuspendedUser(userId, await getUserSuspension(env.DB, userId));
   const room = await storageRoom(env, owner?.userId ?? userId, domain);
-  const record = await uploadingDeployment(env.DB, domain, id, userId);
+  const record = uploadingDeployment(await siteCoordinator(env, domain).deployment(domain, id), domain, id, userId);
   const limits = deployLimits(env);
   checkContentLength(request, limits, limits.maxTotalBytes + maxFramingBytes(limits.maxFiles), 'an upload');
 
