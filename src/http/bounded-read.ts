@@ -28,7 +28,8 @@ export async function readAtMost(body: ReadableStream<Uint8Array> | null, maxByt
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) {
-        await reader.cancel().catch(() => {});
+        // Not awaited: a sender still sending must not hold the answer that refuses it.
+        void reader.cancel().catch(() => {});
         throw new BodyTooLarge(`more than ${maxBytes} bytes`);
       }
       chunks.push(value);
