@@ -6,7 +6,7 @@ import { Problem } from './http/problem';
 import { log } from './platform/log';
 import { consumeQueue } from './queues';
 import { sweepOrphanedObjects } from './coordinator/orphan-sweeps';
-import { moveBlobsOutOfD1 } from './coordinator/blob-moves';
+import { moveOutOfD1 } from './coordinator/d1-moves';
 import { InvalidSetting, type Settings, settingsOf } from './platform/settings';
 import { previewNameOf, servePreview } from './serving/preview';
 import { serveSite } from './serving/serve';
@@ -46,7 +46,7 @@ export default {
       forgetOldDeadLetters(env.DB, controller.scheduledTime),
       forgetOldUnpublished(env.DB, controller.scheduledTime, settingsOf(env).configurationChangesRetentionDays),
       sweepOrphanedObjects(controller, env),
-      moveBlobsOutOfD1(env),
+      moveOutOfD1(env),
     ]);
     for (const run of runs) if (run.status === 'rejected') throw run.reason;
   },

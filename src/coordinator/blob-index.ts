@@ -100,11 +100,6 @@ export class BlobIndex {
   drop(): void {
     this.storage.sql.exec('DELETE FROM pending_blobs');
   }
-
-  /** Records blobs whose commit has already happened (a batch of the coordinator's own outside a change's commit). */
-  record(blobs: readonly BlobLocation[]): void {
-    this.storage.transactionSync(() => this.#insert('blobs', blobs, 'DO UPDATE SET pack = excluded.pack, offset = excluded.offset, size = excluded.size'));
-  }
 }
 
 type BlobRow = BlobLocation & Record<string, SqlStorageValue>;

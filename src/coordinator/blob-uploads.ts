@@ -7,7 +7,7 @@
  */
 import { deployLimits, limitExceeded } from '../content/deploy-limits';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
-import { type BlobLocation, addUploadedPack, getDeployment } from '../storage/deployments-table';
+import type { BlobLocation } from '../storage/deployments-table';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { recordObjects, recordedBytes, release } from '../storage/usage-ledger';
@@ -35,7 +35,7 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
   authorize({ userId }, domain, site, 'deploy', await state.memberOf(site, userId));
   // A member's upload counts against the owner.
   const owner = site?.userId ?? userId;
-  const uploading = uploadingDeployment(await getDeployment(DB, domain, upload.deploymentId), domain, upload.deploymentId, userId);
+  const uploading = uploadingDeployment(await state.deployments.get(domain, upload.deploymentId), domain, upload.deploymentId, userId);
   await state.claimUpload(domain, [upload.pack], [upload.pack]);
   const kept = await keptPack(state, upload);
   if (!kept) return;
@@ -50,12 +50,9 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
     // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
     state.commits.deadlines.record(domain, uploading.id, uploading.created);
     await state.commits.scheduleAlarm();
-    await DB.batch([
-      addUploadedPack(DB, uploading.id, kept.pack),
-      recordObjects(DB, domain, owner, [{ key: kept.pack, bytes: kept.bytes }]),
-      ...(reservation ? [release(DB, reservation, owner)] : []),
-    ]);
-    state.commits.blobs.record(kept.blobs);
+    // Counted in D1 as it is kept by the deployment and its blobs are known: all of it or none, across a stop.
+    const counted = [recordObjects(DB, domain, owner, [{ key: kept.pack, bytes: kept.bytes }]), ...(reservation ? [release(DB, reservation, owner)] : [])];
+    await state.commits.commit(domain, counted, undefined, { now: [] }, { record: kept.blobs }, { put: { ...uploading, packs: [...uploading.packs, kept.pack] } });
   } catch (error) {
     await releaseQuota(state.env, reservation, owner);
     // A copy this object made is its own to delete; the request's pack the Worker has discarded.

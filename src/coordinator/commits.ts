@@ -8,6 +8,7 @@ import type { Env } from '../platform/env';
 import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } from '../storage/sites-table';
 import { keptFollowUps } from '../storage/dead-letters';
 import { type BlobChange, BlobIndex } from './blob-index';
+import { type DeploymentChange, DeploymentStore } from './deployment-store';
 import { FollowUps, type PendingChange } from './follow-ups';
 import type { LiveRecord } from './freshness';
 import { IncrementalDeadlines } from './incremental-deadlines';
@@ -21,6 +22,7 @@ export class Commits {
   readonly uploads: RecordedUploads;
   readonly deadlines: IncrementalDeadlines;
   readonly blobs: BlobIndex;
+  readonly deployments: DeploymentStore;
   readonly #followUps: FollowUps;
 
   /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
@@ -33,12 +35,18 @@ export class Commits {
     this.uploads = new RecordedUploads(storage, () => envOf().FILES);
     this.deadlines = new IncrementalDeadlines(storage);
     this.blobs = new BlobIndex(storage, envOf);
+    this.deployments = new DeploymentStore(storage, envOf);
+  }
+
+  /** Resolves once every row of `domain`'s that the global D1 kept before is here (./d1-moves.ts). */
+  async moved(domain: string): Promise<void> {
+    await Promise.all([this.blobs.moved(domain), this.deployments.moved(domain)]);
   }
 
   /**
-   * Commits a change and what follows it: the follow-ups are stored pending on the change (with
-   * an alarm, should the object stop), the D1 batch records the change's id, and only then are
-   * they settled. Then `live` goes live (undefined: the live site is unchanged), as committed (with
+   * Commits a change and what follows it: the follow-ups, and what it does to the blob index and
+   * the deployments, are stored pending on the change (with an alarm, should the object stop),
+   * the D1 batch records the change's id, and only then are they settled. Then `live` goes live (undefined: the live site is unchanged), as committed (with
    * its configuration's stamp, see tickConfigurationsClock), and the follow-ups run; answers it so.
    */
   async commit(
@@ -47,13 +55,15 @@ export class Commits {
     live: SiteRecord | null | undefined,
     followUps: Omit<PendingChange, 'id' | 'domain'>,
     blobs: BlobChange = {},
+    deployments: DeploymentChange = {},
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.envOf();
     const change: PendingChange = { id: crypto.randomUUID(), domain, ...followUps };
-    await this.blobs.moved(domain);
+    await this.moved(domain);
     this.storage.transactionSync(() => {
       this.#followUps.pend(change);
       this.blobs.pend(blobs);
+      this.deployments.pend(deployments);
     });
     await this.scheduleAlarm();
     let committed = live;
@@ -63,7 +73,7 @@ export class Commits {
     } catch (error) {
       // A batch that failed may have committed all the same; then the site is as the database holds it.
       if (!(await this.#followUps.committed(change))) {
-        this.blobs.drop();
+        this.#drop();
         throw error;
       }
       if (committed) committed = (await getSite(DB, domain)) ?? committed;
@@ -78,6 +88,7 @@ export class Commits {
     this.storage.transactionSync(() => {
       this.#followUps.settle(change);
       this.blobs.settle();
+      this.deployments.settle();
       if (change.unpublish) this.uploads.abortAllNow();
     });
   }
@@ -90,9 +101,16 @@ export class Commits {
       // Locations may still hold the record from before the change, and an object that kept running holds it too.
       await this.live.replace(change.domain, await getSite(this.envOf().DB, change.domain));
     }
-    // Blobs held for a change that did not commit.
-    this.blobs.drop();
+    // What was held for a change that did not commit.
+    this.#drop();
     await this.live.resumePurge();
+  }
+
+  #drop(): void {
+    this.storage.transactionSync(() => {
+      this.blobs.drop();
+      this.deployments.drop();
+    });
   }
 
   /** Objects follow-ups delete later, after the grace for reads in flight. */

@@ -8,17 +8,18 @@ import { readManifest } from '../content/manifest';
 import { checkMetadata, type SiteMetadata } from '../content/metadata';
 import type { Env } from '../platform/env';
 import { applyMergePatch } from '../http/merge-patch';
-import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type BlobLocation, type DeploymentRecord, type DeploymentsCursor, deleteDeploymentsOf, deploymentsOf, getDeployment, listReadyDeployments } from '../storage/deployments-table';
+import type { BlobLocation, DeploymentRecord, DeploymentsCursor } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
 import { recordUnpublished } from '../storage/configurations-feed';
-import { type StoredObject, forgetObjectsOf } from '../storage/usage-ledger';
+import { forgetObjectsOf } from '../storage/usage-ledger';
 import { deleteMembersOf } from '../storage/members-table';
 import { deleteTrustOf } from '../storage/trust-table';
+import { deleteDeploymentHosts } from '../storage/deployment-hosts';
 import { administer, authorize, deploymentNotFound } from './access';
+import { deploymentOf } from './deploy-record';
 import { type AccessAnswer, type AccessChange, changeAccess } from './access-changes';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
@@ -27,7 +28,7 @@ import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
 import { commitManifest } from './manifest-commit';
-import { cancelUpload, collectAbandoned, discardUnheld, ownPacks } from './uploaded-objects';
+import { cancelUpload, collectAbandoned, discardUnheld } from './uploaded-objects';
 import { recordBlobUpload } from './blob-uploads';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
@@ -91,12 +92,23 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#state.commits.blobs.all();
   }
 
-  /** The site's ready deployments after `cursor`, newest first (at most `limit`), or one by id: the Worker reads them only here, wherever they are kept (docs/design.md, "Capacity"). */
-  async deployments(domain: string, limit: number, cursor?: DeploymentsCursor): Promise<DeploymentRecord[]> {
-    return listReadyDeployments(this.env.DB, domain, limit, cursor);
+  /**
+   * The site's ready deployments after `cursor`, newest first (at most `limit`), one by id, or the
+   * newest with an alias host's `label`: the Worker reads them only here (./deployment-store.ts).
+   */
+  deployments(domain: string, limit: number, cursor?: DeploymentsCursor): Promise<DeploymentRecord[]> {
+    return this.#state.deployments.page(domain, limit, cursor);
   }
-  async deployment(domain: string, id: string): Promise<DeploymentRecord | null> {
-    return getDeployment(this.env.DB, domain, id);
+  deployment(domain: string, id: string): Promise<DeploymentRecord | null> {
+    return this.#state.deployments.get(domain, id);
+  }
+  aliased(domain: string, label: string): Promise<DeploymentRecord | null> {
+    return this.#state.deployments.newestAliased(domain, label);
+  }
+
+  /** Moves what D1 kept of the domain's before issue 32 into this object, if it has not moved yet: the daily cron asks (./d1-moves.ts). */
+  async moveOutOfD1(domain: string): Promise<void> {
+    await this.#state.commits.moved(domain);
   }
 
   /** The Worker aborted the upload of `key`. */
@@ -130,7 +142,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Deploys `commit` live: a new deployment of its files (or the live ones) and its host options (or the live ones); none when the site serves them already. */
   deploy(commit: DeployCommit): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
-      const { site, record, deployments, written } = await this.#deployment(commit);
+      const { site, record, deployments, written } = await deploymentOf(this.#state, commit);
       if (await servesAlready(this.#state, site, { files: commit.files, configuration: record.configuration, labels: commit.labels }, deployments)) {
         // What the deploy stored goes: nothing names it.
         await deleteObjects(this.env.FILES, written.map((object) => object.key));
@@ -158,7 +170,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Stores `commit` as a deployment that is not live, to be previewed and activated later; the first claims a new domain. */
   preview(commit: DeployCommit): Promise<Outcome<DeploymentRecord>> {
     return this.#change(async () => {
-      const { site, record, deployments, written } = await this.#deployment(commit, true);
+      const { site, record, deployments, written } = await deploymentOf(this.#state, commit, true);
       const { DB } = this.env;
       const claim = previewClaim(DB, site, commit.userId, commit.domain, record.created);
       await this.#state.commitDeployment(record, claim.statements, claim.live, { now: claim.now, written, blobs: commit.files?.blobs }, deployments);
@@ -166,44 +178,11 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /**
-   * The deployment `commit` makes (a `preview`: not to go live), its files or configuration
-   * defaulting to the live ones; that the user may deploy is checked first. With files, the site's
-   * deployments are read: 409 when a pack of stored bytes the deploy reuses is held by none of
-   * them any more (collected while it uploaded).
-   */
-  async #deployment(
-    commit: DeployCommit,
-    preview = false,
-  ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[]; written: StoredObject[] }> {
-    const { domain } = commit;
-    const site = await this.#state.permitted(domain, commit.userId, 'deploy');
-    let deployments: DeploymentRecord[] | undefined;
-    if (commit.files) {
-      const own = ownPacks(commit.files);
-      await this.#state.claimUpload(domain, commit.files.written.map((object) => object.key), own);
-      deployments = await deploymentsOf(this.env.DB, domain);
-      const held = new Set([...own, ...deployments.flatMap((kept) => kept.packs)]);
-      if (!commit.files.packs.every((key) => held.has(key))) {
-        throw new Problem('conflict', `Stored bytes this deploy reuses on ${domain} were collected while it uploaded; deploy again.`);
-      }
-    }
-    const id = commit.files?.id ?? newDeploymentId();
-    const configuration = commit.configuration ?? site?.configuration ?? {};
-    // The root the files' rules were read under: the Worker's (its host options', or the live ones' as it read them), or the live ones'.
-    const root = configuredRoot(configuration);
-    const readUnder = commit.files ? commit.files.rulesRoot : configuredRoot(site?.configuration);
-    const { files, written } =
-      root === readUnder ? { files: commit.files ?? site?.deployment ?? null, written: undefined } : await filesForRoot(this.#state, domain, id, commit.files ?? site?.deployment ?? null, root, commit.files);
-    const record = readyDeployment(domain, id, commit.userId, 'deploy', Date.now(), files, configuration, commit.labels, preview);
-    return { site, record, deployments, written: [...(commit.files?.written ?? []), ...(written ? [written] : [])] };
-  }
-
   /** Makes the kept deployment `id` live again (a rollback, or a roll forward): its files and its host options. */
   activate(domain: string, userId: string, id: string): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
       const site = await this.#state.changeable(domain, userId);
-      const record = await getDeployment(this.env.DB, domain, id);
+      const record = await this.#state.deployments.get(domain, id);
       if (record?.state !== 'ready') throw deploymentNotFound(domain, id);
       const next = siteWith(site, record, userId, Date.now());
       const hasNewConfiguration = !sameConfiguration(site.configuration, record.configuration);
@@ -227,7 +206,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
       const site = await this.#state.permitted(domain, userId, 'deploy');
-      const uploading = uploadingDeployment(await getDeployment(this.env.DB, domain, id), domain, id, userId);
+      const uploading = uploadingDeployment(await this.#state.deployments.get(domain, id), domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
       const commit = { domain, userId, deploymentId: id, content: { manifest }, preview, labels: labelsOfRecord(uploading) };
@@ -254,10 +233,10 @@ export class SiteCoordinator extends DurableObject<Env> {
       const { DB } = this.env;
       // Objects uploaded from here on are not the unpublished site's: a site claimed again keeps them.
       const before = Date.now();
-      const deploymentIds = (await deploymentsOf(DB, domain)).map((deployment) => deployment.id);
+      const deploymentIds = (await this.#state.deployments.all(domain)).map((deployment) => deployment.id);
       const statements = [
         deleteSite(DB, domain),
-        deleteDeploymentsOf(DB, domain),
+        deleteDeploymentHosts(DB, deploymentIds),
         forgetObjectsOf(DB, domain),
         deleteMembersOf(DB, domain),
         deleteTrustOf(DB, domain),
@@ -272,7 +251,7 @@ export class SiteCoordinator extends DurableObject<Env> {
           { kind: 'notify', event: { type: 'site-delete', domain } },
         ],
         unpublish: true,
-      }, { forgetAll: true });
+      }, { forgetAll: true }, { forgetAll: true });
       return null;
     });
   }

@@ -10,7 +10,7 @@ import { type Manifest, type ManifestContent, patchedManifest } from '../content
 import { checkSiteSize } from '../content/file-rules';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
-import { type DeploymentRecord, deploymentsOf } from '../storage/deployments-table';
+import type { DeploymentRecord } from '../storage/deployments-table';
 import { type FileIndex, keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, upsertSite } from '../storage/sites-table';
@@ -41,7 +41,7 @@ export async function commitManifest(
   const { DB, FILES } = state.env;
   // The site's deployments: the kept window at the commit is drawn from them, and a patch's base
   // must be one of them (under the lock: only a base still kept vouches for its bytes).
-  const listing = deploymentsOf(DB, domain);
+  const listing = state.deployments.all(domain);
   // Awaited below; a failure meanwhile is not an unhandled one.
   listing.catch(() => {});
   const speculative = rememberedBase(state, content);
@@ -135,5 +135,5 @@ async function dropUnchanged(
   if (upload && !upload.bytes) await deleteObjects(state.env.FILES, [upload.pack]);
   if (!uploading) return;
   const freed = state.abandon(domain, uploading, deployments);
-  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
+  await state.commitFreed(domain, freed);
 }

@@ -13,7 +13,6 @@
 import type { Env } from '../platform/env';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
-import { deploymentsOf } from '../storage/deployments-table';
 import { keys } from '../storage/file-index';
 import { deleteObjects, listObjects } from '../storage/objects';
 import type { Commits } from './commits';
@@ -39,7 +38,7 @@ export async function deleteUnheld(env: Env, domain: string, commits: Commits, c
   }
   if (old.length === 0) return [];
   const held = new Set([
-    ...(await deploymentsOf(env.DB, domain)).flatMap(objectsOf),
+    ...(await commits.deployments.all(domain)).flatMap(objectsOf),
     ...commits.uploads.keys(),
     ...commits.scheduledDeletions(),
     ...commits.deadlines.deploymentIds().map((id) => keys.manifest(domain, id)),

@@ -6,7 +6,8 @@
  */
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { type BlobLocation, type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, putDeployment } from '../storage/deployments-table';
+import type { BlobLocation, DeploymentRecord } from '../storage/deployments-table';
+import { deleteDeploymentHosts, putDeploymentHost } from '../storage/deployment-hosts';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
 import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
 import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage-ledger';
@@ -18,13 +19,14 @@ import { memberRole } from '../storage/members-table';
 import { type MemberRole, authorize } from './access';
 import type { BlobChange } from './blob-index';
 import { Commits } from './commits';
+import type { DeploymentStore } from './deployment-store';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployment-records';
 import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
 import { type Collection, collection, freedBy } from './kept-window';
 
-/** A collection as a commit takes it: statements for its batch, the packs the blob index forgets, follow-ups now and after the grace period, and the objects it frees. */
-type Freed = { statements: D1PreparedStatement[]; blobs: BlobChange; now: FollowUp[]; later: FollowUp[]; objects: string[] };
+/** A collection as a commit takes it: statements for its batch, the packs the blob index forgets, the deployments it forgets, follow-ups now and after the grace period, and the objects it frees. */
+type Freed = { statements: D1PreparedStatement[]; blobs: BlobChange; deployments: string[]; now: FollowUp[]; later: FollowUp[]; objects: string[] };
 
 /**
  * What a change's commit runs after it, besides its collection's (see PendingChange), the
@@ -50,6 +52,11 @@ export class SiteState {
 
   get env(): Env {
     return this.envOf();
+  }
+
+  /** The site's kept deployments (./deployment-store.ts). */
+  get deployments(): DeploymentStore {
+    return this.commits.deployments;
   }
 
   async readIndex(key: string): Promise<FileIndex> {
@@ -130,7 +137,10 @@ export class SiteState {
     const { written = [], blobs = [], ...rest } = followUps;
     const wasLive = this.live.site?.liveDeploymentId ?? null;
     const liveId = live ? live.liveDeploymentId : wasLive;
-    const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
+    const kept = deployments ?? (await this.deployments.all(domain));
+    const others = kept.filter((other) => other.id !== record.id);
+    // A deployment made, or an upload finalized, enters the preview hosts' directory; one activated is in it.
+    const entered = kept.some((other) => other.id === record.id && other.state === 'ready') ? [] : [putDeploymentHost(DB, record)];
     // Bytes count against the site's owner, whoever of its members made the deployment; a new site's is its creator.
     const owner = this.live.site?.userId ?? record.createdBy;
     // A change that creates the site claims the domain: what others left uploading there is stranded.
@@ -146,15 +156,17 @@ export class SiteState {
       throw error;
     });
     // The deployment this change takes off the air: a rollback without an id looks for it.
-    const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
+    const ended = wasLive !== null && wasLive !== liveId ? { id: wasLive, at: Date.now() } : undefined;
     const counted = [recordObjects(DB, domain, owner, written), ...(reservation ? [release(DB, reservation, owner)] : [])];
     try {
-      return await this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements, ...counted], live, {
-        ...rest,
-        orphans: written.map((object) => object.key),
-        now: [...rest.now, ...freed.now],
-        later: freed.later,
-      }, { ...freed.blobs, record: blobs });
+      return await this.commits.commit(
+        domain,
+        [...entered, ...statements, ...freed.statements, ...counted],
+        live,
+        { ...rest, orphans: written.map((object) => object.key), now: [...rest.now, ...freed.now], later: freed.later },
+        { ...freed.blobs, record: blobs },
+        { put: record, ended, forget: freed.deployments },
+      );
     } catch (error) {
       await releaseQuota(this.env, reservation, owner);
       throw error;
@@ -170,12 +182,18 @@ export class SiteState {
   /**
    * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live on
    * `owner`'s site (uploads other users left stranded on it included):
-   * statements deleting its rows, hashes and recorded objects, for a commit's batch; the purge of the records
+   * statements deleting its directory rows and recorded objects, for a commit's batch, and the
+   * deployments and hashes it forgets; the purge of the records
    * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
   collection(domain: string, deployments: DeploymentRecord[], liveId: string | null, claimant: string | null): Freed {
     return this.#freed(domain, collection(deployments, liveId, keptWindowOf(this.env), Date.now(), claimant));
+  }
+
+  /** Commits a collection alone (the site's live record unchanged). */
+  async commitFreed(domain: string, freed: Freed): Promise<void> {
+    await this.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs, { forget: freed.deployments });
   }
 
   /** Collects the incremental deploy `uploading` now, as its deadline would: what none of the site's other `deployments` holds is freed. */
@@ -184,12 +202,13 @@ export class SiteState {
   }
 
   #freed(domain: string, freed: Collection): Freed {
-    if (freed.deployments.length === 0) return { statements: [], blobs: {}, now: [], later: [], objects: [] };
+    if (freed.deployments.length === 0) return { statements: [], blobs: {}, deployments: [], now: [], later: [], objects: [] };
     const { DB } = this.env;
     return {
       objects: freed.objects,
-      statements: [deleteDeployments(DB, freed.deployments), forgetObjects(DB, freed.objects)],
+      statements: [deleteDeploymentHosts(DB, freed.deployments), forgetObjects(DB, freed.objects)],
       blobs: { forgetPacks: freed.packs },
+      deployments: freed.deployments,
       now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     };

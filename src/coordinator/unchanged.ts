@@ -5,7 +5,7 @@
 import type { DeployResult } from '../common/api-types';
 import type { DeploymentLabels } from '../content/label-checks';
 import { timestamp } from '../http/time';
-import { type DeploymentRecord, getDeployment } from '../storage/deployments-table';
+import type { DeploymentRecord } from '../storage/deployments-table';
 import type { FileIndex } from '../storage/file-index';
 import type { SiteRecord } from '../storage/sites-table';
 import { sameConfiguration } from './deployment-records';
@@ -27,7 +27,7 @@ export async function servesAlready(state: SiteState, site: SiteRecord | null, n
   const liveId = site?.liveDeploymentId;
   if (!site || !liveId || !sameConfiguration(site.configuration, next.configuration)) return false;
   if (next.labels.alias !== null) {
-    const live = deployments?.find((kept) => kept.id === liveId) ?? (await getDeployment(state.env.DB, site.domain, liveId));
+    const live = deployments?.find((kept) => kept.id === liveId) ?? (await state.deployments.get(site.domain, liveId));
     if (live?.alias !== next.labels.alias) return false;
   }
   if (next.files === undefined) return true;

@@ -7,20 +7,19 @@
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
 import { retryAfterSeconds } from '../quotas/user-quotas';
-import { type DeploymentRecord, insertUploading, oldestUploading } from '../storage/deployments-table';
+import type { DeploymentRecord } from '../storage/deployments-table';
 import { abandonedIncrementalMs, deadlineOf } from './kept-window';
 import type { SiteState } from './site-state';
 import { discardUnheld } from './uploaded-objects';
 
 /** Stores the uploading `record`, or deletes its manifest and throws the 429 when its site holds `max` already. */
 export async function storeUploading(state: SiteState, record: DeploymentRecord, max: number): Promise<void> {
-  const { DB } = state.env;
   const { domain } = record;
   const since = record.created - abandonedIncrementalMs;
-  if (await insertUploading(DB, record, max, since)) return;
+  if (await state.deployments.storeUploading(domain, record, max, since)) return;
   const manifest = [record.manifestKey!];
   await discardUnheld(state, domain, manifest).catch((error: unknown) => log.error('A refused manifest could not be deleted; the orphan sweep deletes it', { manifest, error }));
-  const oldest = (await oldestUploading(DB, domain, since)) ?? record.created;
+  const oldest = state.deployments.oldestUploading(since) ?? record.created;
   const retryAfter = retryAfterSeconds(deadlineOf(oldest) - Date.now());
   throw new Problem(
     'rate-limited',

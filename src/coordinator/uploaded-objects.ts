@@ -5,7 +5,6 @@
  * is stored under its site (docs/design.md), always under its lock.
  */
 import { Problem } from '../http/problem';
-import { deploymentsOf } from '../storage/deployments-table';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { deploymentNotFound } from './access';
@@ -21,7 +20,7 @@ export function ownPacks(files: NonNullable<DeployCommit['files']>): string[] {
 
 /** Deletes of `written` what no deployment of `domain` holds; no unfinished upload of theirs is left to abort. */
 export async function discardUnheld(state: SiteState, domain: string, written: readonly string[]): Promise<void> {
-  const held = new Set((await deploymentsOf(state.env.DB, domain)).flatMap(objectsOf));
+  const held = new Set((await state.deployments.all(domain)).flatMap(objectsOf));
   const unheld = written.filter((key) => !held.has(key));
   for (const key of unheld) state.commits.uploads.forget(key);
   await deleteObjects(state.env.FILES, unheld);
@@ -37,9 +36,9 @@ export async function collectAbandoned(state: SiteState): Promise<void> {
   if (due.length === 0) return;
   const { domain } = due[0]!;
   const site = await state.load(domain);
-  const deployments = await deploymentsOf(state.env.DB, domain);
+  const deployments = await state.deployments.all(domain);
   const freed = state.collection(domain, deployments, site?.liveDeploymentId ?? null, null);
-  if (freed.statements.length > 0) await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
+  if (freed.statements.length > 0) await state.commitFreed(domain, freed);
   const written = new Set(deployments.map((deployment) => deployment.id));
   const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
   await deleteObjects(state.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));
@@ -48,10 +47,10 @@ export async function collectAbandoned(state: SiteState): Promise<void> {
 
 /** Cancels the incremental deploy `id` that `userId` began and still uploads: collected now, as at its deadline. */
 export async function cancelUpload(state: SiteState, domain: string, userId: string, id: string): Promise<void> {
-  const deployments = await deploymentsOf(state.env.DB, domain);
+  const deployments = await state.deployments.all(domain);
   const uploading = deployments.find((kept) => kept.id === id && kept.createdBy === userId);
   if (!uploading) throw deploymentNotFound(domain, id);
   if (uploading.state !== 'uploading') throw new Problem('conflict', `The deployment ${id} is not uploading: only an upload under way can be cancelled.`);
   const freed = state.abandon(domain, uploading, deployments);
-  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
+  await state.commitFreed(domain, freed);
 }

@@ -4,17 +4,22 @@
  * (`X-Robots-Tag: noindex`). A deployment never changes, so its record is kept in the location's
  * cache like a file index: collecting a deployment purges its record everywhere, and an unpublish
  * those of all the site's deployments (a `purge-previews` follow-up), so a preview stops at once.
+ * On a miss, D1's directory (src/storage/deployment-hosts.ts) names the deployment's domain, and
+ * the domain's coordinator, which keeps its deployments, answers the record.
  *
  * An alias host, `<alias>--<site part>.<PREVIEW_HOSTNAME>`, serves the newest ready deployment
  * with that alias (src/content/label-checks.ts), a branch's stable preview. Which one that is
- * changes with every aliased deploy, so it is asked of D1 on each request: previews are looked at
- * by a few people, and a deploy's alias must serve it on the very next request.
+ * changes with every aliased deploy, so it is asked of the directory and the coordinator on each
+ * request: previews are looked at by a few people, and a deploy's alias must serve it on the very
+ * next request.
  */
 import type { Env } from '../platform/env';
 import { defaultLocation, edgeKeys, liveRecordMaxAgeSeconds } from '../coordinator/edge-cache';
 import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
-import { type DeploymentRecord, getDeploymentById, latestAliased } from '../storage/deployments-table';
+import { siteCoordinator } from '../coordinator/coordinator-client';
+import type { DeploymentRecord } from '../storage/deployments-table';
+import { domainOfAlias, domainOfDeployment } from '../storage/deployment-hosts';
 import { type Deployment, withheld } from '../storage/sites-table';
 import { hostOptionsOf } from './host-options';
 import { noAliasedDeployment, noDeploymentHosted, serverError } from './pages';
@@ -58,22 +63,24 @@ export function servePreview(request: Request, url: URL, env: Env, ctx: Executio
     });
 }
 
-/** The deployment `id` names, from the location's cache, else D1 (stored in the location after the answer). */
+/** The deployment `id` names, from the location's cache, else its coordinator (stored in the location after the answer). */
 async function previewRecord(env: Env, ctx: ExecutionContext, id: string, location: Cache): Promise<PreviewRecord | undefined> {
   const key = edgeKeys.deployment(settingsOf(env).edge, id);
   const cached = await location.match(key);
   if (cached) return cached.json<PreviewRecord>();
-  const stored = await getDeploymentById(env.DB, id);
-  if (!stored || stored.state !== 'ready') return undefined;
+  const domain = await domainOfDeployment(env.DB, id);
+  const stored = domain === null ? null : await siteCoordinator(env, domain).deployment(domain, id);
+  if (stored?.state !== 'ready') return undefined;
   const record = previewRecordOf(stored);
   const response = Response.json(record, { headers: { 'cache-control': `max-age=${liveRecordMaxAgeSeconds}` } });
   ctx.waitUntil(location.put(key, response));
   return record;
 }
 
-/** The newest ready deployment with the alias whose host label is `label`, from D1. */
+/** The newest ready deployment with the alias whose host label is `label`, from its coordinator. */
 async function aliasedRecord(env: Env, label: string): Promise<PreviewRecord | undefined> {
-  const stored = await latestAliased(env.DB, label);
+  const domain = await domainOfAlias(env.DB, label);
+  const stored = domain === null ? null : await siteCoordinator(env, domain).aliased(domain, label);
   return stored ? previewRecordOf(stored) : undefined;
 }
 

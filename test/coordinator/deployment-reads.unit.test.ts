@@ -1,8 +1,9 @@
 /**
- * A site's kept deployments are its coordinator's to read and write (issue 32: they move out of
+ * A site's kept deployments are its coordinator's to read and write (issue 32: they moved out of
  * the global D1 into its storage, docs/design.md "Capacity", step 2). Outside src/coordinator/
- * nothing may reach their D1 rows but the preview hosts, which the move has yet to take over, so that no new
- * reader appears meanwhile that the move would silently leave reading an emptied table.
+ * nothing may reach what D1 kept of them before, which only a coordinator's move reads, so that
+ * no reader appears that would silently read an emptied table: the preview hosts ask D1's
+ * directory for the domain and the coordinator for the record.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -12,11 +13,6 @@ import { expect, it } from 'vitest';
 const src = resolve(import.meta.dirname, '../../src');
 const table = 'storage/deployments-table';
 
-/** What may still be imported as values from the table's module, and by whom. */
-const stillInD1: Record<string, readonly string[]> = {
-  // A preview or alias host names a deployment without its domain: a D1 directory is planned for it.
-  'serving/preview.ts': ['getDeploymentById', 'latestAliased'],
-};
 
 function sources(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -37,7 +33,7 @@ function valueImportsOfTable(file: string): string[] {
   });
 }
 
-it("reads and writes a site's deployments in D1 only from its coordinator, but for the preview hosts", () => {
+it("reads and writes a site's deployments only through its coordinator", () => {
   const found: Record<string, string[]> = {};
   for (const file of sources(src)) {
     const name = relative(src, file);
@@ -45,5 +41,5 @@ it("reads and writes a site's deployments in D1 only from its coordinator, but f
     const names = valueImportsOfTable(file);
     if (names.length > 0) found[name] = names.sort();
   }
-  expect(found).toEqual(Object.fromEntries(Object.entries(stillInD1).map(([name, names]) => [name, [...names].sort()])));
+  expect(found).toEqual({});
 });

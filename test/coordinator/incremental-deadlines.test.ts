@@ -5,10 +5,9 @@ import type { Deployment } from '../../src/common/api-types';
 import { settingsOf } from '../../src/platform/settings';
 import { abandonedIncrementalMs, deadlineOf } from '../../src/coordinator/kept-window';
 import { newDeploymentId } from '../../src/coordinator/deployment-id';
-import { getDeployment } from '../../src/storage/deployments-table';
 import { keys } from '../../src/storage/file-index';
 import { call, deploy } from '../support/client';
-import { coordinatorOf, sha256Hex, storedObjects } from '../support/deployments';
+import { coordinatorOf, keptDeployment, sha256Hex, storedObjects } from '../support/deployments';
 import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
 
@@ -22,7 +21,7 @@ async function beginAndUpload(domain: string, files: Record<string, string>): Pr
   const lacking: string[] = [];
   for (const content of new Set(Object.values(files))) if (missing!.includes(await sha256Hex(content))) lacking.push(content);
   expect((await sendBlobs(domain, id, await blobForm(lacking))).status).toBe(200);
-  return { id, created: (await getDeployment(env.DB, domain, id))!.created };
+  return { id, created: (await keptDeployment(domain, id))!.created };
 }
 
 /** Moves the clock the coordinator reads (it runs in this isolate) to `time`. */
@@ -77,11 +76,11 @@ describe('incremental deploys left unfinished', () => {
     // A minute before its deadline it may be a slow upload still under way.
     expect(await alarmAt(domain, deadlineOf(created) - 60_000)).toBe(true);
     expect(await storedObjects(domain)).toEqual(abandoned);
-    expect((await getDeployment(env.DB, domain, id))?.state).toBe('uploading');
+    expect((await keptDeployment(domain, id))?.state).toBe('uploading');
 
     // At its deadline its rows go at once; its objects stay through the grace period, for reads in flight.
     expect(await alarmAt(domain, deadlineOf(created) + 1000)).toBe(true);
-    expect(await getDeployment(env.DB, domain, id)).toBeNull();
+    expect(await keptDeployment(domain, id)).toBeNull();
     expect(await packsWithBlobs(domain)).toEqual(livePacks);
     expect(await storedObjects(domain)).toEqual(abandoned);
 
@@ -111,13 +110,13 @@ describe('incremental deploys left unfinished', () => {
     const withBoth = await storedObjects(domain);
 
     await collectAfter(domain, deadlineOf(first.created));
-    expect(await getDeployment(env.DB, domain, first.id)).toBeNull();
-    expect((await getDeployment(env.DB, domain, second.id))?.state).toBe('uploading');
+    expect(await keptDeployment(domain, first.id)).toBeNull();
+    expect((await keptDeployment(domain, second.id))?.state).toBe('uploading');
     expect(await storedObjects(domain)).toEqual(new Map([...withBoth].filter(([key]) => !firstObjects.includes(key))));
     expect(await alarmTime(domain)).toBe(deadlineOf(second.created));
 
     await collectAfter(domain, deadlineOf(second.created));
-    expect(await getDeployment(env.DB, domain, second.id)).toBeNull();
+    expect(await keptDeployment(domain, second.id)).toBeNull();
     expect(await storedObjects(domain)).toEqual(before);
   });
 
@@ -133,8 +132,8 @@ describe('incremental deploys left unfinished', () => {
 
     // Both deadlines pass: the alarm collects the deploy left unfinished, and only it.
     await collectAfter(domain, deadlineOf(abandoned.created));
-    expect(await getDeployment(env.DB, domain, abandoned.id)).toBeNull();
-    expect((await getDeployment(env.DB, domain, finalized.id))?.state).toBe('ready');
+    expect(await keptDeployment(domain, abandoned.id)).toBeNull();
+    expect((await keptDeployment(domain, finalized.id))?.state).toBe('ready');
     expect(await storedObjects(domain)).toEqual(new Map([...afterFinalize].filter(([key]) => !abandonedObjects.includes(key))));
 
     vi.useRealTimers();

@@ -5,9 +5,8 @@ import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import { sweepOrphanedObjects } from '../../src/coordinator/orphan-sweeps';
 import worker from '../../src/index';
 import { settingsOf } from '../../src/platform/settings';
-import { deploymentsOf } from '../../src/storage/deployments-table';
 import { deploy, deployForm, token } from '../support/client';
-import { coordinatorOf, keepDeployments } from '../support/deployments';
+import { coordinatorOf, keepDeployments, keptDeployments } from '../support/deployments';
 import { begin, blobForm, manifestOf, sendBlobs } from '../support/incremental';
 import { liveFiles, liveKeys, storedKeys } from '../support/live-files';
 
@@ -88,7 +87,7 @@ describe('the daily sweep of objects nothing holds', () => {
 
     await runDailyCron(clockAhead(graceMs + 1000));
     expect(await storedKeys(domain)).toEqual(held);
-    const uploading = (await deploymentsOf(env.DB, domain)).find((deployment) => deployment.id === pending.id)!;
+    const uploading = (await keptDeployments(domain)).find((deployment) => deployment.id === pending.id)!;
     expect(held).toEqual(expect.arrayContaining([uploading.manifestKey!, ...uploading.packs, recorded, recordedManifest, ...(await liveKeys(domain))]));
     expect(await liveFiles(domain)).toEqual({ 'index.html': 'live' });
   });

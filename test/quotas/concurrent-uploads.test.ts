@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import type { Deployment, Usage } from '../../src/common/api-types';
 import { type TokenOptions, authorized, authorizedWith, deploy } from '../support/client';
-import { coordinatorOf, storedObjects } from '../support/deployments';
+import { backdate, coordinatorOf, storedObjects } from '../support/deployments';
 import { blobForm, heldBlobs, manifestOf } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
 import { coordinatorVars } from '../support/vars';
@@ -119,7 +119,7 @@ describe('an upload another user left on a domain claimed since', () => {
     const domain = 'stranded-room.example';
     const pending = await leaveUpload({ user: 'github|stranded-room' }, domain, noise(200 * 1024, 12));
     // Past its deadline: the claimant's commit collects it.
-    await env.DB.prepare('UPDATE deployments SET created = created - 86400001 WHERE id = ?').bind(pending.id).run();
+    await backdate(domain, pending.id, 86_400_001);
     // The second user may store 100 KiB: a deploy of 150 KiB does not fit, whatever the first user's 200 KiB freed.
     await coordinatorVars(domain, { MAX_USER_BYTES: String(100 * 1024) });
     const over = await deploy(domain, { 'index.html': noise(150 * 1024, 13) }, undefined, second);

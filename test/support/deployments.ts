@@ -1,4 +1,6 @@
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import type { DeploymentRecord } from '../../src/storage/deployments-table';
 import { coordinatorVars } from './vars';
 
 /** The coordinator (Durable Object) of `domain`. */
@@ -22,4 +24,23 @@ export async function sha256Hex(content: string | Uint8Array): Promise<string> {
   const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Every deployment `domain`'s coordinator keeps (src/coordinator/deployment-store.ts), uploading ones too, newest first. */
+export async function keptDeployments(domain: string): Promise<DeploymentRecord[]> {
+  return runInDurableObject(coordinatorOf(domain), (_, state) =>
+    [...state.storage.sql.exec<{ record: string }>('SELECT record FROM deployments ORDER BY created DESC, id DESC')].map((row) => JSON.parse(row.record) as DeploymentRecord),
+  );
+}
+
+/** The deployment `id` of `domain` as its coordinator keeps it, in any state; null when it keeps none. */
+export async function keptDeployment(domain: string, id: string): Promise<DeploymentRecord | null> {
+  return (await keptDeployments(domain)).find((deployment) => deployment.id === id) ?? null;
+}
+
+/** Makes the deployment `id` of `domain` as if it began `ms` earlier. */
+export async function backdate(domain: string, id: string, ms: number): Promise<void> {
+  await runInDurableObject(coordinatorOf(domain), (_, state) => {
+    state.storage.sql.exec(`UPDATE deployments SET created = created - ?1, record = json_set(record, '$.created', created - ?1) WHERE id = ?2`, ms, id);
+  });
 }
