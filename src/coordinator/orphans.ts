@@ -2,7 +2,7 @@
  * The sweep of one site's objects. A deploy writes its pack and index before it asks the
  * coordinator to commit them, so a runtime that stops in between leaves them under the site's
  * prefix with nothing naming them (a Worker's failed clean-up does too). The sweep deletes every
- * object there that nothing holds — no deployment in D1 (uploading ones included), no unfinished
+ * object there that nothing holds — no kept deployment (uploading ones included), no unfinished
  * upload recorded with the coordinator (./uploads.ts), no incremental deploy about to store its
  * manifest (./incremental-deadlines.ts), no follow-up that deletes it once reads in flight are
  * done (./follow-ups.ts) — once it is older than `ORPHAN_SWEEP_GRACE_SECONDS`:
