@@ -15,6 +15,7 @@
  */
 import type { Env } from '../platform/env';
 import { type DeploymentRecord, type DeploymentsCursor, deploymentsStoredIn, forgetDeploymentsOf } from '../storage/deployments-table';
+import { MoveOutOfD1 } from './d1-moves';
 
 const movedKey = 'deployments-moved-from-d1';
 const pendingKey = 'pending-deployments';
@@ -34,13 +35,14 @@ export interface DeploymentChange {
 type Row = { record: string };
 
 export class DeploymentStore {
-  #moved: Promise<void> | undefined;
+  readonly #move: MoveOutOfD1;
 
   /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly envOf: () => Env,
   ) {
+    this.#move = new MoveOutOfD1(storage, movedKey, (domain) => this.#copy(domain));
     // The record whole (JSON), and the columns it is looked up and ordered by.
     storage.sql.exec('CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, created INTEGER NOT NULL, state TEXT NOT NULL, alias_label TEXT, record TEXT NOT NULL)');
     storage.sql.exec('CREATE INDEX IF NOT EXISTS deployments_newest ON deployments (created DESC, id DESC)');
@@ -48,15 +50,10 @@ export class DeploymentStore {
 
   /** Resolves once `domain`'s rows in D1, if any, are here (and gone from D1, their directory rows written). */
   moved(domain: string): Promise<void> {
-    this.#moved ??= this.#move(domain).catch((error: unknown) => {
-      this.#moved = undefined;
-      throw error;
-    });
-    return this.#moved;
+    return this.#move.moved(domain);
   }
 
-  async #move(domain: string): Promise<void> {
-    if (this.storage.kv.get(movedKey)) return;
+  async #copy(domain: string): Promise<void> {
     const { DB } = this.envOf();
     const records = await deploymentsStoredIn(DB, domain);
     // A copy left by a move that stopped before its D1 batch is the same rows: those here win.
@@ -65,7 +62,6 @@ export class DeploymentStore {
     });
     // None found: none left (a move that stopped after its batch found none either), and a new site has none.
     if (records.length > 0) await DB.batch(forgetDeploymentsOf(DB, domain));
-    this.storage.kv.put(movedKey, true);
   }
 
   #write(record: DeploymentRecord, conflict: 'OR IGNORE' | 'OR REPLACE'): void {
