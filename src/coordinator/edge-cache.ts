@@ -15,6 +15,8 @@ export const edgeKeys = {
   index: (settings: EdgeSettings, deploymentId: string) => `https://${settings.cacheHost}/index/${encodeURIComponent(deploymentId)}`,
   /** A kept deployment by id, for its preview host: immutable until collected, so held `liveRecordMaxAgeSeconds`. */
   deployment: (settings: EdgeSettings, deploymentId: string) => `https://${settings.cacheHost}/deployment/${encodeURIComponent(deploymentId)}`,
+  /** The domain an alias host's label names: immutable, the label being made of the domain's hash (src/content/label-checks.ts). */
+  aliasDomain: (settings: EdgeSettings, label: string) => `https://${settings.cacheHost}/alias-domain/${encodeURIComponent(label)}`,
   /** A file's bytes: immutable, by content hash, whatever the site. */
   file: (settings: EdgeSettings, hash: string) => `https://${settings.cacheHost}/file/${encodeURIComponent(hash)}`,
 };

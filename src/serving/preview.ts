@@ -9,12 +9,13 @@
  *
  * An alias host, `<alias>--<site part>.<PREVIEW_HOSTNAME>`, serves the newest ready deployment
  * with that alias (src/content/label-checks.ts), a branch's stable preview. Which one that is
- * changes with every aliased deploy, so it is asked of the directory and the coordinator on each
- * request: previews are looked at by a few people, and a deploy's alias must serve it on the very
- * next request.
+ * changes with every aliased deploy, so it is asked of the domain's coordinator on each request:
+ * previews are looked at by a few people, and a deploy's alias must serve it on the very next
+ * request. Which domain a label names never changes (the label is made of the domain's hash), so
+ * the location keeps that, and asks the directory once.
  */
 import type { Env } from '../platform/env';
-import { defaultLocation, edgeKeys, liveRecordMaxAgeSeconds } from '../coordinator/edge-cache';
+import { defaultLocation, edgeKeys, immutable, liveRecordMaxAgeSeconds } from '../coordinator/edge-cache';
 import { liveSite } from '../coordinator/freshness';
 import { settingsOf } from '../platform/settings';
 import { siteCoordinator } from '../coordinator/coordinator-client';
@@ -49,7 +50,7 @@ interface PreviewRecord {
 
 export function servePreview(request: Request, url: URL, env: Env, ctx: ExecutionContext, name: PreviewName, location: Cache = defaultLocation()): Promise<Response> {
   const lookUp = async (): Promise<ServedDeployment | undefined> => {
-    const record = 'id' in name ? await previewRecord(env, ctx, name.id, location) : await aliasedRecord(env, name.aliasLabel);
+    const record = 'id' in name ? await previewRecord(env, ctx, name.id, location) : await aliasedRecord(env, ctx, name.aliasLabel, location);
     if (!record) return undefined;
     const site = await liveSite(env, ctx, record.domain, location);
     return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: withheld(site) };
@@ -78,10 +79,20 @@ async function previewRecord(env: Env, ctx: ExecutionContext, id: string, locati
 }
 
 /** The newest ready deployment with the alias whose host label is `label`, from its coordinator. */
-async function aliasedRecord(env: Env, label: string): Promise<PreviewRecord | undefined> {
-  const domain = await domainOfAlias(env.DB, label);
+async function aliasedRecord(env: Env, ctx: ExecutionContext, label: string, location: Cache): Promise<PreviewRecord | undefined> {
+  const domain = await aliasDomain(env, ctx, label, location);
   const stored = domain === null ? null : await siteCoordinator(env, domain).aliased(domain, label);
   return stored ? previewRecordOf(stored) : undefined;
+}
+
+/** The domain `label` names, from the location's cache (for good: the label is made of the domain), else the directory. */
+async function aliasDomain(env: Env, ctx: ExecutionContext, label: string, location: Cache): Promise<string | null> {
+  const key = edgeKeys.aliasDomain(settingsOf(env).edge, label);
+  const cached = await location.match(key);
+  if (cached) return cached.text();
+  const domain = await domainOfAlias(env.DB, label);
+  if (domain !== null) ctx.waitUntil(location.put(key, new Response(domain, { headers: { 'cache-control': immutable } })));
+  return domain;
 }
 
 function previewRecordOf(stored: DeploymentRecord): PreviewRecord {

@@ -139,4 +139,32 @@ describe('preview hosts', () => {
     expect(await unknown.text()).toContain('No deployment here');
     expect(unknown.headers.get('x-robots-tag')).toBe('noindex');
   });
+
+  it("ask the domain's coordinator for a preview, and D1's directory only for the domain, once a location for an alias host", async () => {
+    const { env, createExecutionContext, waitOnExecutionContext } = await import('cloudflare:test');
+    const { default: worker } = await import('../../src/index');
+    const { CallCounter, metered } = await import('../support/metered');
+    const domain = 'alias-calls.example';
+    await keepDeployments(domain, 20, 30);
+    const aliased = async (files: Record<string, string>) => {
+      const form = deployForm(files);
+      form.append('alias', 'calls');
+      return (await authorized(`/v2/sites/${domain}?preview=true`, { method: 'PUT', body: form })).json<Deployment>();
+    };
+    const served = async (url: string) => {
+      const counter = new CallCounter();
+      const ctx = createExecutionContext();
+      const response = await worker.fetch(new Request(url) as Request<unknown, IncomingRequestCfProperties>, metered(env, counter), ctx);
+      const text = await response.text();
+      await waitOnExecutionContext(ctx);
+      return { text, d1: counter.calls.filter((call) => call.startsWith('D1.')).length, coordinator: counter.calls.filter((call) => call.startsWith('DO.')) };
+    };
+    const first = await aliased({ 'index.html': 'calls one' });
+    // A preview host on a miss: the directory, then the coordinator's record.
+    expect(await served(`http://${first.id}.preview.localhost/`)).toMatchObject({ text: 'calls one', d1: 1, coordinator: expect.arrayContaining(['DO.deployment']) });
+    expect(await served(first.aliasUrl!)).toMatchObject({ text: 'calls one', d1: 1, coordinator: expect.arrayContaining(['DO.aliased']) });
+    // The location knows the label's domain from now on; the next aliased deploy serves at once.
+    await aliased({ 'index.html': 'calls two' });
+    expect(await served(first.aliasUrl!)).toMatchObject({ text: 'calls two', d1: 0, coordinator: expect.arrayContaining(['DO.aliased']) });
+  });
 });
