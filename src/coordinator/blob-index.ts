@@ -13,9 +13,7 @@
  */
 import type { Env } from '../platform/env';
 import { type BlobLocation, blobsStoredIn, forgetBlobsOf } from '../storage/deployments-table';
-import { MoveOutOfD1 } from './d1-moves';
-
-const movedKey = 'blobs-moved-from-d1';
+import { MoveOnce } from './move-once';
 
 /** What a change does to the index: the blobs it stores, and the packs it deletes (all of them: an unpublish). */
 export interface BlobChange {
@@ -25,17 +23,17 @@ export interface BlobChange {
 }
 
 export class BlobIndex {
-  readonly #move: MoveOutOfD1;
+  readonly #move: MoveOnce;
 
   /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly envOf: () => Env,
   ) {
-    this.#move = new MoveOutOfD1(storage, movedKey, (domain) => this.#copy(domain));
     storage.sql.exec('CREATE TABLE IF NOT EXISTS blobs (hash TEXT PRIMARY KEY, pack TEXT NOT NULL, offset INTEGER NOT NULL, size INTEGER NOT NULL)');
     storage.sql.exec('CREATE INDEX IF NOT EXISTS blobs_by_pack ON blobs (pack)');
     storage.sql.exec('CREATE TABLE IF NOT EXISTS pending_blobs (hash TEXT PRIMARY KEY, pack TEXT NOT NULL, offset INTEGER NOT NULL, size INTEGER NOT NULL)');
+    this.#move = new MoveOnce(storage, 'blobs-moved-from-d1', (domain) => this.#copy(domain));
   }
 
   /** Resolves once `domain`'s rows in D1, if any, are here (and gone from D1). Call it before any other method. */

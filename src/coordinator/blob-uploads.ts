@@ -52,7 +52,7 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
     await state.commits.scheduleAlarm();
     // Counted in D1 as it is kept by the deployment and its blobs are known: all of it or none, across a stop.
     const counted = [recordObjects(DB, domain, owner, [{ key: kept.pack, bytes: kept.bytes }]), ...(reservation ? [release(DB, reservation, owner)] : [])];
-    await state.commits.commit(domain, counted, undefined, { now: [] }, { record: kept.blobs }, { put: { ...uploading, packs: [...uploading.packs, kept.pack] } });
+    await state.commits.commit(domain, counted, undefined, { now: [] }, { record: kept.blobs, deployment: { ...uploading, packs: [...uploading.packs, kept.pack] } });
   } catch (error) {
     await releaseQuota(state.env, reservation, owner);
     // A copy this object made is its own to delete; the request's pack the Worker has discarded.

@@ -18,6 +18,9 @@ import { RecordedUploads } from './uploads';
 /** How soon the alarm tries again work that failed, or a change whose outcome is unknown. */
 const retryMs = 10_000;
 
+/** What a change does to the coordinator's own storage, pending until it is settled: its blob index and its deployments. */
+export type StorageChange = BlobChange & DeploymentChange;
+
 export class Commits {
   readonly uploads: RecordedUploads;
   readonly deadlines: IncrementalDeadlines;
@@ -38,32 +41,32 @@ export class Commits {
     this.deployments = new DeploymentStore(storage, envOf);
   }
 
-  /** Resolves once every row of `domain`'s that the global D1 kept before is here (./d1-moves.ts). */
+  /** Resolves once `domain`'s rows written to D1 before its coordinator kept them are here (./blob-index.ts, ./deployment-store.ts): call it before reading them. */
   async moved(domain: string): Promise<void> {
     await Promise.all([this.blobs.moved(domain), this.deployments.moved(domain)]);
   }
 
   /**
-   * Commits a change and what follows it: the follow-ups, and what it does to the blob index and
-   * the deployments, are stored pending on the change (with an alarm, should the object stop),
-   * the D1 batch records the change's id, and only then are they settled. Then `live` goes live (undefined: the live site is unchanged), as committed (with
+   * Commits a change and what follows it: the follow-ups are stored pending on the change (with
+   * an alarm, should the object stop), the D1 batch records the change's id, and only then are
+   * they settled. Then `live` goes live (undefined: the live site is unchanged), as committed (with
    * its configuration's stamp, see tickConfigurationsClock), and the follow-ups run; answers it so.
+   * What it does to the blob index and the deployments (`stored`) is pending with the follow-ups.
    */
   async commit(
     domain: string,
     statements: D1PreparedStatement[],
     live: SiteRecord | null | undefined,
     followUps: Omit<PendingChange, 'id' | 'domain'>,
-    blobs: BlobChange = {},
-    deployments: DeploymentChange = {},
+    stored: StorageChange = {},
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.envOf();
     const change: PendingChange = { id: crypto.randomUUID(), domain, ...followUps };
     await this.moved(domain);
     this.storage.transactionSync(() => {
       this.#followUps.pend(change);
-      this.blobs.pend(blobs);
-      this.deployments.pend(deployments);
+      this.blobs.pend(stored);
+      this.deployments.pend(stored);
     });
     await this.scheduleAlarm();
     let committed = live;
@@ -107,10 +110,8 @@ export class Commits {
   }
 
   #drop(): void {
-    this.storage.transactionSync(() => {
-      this.blobs.drop();
-      this.deployments.drop();
-    });
+    this.blobs.drop();
+    this.deployments.drop();
   }
 
   /** Objects follow-ups delete later, after the grace for reads in flight. */

@@ -11,7 +11,7 @@ import { type Outcome, unwrap } from './outcome';
 const changes = ['deploy', 'preview', 'activate', 'addBlobs', 'finalize', 'deployManifest', 'cancel', 'unpublish', 'editConfiguration', 'editMetadata', 'putFile', 'deleteFile', 'suspend', 'resume', 'refreshOwner', 'changeAccess', 'storeUploading'] as const;
 type Change = (typeof changes)[number];
 /** Its other methods, whose answers pass as they are. */
-type Query = 'current' | 'beginUpload' | 'forgetUpload' | 'beginIncremental' | 'sweepOrphans' | 'discard' | 'replayDeadLetters' | 'knownBlobs' | 'storedBlobs' | 'deployments' | 'deployment' | 'aliased' | 'moveOutOfD1';
+type Query = 'current' | 'beginUpload' | 'forgetUpload' | 'beginIncremental' | 'sweepOrphans' | 'discard' | 'replayDeadLetters' | 'knownBlobs' | 'storedBlobs' | 'deployments' | 'deployment' | 'aliased';
 
 /** A change's signature with its `Outcome` unwrapped; `never` (a type error below) for one that answers none. */
 type Unwrapped<F> = F extends (...args: infer A) => Promise<Outcome<infer R>> ? (...args: A) => Promise<R> : never;
@@ -38,7 +38,6 @@ export function siteCoordinator(env: Env, domain: string, onPurgePending?: OnPur
     deployments: (...args: Parameters<SiteCoordinator['deployments']>) => stub.deployments(...args),
     deployment: (...args: Parameters<SiteCoordinator['deployment']>) => stub.deployment(...args),
     aliased: (...args: Parameters<SiteCoordinator['aliased']>) => stub.aliased(...args),
-    moveOutOfD1: (...args: Parameters<SiteCoordinator['moveOutOfD1']>) => stub.moveOutOfD1(...args),
   };
   for (const change of changes) {
     client[change] = async (...args: unknown[]) => {

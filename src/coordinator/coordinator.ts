@@ -82,13 +82,13 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   /** Where the stored ones of `hashes` lie (./blob-index.ts). Not queued behind changes: the index only ever names bytes that exist. */
   async knownBlobs(domain: string, hashes: readonly string[]): Promise<Map<string, BlobLocation>> {
-    await this.#state.commits.blobs.moved(domain);
+    await this.#state.commits.moved(domain);
     return this.#state.commits.blobs.known(hashes);
   }
 
   /** Every hash the site stores and where: what a multipart deploy need not store again. */
   async storedBlobs(domain: string): Promise<Map<string, BlobLocation>> {
-    await this.#state.commits.blobs.moved(domain);
+    await this.#state.commits.moved(domain);
     return this.#state.commits.blobs.all();
   }
 
@@ -104,11 +104,6 @@ export class SiteCoordinator extends DurableObject<Env> {
   }
   aliased(domain: string, label: string): Promise<DeploymentRecord | null> {
     return this.#state.deployments.newestAliased(domain, label);
-  }
-
-  /** Moves what D1 kept of the domain's before issue 32 into this object, if it has not moved yet: the daily cron asks (./d1-moves.ts). */
-  async moveOutOfD1(domain: string): Promise<void> {
-    await this.#state.commits.moved(domain);
   }
 
   /** The Worker aborted the upload of `key`. */
@@ -251,7 +246,7 @@ export class SiteCoordinator extends DurableObject<Env> {
           { kind: 'notify', event: { type: 'site-delete', domain } },
         ],
         unpublish: true,
-      }, { forgetAll: true }, { forgetAll: true });
+      }, { forgetAll: true });
       return null;
     });
   }

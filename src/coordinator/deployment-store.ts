@@ -10,24 +10,24 @@
  * deploy still uploading involves no D1 at all: it is written at once, under the lock.
  *
  * A domain's rows written to D1 before this moved are copied here on first use and then deleted
- * from D1, their directory rows written in the same batch: the move takes no stop (./d1-moves.ts).
+ * from D1, their directory rows written in the same batch: the move takes no stop (./move-once.ts;
+ * the daily cron moves idle domains, ./blob-moves.ts).
  * Every read below waits for it.
  */
 import type { Env } from '../platform/env';
 import { type DeploymentRecord, type DeploymentsCursor, deploymentsStoredIn, forgetDeploymentsOf } from '../storage/deployments-table';
-import { MoveOutOfD1 } from './d1-moves';
+import { MoveOnce } from './move-once';
 
-const movedKey = 'deployments-moved-from-d1';
 const pendingKey = 'pending-deployments';
 
 /** What a change does to the site's deployments, applied once it committed. */
 export interface DeploymentChange {
-  /** Written (made, finalized or activated). */
-  put?: DeploymentRecord;
+  /** Written (made, finalized, activated, or given a pack its upload brought). */
+  deployment?: DeploymentRecord;
   /** Taken off the air at `at`: another went live. */
   ended?: { id: string; at: number };
   /** Collected. */
-  forget?: readonly string[];
+  forgetDeployments?: readonly string[];
   /** Every deployment: the site is unpublished. */
   forgetAll?: boolean;
 }
@@ -35,17 +35,17 @@ export interface DeploymentChange {
 type Row = { record: string };
 
 export class DeploymentStore {
-  readonly #move: MoveOutOfD1;
+  readonly #move: MoveOnce;
 
   /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly envOf: () => Env,
   ) {
-    this.#move = new MoveOutOfD1(storage, movedKey, (domain) => this.#copy(domain));
     // The record whole (JSON), and the columns it is looked up and ordered by.
     storage.sql.exec('CREATE TABLE IF NOT EXISTS deployments (id TEXT PRIMARY KEY, created INTEGER NOT NULL, state TEXT NOT NULL, alias_label TEXT, record TEXT NOT NULL)');
     storage.sql.exec('CREATE INDEX IF NOT EXISTS deployments_newest ON deployments (created DESC, id DESC)');
+    this.#move = new MoveOnce(storage, 'deployments-moved-from-d1', (domain) => this.#copy(domain));
   }
 
   /** Resolves once `domain`'s rows in D1, if any, are here (and gone from D1, their directory rows written). */
@@ -132,7 +132,8 @@ export class DeploymentStore {
 
   /** Before a change commits (inside its storage transaction): holds what it does until it is settled. */
   pend(change: DeploymentChange): void {
-    this.storage.kv.put(pendingKey, change);
+    const { deployment, ended, forgetDeployments, forgetAll } = change;
+    this.storage.kv.put(pendingKey, { deployment, ended, forgetDeployments, forgetAll } satisfies DeploymentChange);
   }
 
   /** The change committed: what it does is done, in the order its D1 batch did it before. */
@@ -140,9 +141,9 @@ export class DeploymentStore {
     const change = this.storage.kv.get<DeploymentChange>(pendingKey);
     if (!change) return;
     const { sql } = this.storage;
-    if (change.put) this.#write(change.put, 'OR REPLACE');
+    if (change.deployment) this.#write(change.deployment, 'OR REPLACE');
     if (change.ended) sql.exec(`UPDATE deployments SET record = json_set(record, '$.liveUntil', ?) WHERE id = ?`, change.ended.at, change.ended.id);
-    if (change.forget?.length) sql.exec('DELETE FROM deployments WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(change.forget));
+    if (change.forgetDeployments?.length) sql.exec('DELETE FROM deployments WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(change.forgetDeployments));
     if (change.forgetAll) sql.exec('DELETE FROM deployments');
     this.storage.kv.delete(pendingKey);
   }

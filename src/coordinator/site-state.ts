@@ -17,16 +17,15 @@ import { log } from '../platform/log';
 import { checkClaimant } from './claimant';
 import { memberRole } from '../storage/members-table';
 import { type MemberRole, authorize } from './access';
-import type { BlobChange } from './blob-index';
-import { Commits } from './commits';
+import { Commits, type StorageChange } from './commits';
 import type { DeploymentStore } from './deployment-store';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployment-records';
 import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
 import { type Collection, collection, freedBy } from './kept-window';
 
-/** A collection as a commit takes it: statements for its batch, the packs the blob index forgets, the deployments it forgets, follow-ups now and after the grace period, and the objects it frees. */
-type Freed = { statements: D1PreparedStatement[]; blobs: BlobChange; deployments: string[]; now: FollowUp[]; later: FollowUp[]; objects: string[] };
+/** A collection as a commit takes it: statements for its batch, the packs the blob index and the deployments the store forget, follow-ups now and after the grace period, and the objects it frees. */
+type Freed = { statements: D1PreparedStatement[]; stored: StorageChange; now: FollowUp[]; later: FollowUp[]; objects: string[] };
 
 /**
  * What a change's commit runs after it, besides its collection's (see PendingChange), the
@@ -164,8 +163,7 @@ export class SiteState {
         [...entered, ...statements, ...freed.statements, ...counted],
         live,
         { ...rest, orphans: written.map((object) => object.key), now: [...rest.now, ...freed.now], later: freed.later },
-        { ...freed.blobs, record: blobs },
-        { put: record, ended, forget: freed.deployments },
+        { ...freed.stored, record: blobs, deployment: record, ended },
       );
     } catch (error) {
       await releaseQuota(this.env, reservation, owner);
@@ -191,24 +189,18 @@ export class SiteState {
     return this.#freed(domain, collection(deployments, liveId, keptWindowOf(this.env), Date.now(), claimant));
   }
 
-  /** Commits a collection alone (the site's live record unchanged). */
-  async commitFreed(domain: string, freed: Freed): Promise<void> {
-    await this.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs, { forget: freed.deployments });
-  }
-
   /** Collects the incremental deploy `uploading` now, as its deadline would: what none of the site's other `deployments` holds is freed. */
   abandon(domain: string, uploading: DeploymentRecord, deployments: readonly DeploymentRecord[]): Freed {
     return this.#freed(domain, freedBy([uploading], deployments.filter((kept) => kept.id !== uploading.id)));
   }
 
   #freed(domain: string, freed: Collection): Freed {
-    if (freed.deployments.length === 0) return { statements: [], blobs: {}, deployments: [], now: [], later: [], objects: [] };
+    if (freed.deployments.length === 0) return { statements: [], stored: {}, now: [], later: [], objects: [] };
     const { DB } = this.env;
     return {
       objects: freed.objects,
       statements: [deleteDeploymentHosts(DB, freed.deployments), forgetObjects(DB, freed.objects)],
-      blobs: { forgetPacks: freed.packs },
-      deployments: freed.deployments,
+      stored: { forgetPacks: freed.packs, forgetDeployments: freed.deployments },
       now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     };

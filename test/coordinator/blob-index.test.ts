@@ -1,7 +1,7 @@
 import { createScheduledController, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { moveOutOfD1 } from '../../src/coordinator/d1-moves';
+import { moveBlobsOutOfD1 } from '../../src/coordinator/blob-moves';
 import worker from '../../src/index';
 import { authorized, deploy } from '../support/client';
 import { coordinatorOf, sha256Hex } from '../support/deployments';
@@ -85,7 +85,7 @@ describe("a site's blob index", () => {
       before.set(domain, await coordinatorRows(domain));
       await asBeforeTheMove(domain, before.get(domain)!);
     }
-    expect(await moveOutOfD1(env, 1)).toHaveLength(1);
+    expect(await moveBlobsOutOfD1(env, 1)).toHaveLength(1);
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: '17 3 * * *' }), env);
     for (const domain of domains) {
       expect(await d1Rows(domain)).toEqual([]);

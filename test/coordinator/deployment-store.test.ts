@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Deployment, DeploymentPage, DeployResult } from '../../src/common/api-types';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
-import { moveOutOfD1 } from '../../src/coordinator/d1-moves';
+import { moveDeploymentsOutOfD1 } from '../../src/coordinator/blob-moves';
 import worker from '../../src/index';
 import type { DeploymentRecord } from '../../src/storage/deployments-table';
 import { authorized, call, deploy, deployForm } from '../support/client';
@@ -210,7 +210,7 @@ describe('deployments D1 kept before they moved', () => {
     const { ids, listing, records } = await legacySite(domain);
     // The move copies the rows, then its D1 batch fails: they stay in D1 too.
     await failD1Batches(domain);
-    await expect(runInDurableObject(coordinatorOf(domain), (instance: SiteCoordinator) => instance.moveOutOfD1(domain))).rejects.toThrow('D1 is down');
+    await expect(runInDurableObject(coordinatorOf(domain), (instance: SiteCoordinator) => instance.knownBlobs(domain, []))).rejects.toThrow('D1 is down');
     expect(await d1Deployments(domain)).toBe(3);
     await restart(domain);
     expect(await listed(domain)).toEqual(listing);
@@ -231,7 +231,7 @@ describe('deployments D1 kept before they moved', () => {
       before.set(domain, await keptDeployments(domain));
       await asBeforeTheMove(domain, before.get(domain)!);
     }
-    expect(await moveOutOfD1(env, 1)).toHaveLength(1);
+    expect(await moveDeploymentsOutOfD1(env, 1)).toHaveLength(1);
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: '17 3 * * *' }), env);
     for (const domain of domains) {
       expect(await d1Deployments(domain)).toBe(0);
