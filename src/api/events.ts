@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { requireScope } from '../auth/middleware';
+import { requireScope, requireSiteRead } from '../auth/middleware';
 import { subscribe } from '../events/subscribe';
 import { resource } from '../http/resource';
 import { domainParam } from './domain-param';
@@ -15,7 +15,7 @@ resource(events, '/v2/events', {
 /** One site's events, for whoever may read the site: its owner, its members, global_read (docs/events.md, "One site's events"). */
 resource(events, '/v2/sites/:domain/events', {
   GET: [
-    requireScope('global_read', 'deploy'),
+    requireSiteRead(),
     async (c) => {
       const domain = domainParam(c);
       await readableSite(c, domain);
