@@ -37,17 +37,17 @@ function scopesOf(value: unknown): Scope[] {
   return [...new Set(value as Scope[])].sort();
 }
 
+/** The domains `sites` names, in its order (so that a problem points at what was sent); null: every site. */
 function sitesOf(value: unknown, c: Context<AppEnv>): string[] | null {
   if (value === undefined || value === null) return null;
   const { apiHostnames, quotas } = settingsOf(c.env);
   if (!Array.isArray(value) || value.length === 0) throw invalid('/sites', 'must be a non-empty array of domains of your sites, or absent for all of them');
   // A bound on the request: a token for more sites than a user may own is no narrow token.
   if (value.length > quotas.maxSites) throw invalid('/sites', `names more domains than a user may own (MAX_SITES_PER_USER is ${quotas.maxSites})`, { limit: 'MAX_SITES_PER_USER', value: quotas.maxSites });
-  const domains = value.map((domain, index) => {
+  return value.map((domain, index) => {
     if (typeof domain !== 'string') throw invalid(`/sites/${index}`, 'must be a domain');
     return parseDomain(domain, apiHostnames);
   });
-  return [...new Set(domains)].sort();
 }
 
 function expiryOf(value: unknown, c: Context<AppEnv>, now: number): number {
@@ -72,8 +72,9 @@ function expiryOf(value: unknown, c: Context<AppEnv>, now: number): number {
 export async function tokenRequestOf(body: unknown, c: Context<AppEnv>, now: number): Promise<TokenRequest> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Problem('invalid-request', 'The body must be a JSON object: {"name", "scopes", "sites"?, "expiresAt"?}.');
   const fields = body as Record<string, unknown>;
-  const request: TokenRequest = { name: nameOf(fields.name), scopes: scopesOf(fields.scopes), sites: sitesOf(fields.sites, c), expires: expiryOf(fields.expiresAt, c, now) };
+  const sites = sitesOf(fields.sites, c);
+  const request: TokenRequest = { name: nameOf(fields.name), scopes: scopesOf(fields.scopes), sites: sites && [...new Set(sites)].sort(), expires: expiryOf(fields.expiresAt, c, now) };
   boundByCaller(c.get('principal'), request);
-  if (request.sites) await refuseUnreachableSites(c, request.sites, request.scopes);
+  if (sites) await refuseUnreachableSites(c, sites, request.scopes);
   return request;
 }

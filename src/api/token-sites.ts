@@ -28,16 +28,17 @@ function refusalOf(domain: string, role: Role, scopes: readonly Scope[]): string
 }
 
 /**
- * Throws 403 `forbidden`, naming every site refused and why, unless the caller owns or is a
- * member of each of `sites` with a role that allows `scopes`. One D1 query a site (at most
- * MAX_SITES_PER_USER of them), run together.
+ * Throws 403 `forbidden`, naming every site refused and why (pointing at it in `sites`, the
+ * domains as the request named them), unless the caller owns or is a member of each with a role
+ * that allows `scopes`. One D1 query a domain (at most MAX_SITES_PER_USER of them), run together.
  */
 export async function refuseUnreachableSites(c: Context<AppEnv>, sites: readonly string[], scopes: readonly Scope[]): Promise<void> {
   const caller = c.get('principal');
-  const access = await Promise.all(sites.map((domain) => siteAccess(c.env.DB, domain, caller.userId)));
+  const domains = [...new Set(sites)];
+  const access = new Map(await Promise.all(domains.map(async (domain) => [domain, await siteAccess(c.env.DB, domain, caller.userId)] as const)));
   const refusals: Refusal[] = [];
   sites.forEach((domain, index) => {
-    const { site, member } = access[index]!;
+    const { site, member } = access.get(domain)!;
     const why = refusalOf(domain, site && roleOf(caller, site, member), scopes);
     if (why !== null) refusals.push({ pointer: `/sites/${index}`, message: why });
   });

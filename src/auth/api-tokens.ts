@@ -19,7 +19,7 @@ export type Scope = (typeof knownScopes)[number];
 export const siteReadScopes: readonly Scope[] = ['global_read', 'deploy', 'read'];
 
 /** Whether `caller` holds `scope`, or more: `deploy` holds `read`, the read half of what it does. */
-export function holdsScope(caller: Pick<Principal, 'scopes'>, scope: Scope): boolean {
+function holdsScope(caller: Pick<Principal, 'scopes'>, scope: Scope): boolean {
   return caller.scopes.has(scope) || (scope === 'read' && caller.scopes.has('deploy'));
 }
 
@@ -84,8 +84,9 @@ export interface TokenRequest {
 
 /**
  * A token never makes a token with more than it holds: each scope asked for must be the caller's
- * (or within one of theirs: `read` within `deploy`), and an API token's expiry bounds the new one's. (A site-restricted token makes none: the route
- * refuses it, so the new token's sites are the caller's own sites, checked by the route.)
+ * (or within one of theirs: `read` within `deploy`), and an API token's expiry bounds the new
+ * one's. (A site-restricted token makes none: the route refuses it, so the new token's sites are
+ * checked by the route against all the caller reaches: src/api/token-sites.ts.)
  */
 export function boundByCaller(caller: Principal, request: TokenRequest): void {
   const missing = request.scopes.filter((scope) => !holdsScope(caller, scope));

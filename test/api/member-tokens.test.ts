@@ -89,9 +89,10 @@ describe('a member’s token limited to a site', () => {
     const refused = await create(stranger, { name: 'x', scopes: ['read'], sites: [domain, 'nobody.mt.example'] });
     expect(refused.status).toBe(403);
     const problem = await problemOf(refused);
+    // Each pointer names the domain where the request sent it.
     expect(problem.errors).toEqual([
-      { pointer: '/sites/0', message: 'you neither own nobody.mt.example nor are a member of it' },
-      { pointer: '/sites/1', message: 'you neither own stranger.mt.example nor are a member of it' },
+      { pointer: '/sites/0', message: 'you neither own stranger.mt.example nor are a member of it' },
+      { pointer: '/sites/1', message: 'you neither own nobody.mt.example nor are a member of it' },
     ]);
     expect(await tokensOf(stranger)).toEqual([]);
   });
@@ -102,7 +103,7 @@ describe('a member’s token limited to a site', () => {
     await ok(await deploy('viewers-own.mt.example', { 'index.html': 'x' }, undefined, viewer));
     const refused = await create(viewer, { name: 'both', scopes: ['deploy'], sites: ['viewers-own.mt.example', domain] });
     expect(refused.status).toBe(403);
-    expect((await problemOf(refused)).errors).toEqual([{ pointer: '/sites/0', message: expect.stringMatching(/viewer of mixed\.mt\.example/) }]);
+    expect((await problemOf(refused)).errors).toEqual([{ pointer: '/sites/1', message: expect.stringMatching(/viewer of mixed\.mt\.example/) }]);
     expect((await made(viewer, { name: 'both', scopes: ['read'], sites: ['viewers-own.mt.example', domain] })).sites).toEqual([domain, 'viewers-own.mt.example']);
   });
 
