@@ -1,26 +1,37 @@
-import type { SiteInfo, UserSuspension } from '../../src/common/api-types';
+import type { SiteSuspension, UserSuspension } from '../../src/common/api-types';
+import { ApiError } from '../../src/common/received-problem';
 import { request } from './api';
 import { confirmAction } from './dialog';
 import { fill, h } from './dom';
 import { timeElement } from './format';
 import { errorMessage } from './screen';
 
-const userSuspensionPath = (userId: string) => `/v2/users/${encodeURIComponent(userId)}/suspension`;
-
-/** The operator's card of a site's owner: what it shows, and `show` to bring it up to date with the site's info. */
+/** The operator's card of a user: what it shows, and `show` to bring it up to date with their suspension (null: none). */
 export interface UserSuspensionCard {
   element: HTMLElement;
-  show(info: SiteInfo): void;
+  show(userId: string, suspension: SiteSuspension | null): void;
+}
+
+const userSuspensionPath = (userId: string) => `/v2/users/${encodeURIComponent(userId)}/suspension`;
+
+/** The user's suspension in force, or null (GET answers 404 when there is none). */
+export async function userSuspensionOf(userId: string): Promise<UserSuspension | null> {
+  try {
+    return await request<UserSuspension>('GET', userSuspensionPath(userId));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
 }
 
 /**
- * An operator's controls (a token with the `admin` scope) over the site's owner, beside those over
- * the site: whether the owner is suspended, since when and why; suspend them with a reason they
- * read (every site of theirs answers 451, and they claim and change nothing) or lift it, each
- * confirmed first. `changed` reloads what the page shows of the site.
+ * An operator's controls (a token with the `admin` scope) over a user (a site's owner, beside the
+ * site's own controls, or on the Users screen): whether they are suspended, since when and why;
+ * suspend them with a reason they read (every site of theirs answers 451, and they claim and
+ * change nothing) or lift it, each confirmed first. `changed` reloads what the page shows.
  */
-export function userSuspensionCard(changed: () => void): UserSuspensionCard {
-  let owner: string | undefined;
+export function userSuspensionCard(heading: string, changed: () => void): UserSuspensionCard {
+  let shownUser: string | undefined;
   const state = h('p', { id: 'user-suspension-state' }, 'Loading…');
   const feedback = h('div', {});
   const reason = h('input', { id: 'user-suspension-reason', type: 'text', required: true, maxlength: 1000, placeholder: 'Deploys the same phishing site under new names (case 4412)' });
@@ -30,7 +41,7 @@ export function userSuspensionCard(changed: () => void): UserSuspensionCard {
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const userId = owner;
+    const userId = shownUser;
     if (userId === undefined) return;
     const confirmed = await confirmAction({
       title: `Suspend ${userId}?`,
@@ -40,8 +51,9 @@ export function userSuspensionCard(changed: () => void): UserSuspensionCard {
     if (!confirmed) return;
     try {
       const suspension = await request<UserSuspension>('PUT', userSuspensionPath(userId), { json: { reason: reason.value } });
-      const sites = suspension.domains.length === 1 ? '1 site answers' : `${suspension.domains.length} sites answer`;
-      fill(feedback, h('div', { class: 'notice success', role: 'status' }, `Suspended ${userId}: ${sites} 451.`));
+      const count = suspension.domains.length;
+      const sites = count === 0 ? 'they own no site' : count === 1 ? '1 site answers 451' : `${count} sites answer 451`;
+      fill(feedback, h('div', { class: 'notice success', role: 'status' }, `Suspended ${userId}: ${sites}.`));
       form.reset();
       changed();
     } catch (error) {
@@ -49,7 +61,7 @@ export function userSuspensionCard(changed: () => void): UserSuspensionCard {
     }
   });
   resume.addEventListener('click', async () => {
-    const userId = owner;
+    const userId = shownUser;
     if (userId === undefined) return;
     const confirmed = await confirmAction({ title: `Lift the suspension of ${userId}?`, message: 'Their sites are served again, and they may claim and change sites.', confirmLabel: 'Lift user suspension', tone: 'primary' });
     if (!confirmed) return;
@@ -62,13 +74,12 @@ export function userSuspensionCard(changed: () => void): UserSuspensionCard {
     }
   });
 
-  const element = h('section', { class: 'card', 'aria-labelledby': 'user-suspension-heading' }, h('h2', { id: 'user-suspension-heading' }, 'Operator: the owner’s suspension'), state, feedback, form);
+  const element = h('section', { class: 'card', 'aria-labelledby': 'user-suspension-heading' }, h('h2', { id: 'user-suspension-heading' }, heading), state, feedback, form);
   return {
     element,
-    show(info) {
-      owner = info.userId;
-      const suspension = info.userSuspension;
-      fill(state, suspension ? [`${owner} is suspended since `, timeElement(suspension.since), `: ${suspension.reason}`] : `${owner} is not suspended.`);
+    show(userId, suspension) {
+      shownUser = userId;
+      fill(state, suspension ? [`${userId} is suspended since `, timeElement(suspension.since), `: ${suspension.reason}`] : `${userId} is not suspended.`);
       resume.hidden = suspension === null;
     },
   };

@@ -43,7 +43,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
   function renderInfo(info: SiteInfo): void {
     shown = shownVersion(info);
     lastInfo = info;
-    ownerControls?.show(info);
+    ownerControls?.show(info.userId, info.userSuspension);
     details.removeAttribute('aria-busy');
     const live = info.deployment;
     const said = h('span', { id: 'live-message' });
@@ -167,8 +167,8 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
   const operatorControls = h('div', {});
   void me.then((identity) => {
     if (!identity.scopes.includes('admin')) return;
-    ownerControls = userSuspensionCard(loadInfo);
-    if (lastInfo) ownerControls.show(lastInfo);
+    ownerControls = userSuspensionCard('Operator: the owner’s suspension', loadInfo);
+    if (lastInfo) ownerControls.show(lastInfo.userId, lastInfo.userSuspension);
     fill(operatorControls, suspensionCard(domain, loadInfo), ownerControls.element);
   }, () => undefined);
 
