@@ -26,8 +26,8 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { SignJWT } from 'jose';
 import { freePort, measureMemory, startServer, workerdPids } from '../deploy/processes.mjs';
+import { signToken } from '../../scripts/sign-token.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const runs = Number(process.env.BENCH_RUNS ?? 5);
@@ -52,18 +52,8 @@ const hostOptions = {
   ],
 };
 
-function tokenFor(user, scope) {
-  return new SignJWT({ scope })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(user)
-    .setIssuer('sitehost')
-    .setAudience('sitehost')
-    .setIssuedAt()
-    .setExpirationTime('6h')
-    .sign(new TextEncoder().encode(secret));
-}
-const deployer = await tokenFor('github|bench-scale', 'deploy');
-const reader = await tokenFor('github|bench-reader', 'global_read');
+const deployer = await signToken({ user: 'github|bench-scale', scope: 'deploy', secret, ttl: '6h' });
+const reader = await signToken({ user: 'github|bench-reader', scope: 'global_read', secret, ttl: '6h' });
 
 const workDir = await mkdtemp(join(tmpdir(), 'sitehost-bench-scale-'));
 
