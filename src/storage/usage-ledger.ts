@@ -193,11 +193,13 @@ export async function beginDeploy(db: D1Database, id: string, userId: string, do
         `INSERT INTO user_deploys (id, user_id, at)
          SELECT ?1, ?2, ${now}
          WHERE ${sum.deploys('?2')} < ?4
-           AND (EXISTS (SELECT 1 FROM sites WHERE domain = ?3) OR ${sum.sites('?2')} + ${sum.reserved('sites', '?2')} < ?5)`,
+           AND (EXISTS (SELECT 1 FROM sites WHERE domain = ?3) OR ${sum.sites('?2')} + ${sum.reserved('sites', '?2')} < ?5)
+         RETURNING id`,
       )
       .bind(id, userId, domain, limits.deploysPerHour, limits.maxSites),
   ]);
-  return { begun: inserted!.meta.changes === 1, usage: usageOf(usage!.results[0] as UsageRow) };
+  // The row it returns, not the changes counted: those count the rows its trigger swept too.
+  return { begun: inserted!.results.length === 1, usage: usageOf(usage!.results[0] as UsageRow) };
 }
 
 /** Forgets the deploy `id`: it was refused, and so stored nothing. */
