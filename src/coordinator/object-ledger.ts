@@ -16,8 +16,7 @@
  */
 import type { Env } from '../platform/env';
 import { type StoredObject, addStoredBytes, forgetStoredBytes, legacyObjectsOf, moveLegacyObjects } from '../storage/usage-ledger';
-
-const movedKey = 'objects-moved-from-d1';
+import { MoveOnce } from './move-once';
 
 /** What a change does to the ledger: the objects it stores (counted against `userId`), and those it deletes (all of them: an unpublish). */
 export interface ObjectChange {
@@ -27,7 +26,7 @@ export interface ObjectChange {
 }
 
 export class ObjectLedger {
-  #moved: Promise<void> | undefined;
+  readonly #move: MoveOnce;
 
   /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
   constructor(
@@ -37,19 +36,15 @@ export class ObjectLedger {
     storage.sql.exec('CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY, user_id TEXT NOT NULL, bytes INTEGER NOT NULL)');
     // `stored`: 1 for an object the change records, 0 for one it forgets.
     storage.sql.exec('CREATE TABLE IF NOT EXISTS pending_ledger (key TEXT PRIMARY KEY, user_id TEXT NOT NULL, bytes INTEGER NOT NULL, stored INTEGER NOT NULL)');
+    this.#move = new MoveOnce(storage, 'objects-moved-from-d1', (domain) => this.#copy(domain));
   }
 
   /** Resolves once `domain`'s rows in D1's `stored_objects`, if any, are here (and counted in its totals). Call it before any other method. */
   moved(domain: string): Promise<void> {
-    this.#moved ??= this.#move(domain).catch((error: unknown) => {
-      this.#moved = undefined;
-      throw error;
-    });
-    return this.#moved;
+    return this.#move.moved(domain);
   }
 
-  async #move(domain: string): Promise<void> {
-    if (this.storage.kv.get(movedKey)) return;
+  async #copy(domain: string): Promise<void> {
     const { DB } = this.envOf();
     const rows = await legacyObjectsOf(DB, domain);
     // A copy left by a move cut before its batch is of the same rows: nothing writes them any more.
@@ -57,7 +52,6 @@ export class ObjectLedger {
       for (const row of rows) this.storage.sql.exec('INSERT INTO ledger (key, user_id, bytes) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING', row.key, row.userId, row.bytes);
     });
     if (rows.length > 0) await DB.batch(moveLegacyObjects(DB, domain));
-    this.storage.kv.put(movedKey, true);
   }
 
   /** The bytes recorded for the objects `keys` (against `userId` alone, when given): what a change that deletes them frees. */

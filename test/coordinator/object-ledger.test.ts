@@ -71,6 +71,13 @@ async function stopAtBatch(domain: string, when: 'before' | 'after'): Promise<vo
   });
 }
 
+/** `domain`'s rows moved: none left in D1, each in its coordinator, and their sums its totals. */
+async function expectMoved(domain: string, rows: readonly LedgerRow[]): Promise<void> {
+  expect(await legacyRows(domain)).toEqual([]);
+  expect(await coordinatorLedger(domain)).toEqual(rows);
+  expect(await d1Totals(domain)).toEqual(sumsByUser(rows));
+}
+
 /** A site of `user` with several objects (three kept deployments, each a pack and an index); answers its ledger. */
 async function siteWithObjects(domain: string, user: TokenOptions): Promise<LedgerRow[]> {
   await keepDeployments(domain, 3);
@@ -106,9 +113,7 @@ describe('the quota ledger', () => {
     expect(await usedBytes(user)).toBe(total(rows));
 
     await firstUse(domain);
-    expect(await legacyRows(domain)).toEqual([]);
-    expect(await coordinatorLedger(domain)).toEqual(rows);
-    expect(await d1Totals(domain)).toEqual(sumsByUser(rows));
+    await expectMoved(domain, rows);
     expect(await usedBytes(user)).toBe(total(rows));
 
     // A deploy that keeps one deployment frees the moved objects of the others: the total follows.
@@ -134,9 +139,7 @@ describe('the quota ledger', () => {
       expect(await usedBytes(user)).toBe(total(rows));
 
       await firstUse(domain);
-      expect(await legacyRows(domain)).toEqual([]);
-      expect(await coordinatorLedger(domain)).toEqual(rows);
-      expect(await d1Totals(domain)).toEqual(sumsByUser(rows));
+      await expectMoved(domain, rows);
       expect(await usedBytes(user)).toBe(total(rows));
     }
   });
@@ -152,10 +155,6 @@ describe('the quota ledger', () => {
     }
     expect(await moveStoredObjectsOutOfD1(env, 1)).toHaveLength(1);
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: '17 3 * * *' }), env);
-    for (const domain of domains) {
-      expect(await legacyRows(domain)).toEqual([]);
-      expect(await coordinatorLedger(domain)).toEqual(before.get(domain));
-      expect(await d1Totals(domain)).toEqual(sumsByUser(before.get(domain)!));
-    }
+    for (const domain of domains) await expectMoved(domain, before.get(domain)!);
   });
 });
