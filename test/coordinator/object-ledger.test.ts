@@ -1,4 +1,4 @@
-import { createScheduledController, runInDurableObject } from 'cloudflare:test';
+import { createScheduledController, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '../../src/common/api-types';
@@ -101,6 +101,25 @@ describe('the quota ledger', () => {
     expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' }, user)).status).toBe(200);
     expect(await d1Totals(domain)).toEqual(new Map());
     expect(await usedBytes(user)).toBe(0);
+  });
+
+  it("stays the sums of its coordinator's records across a stop after a commit's batch, and a batch that never ran", async () => {
+    const user = { user: 'github|ledger-stops' };
+    const domain = 'ledger-stops.example';
+    expect((await deploy(domain, { 'index.html': 'one' }, undefined, user)).status).toBe(200);
+
+    for (const when of ['after', 'before'] as const) {
+      const before = await coordinatorLedger(domain);
+      await stopAtBatch(domain, when);
+      expect((await deploy(domain, { 'index.html': `stopped ${when}` }, undefined, user)).status).toBe(500);
+      // The restarted coordinator settles the change that committed, and drops the one that did not.
+      expect(await runDurableObjectAlarm(coordinatorOf(domain))).toBe(true);
+      const after = await coordinatorLedger(domain);
+      if (when === 'before') expect(after).toEqual(before);
+      else expect(after.some((row) => before.some((kept) => kept.key === row.key))).toBe(false);
+      expect(await d1Totals(domain)).toEqual(sumsByUser(after));
+      expect(await usedBytes(user)).toBe(total(after));
+    }
   });
 
   it("moves a site's stored_objects rows into its total on first use, counting them all along, and frees them as its own", async () => {
