@@ -7,11 +7,13 @@
 // renamed), with host options of about 430 bytes, and configuration stamps below the clock. R2
 // holds no object for them: nothing measured here reads one.
 //
-// At each size, with the service running, the median of BENCH_RUNS (default 5) runs of: a deploy
-// (10 files, a new domain each), one configuration read, GET /v2/usage, GET /v2/sites, the whole
-// GET /v2/configurations (time, and the growth of workerd's resident memory while it streams),
-// its 304, and the feed after a cursor taken before the run's deploy; and GET /v2/whoami, the floor
-// any authenticated call pays on this machine. Then one line per target.
+// Each size is its own service (a copy of the template's state, seeded), all running side by side;
+// each of BENCH_RUNS (default 5) runs visits every size in turn, so that the machine's load weighs
+// on the sizes alike; medians of: a deploy (10 files, a new domain each), one configuration read,
+// GET /v2/usage, GET /v2/sites, the whole GET /v2/configurations (time, and the growth of
+// workerd's resident memory while it streams), its 304, and the feed after a cursor taken before
+// the run's deploy; and GET /v2/whoami, the floor any authenticated call pays on this machine.
+// Then one line per target.
 // The global D1's bytes are measured on the database itself (SQLite's dbstat: bytes used by every
 // table and index, the hourly deploy counts left out, the per-user byte totals `stored_bytes`
 // counted): per stored file (a 1,010-file deploy less a 10-file one, over 1,000) and per site kept
@@ -21,7 +23,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -65,45 +67,53 @@ const deployer = await tokenFor('github|bench-scale', 'deploy');
 const reader = await tokenFor('github|bench-reader', 'global_read');
 
 const workDir = await mkdtemp(join(tmpdir(), 'sitehost-bench-scale-'));
-const persistDir = join(workDir, 'state');
-let server;
 
-async function start() {
-  const port = await freePort();
-  const started = await startServer([join(repo, 'scripts/start.mjs')], {
-    cwd: repo,
-    env: { PORT: String(port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: secret },
-    timeoutMs: 180_000,
-  });
-  server = { ...started, origin: `http://127.0.0.1:${port}` };
-}
+/** One local service with its own state: the template's, or one seeded to a size. */
+class Service {
+  constructor(name) {
+    this.persistDir = join(workDir, name);
+  }
 
-async function stop() {
-  await server?.stop();
-  server = undefined;
-}
+  async start() {
+    const port = await freePort();
+    this.server = await startServer([join(repo, 'scripts/start.mjs')], {
+      cwd: repo,
+      env: { PORT: String(port), SITEHOST_PERSIST_DIR: this.persistDir, AUTH_SECRET: secret },
+      timeoutMs: 180_000,
+    });
+    this.origin = `http://127.0.0.1:${port}`;
+  }
 
-/** The local D1 database's SQLite file. */
-function databaseFile() {
-  const dir = join(persistDir, 'v3/d1/miniflare-D1DatabaseObject');
-  const files = readdirSync(dir).filter((name) => name.endsWith('.sqlite') && name !== 'metadata.sqlite');
-  if (files.length !== 1) throw new Error(`expected one D1 database in ${dir}, found ${files.join(', ')}`);
-  return join(dir, files[0]);
-}
+  async stop() {
+    await this.server?.stop();
+    this.server = undefined;
+  }
 
-async function call(path, { token = deployer, ...init } = {}) {
-  const response = await fetch(`${server.origin}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
-  return response;
-}
+  /** The local D1 database's SQLite file. */
+  databaseFile() {
+    const dir = join(this.persistDir, 'v3/d1/miniflare-D1DatabaseObject');
+    const files = readdirSync(dir).filter((name) => name.endsWith('.sqlite') && name !== 'metadata.sqlite');
+    if (files.length !== 1) throw new Error(`expected one D1 database in ${dir}, found ${files.join(', ')}`);
+    return join(dir, files[0]);
+  }
 
-/** Milliseconds from sending `path` to the whole answer, which must have `status`. */
-async function timed(path, init = {}, status = 200) {
-  const started = performance.now();
-  const response = await call(path, init);
-  const body = await response.arrayBuffer();
-  const elapsed = performance.now() - started;
-  if (response.status !== status) throw new Error(`${path}: ${response.status} ${new TextDecoder().decode(body).slice(0, 300)}`);
-  return { ms: elapsed, response, bytes: body.byteLength };
+  call(path, { token = deployer, ...init } = {}) {
+    return fetch(`${this.origin}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
+  }
+
+  /** Milliseconds from sending `path` to the whole answer, which must have `status`. */
+  async timed(path, init = {}, status = 200) {
+    const started = performance.now();
+    const response = await this.call(path, init);
+    const body = await response.arrayBuffer();
+    const elapsed = performance.now() - started;
+    if (response.status !== status) throw new Error(`${path}: ${response.status} ${new TextDecoder().decode(body).slice(0, 300)}`);
+    return { ms: elapsed, response, bytes: body.byteLength };
+  }
+
+  deploy(domain, files) {
+    return this.timed(`/v2/sites/${domain}`, { method: 'PUT', body: deployForm(files) });
+  }
 }
 
 function deployForm(files, configuration = hostOptions) {
@@ -115,13 +125,9 @@ function deployForm(files, configuration = hostOptions) {
 
 const smallSite = (tag, count = 10) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`page-${i}.html`, `<p>${tag} ${i}</p>`]));
 
-async function deploy(domain, files) {
-  return timed(`/v2/sites/${domain}`, { method: 'PUT', body: deployForm(files) });
-}
-
 /** Bytes the global D1 holds in every table and index, the transient hourly deploy counts left out. */
-function databaseBytes() {
-  const db = new DatabaseSync(databaseFile(), { readOnly: true });
+function databaseBytes(service) {
+  const db = new DatabaseSync(service.databaseFile(), { readOnly: true });
   try {
     const row = db.prepare("SELECT SUM(pgsize - unused) AS bytes FROM dbstat WHERE name NOT LIKE 'user_deploys%' AND name NOT LIKE 'sqlite_%'").get();
     return Number(row.bytes);
@@ -143,8 +149,8 @@ function domainTables(db) {
  * Writes sites `from`..`to`-1 as copies of the template site's rows, renamed; their configuration
  * stamps are distinct, below every stamp so far (so below the clock).
  */
-function seed(template, from, to) {
-  const db = new DatabaseSync(databaseFile());
+function seed(service, template, from, to) {
+  const db = new DatabaseSync(service.databaseFile());
   try {
     const tables = domainTables(db).filter((table) => table !== 'unpublished_configurations');
     const rows = Object.fromEntries(tables.map((table) => [table, db.prepare(`SELECT * FROM "${table}" WHERE domain = ?`).all(template)]));
@@ -183,36 +189,52 @@ function seed(template, from, to) {
 }
 
 /** The full list: its time, bytes, and workerd's memory growth while it streams. */
-async function fullList() {
-  const measured = await measureMemory(workerdPids(server.pid), () => timed('/v2/configurations', { token: reader }));
+async function fullList(service) {
+  const measured = await measureMemory(workerdPids(service.server.pid), () => service.timed('/v2/configurations', { token: reader }));
   const growth = measured.processes.reduce((sum, entry) => sum + Math.max(0, entry.peak - entry.before), 0);
   return { ...measured.result, growth };
 }
 
-async function measureAt(size) {
-  const samples = { floor: [], deploy: [], configuration: [], usage: [], sites: [], list: [], listGrowth: [], notModified: [], feed: [] };
-  let listBytes = 0;
+/** One run of every measured call against the service seeded to `size`, into `samples`. */
+async function measureOnce(service, size, run, samples) {
+  const before = (await service.timed('/v2/configurations?limit=1', { token: reader })).response.headers.get('sitehost-cursor');
+  samples.floor.push((await service.timed('/v2/whoami')).ms);
+  samples.deploy.push((await service.deploy(`bench-${size}-${run}.example`, smallSite(`${size}-${run}`))).ms);
+  samples.configuration.push((await service.timed(`/v2/sites/seed-${String(Math.floor(size / 2)).padStart(7, '0')}.example/configuration`, { token: reader })).ms);
+  samples.usage.push((await service.timed('/v2/usage')).ms);
+  samples.sites.push((await service.timed('/v2/sites')).ms);
+  const list = await fullList(service);
+  samples.list.push(list.ms);
+  samples.listGrowth.push(list.growth);
+  samples.listBytes.push(list.bytes);
+  const etag = list.response.headers.get('etag');
+  samples.notModified.push((await service.timed('/v2/configurations', { token: reader, headers: { 'if-none-match': etag } }, 304)).ms);
+  samples.feed.push((await service.timed(`/v2/configurations?${new URLSearchParams({ since: before })}`, { token: reader })).ms);
+}
+
+/**
+ * Medians of `runs` runs at every size. The services run side by side and each run visits every
+ * size in turn (its order rotated each run), so the machine's load weighs on every size alike:
+ * a ratio between sizes measures the sizes, not what else the machine did meanwhile.
+ */
+async function measureAll(services) {
+  const samples = new Map([...services.keys()].map((size) => [size, { floor: [], deploy: [], configuration: [], usage: [], sites: [], list: [], listGrowth: [], listBytes: [], notModified: [], feed: [] }]));
+  const order = [...services.keys()];
   for (let run = 0; run < runs; run++) {
-    const before = (await timed('/v2/configurations?limit=1', { token: reader })).response.headers.get('sitehost-cursor');
-    samples.floor.push((await timed('/v2/whoami')).ms);
-    samples.deploy.push((await deploy(`bench-${size}-${run}.example`, smallSite(`${size}-${run}`))).ms);
-    samples.configuration.push((await timed(`/v2/sites/seed-${String(Math.floor(size / 2)).padStart(7, '0')}.example/configuration`, { token: reader })).ms);
-    samples.usage.push((await timed('/v2/usage')).ms);
-    samples.sites.push((await timed('/v2/sites')).ms);
-    const list = await fullList();
-    samples.list.push(list.ms);
-    samples.listGrowth.push(list.growth);
-    listBytes = list.bytes;
-    const etag = list.response.headers.get('etag');
-    samples.notModified.push((await timed('/v2/configurations', { token: reader, headers: { 'if-none-match': etag } }, 304)).ms);
-    samples.feed.push((await timed(`/v2/configurations?${new URLSearchParams({ since: before })}`, { token: reader })).ms);
+    for (const size of [...order.slice(run % order.length), ...order.slice(0, run % order.length)]) {
+      await measureOnce(services.get(size), size, run, samples.get(size));
+    }
   }
-  const result = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
-  console.log(
-    `${size} sites: floor (GET /v2/whoami) ${ms(result.floor)}, deploy ${ms(result.deploy)}, configuration ${ms(result.configuration)}, usage ${ms(result.usage)}, sites ${ms(result.sites)}, ` +
-      `full list ${ms(result.list)} (${mb(listBytes)}, workerd +${mb(result.listGrowth)}), 304 ${ms(result.notModified)}, feed ${ms(result.feed)}`,
-  );
-  return result;
+  const results = new Map();
+  for (const [size, values] of samples) {
+    const result = Object.fromEntries(Object.entries(values).map(([name, list]) => [name, median(list)]));
+    console.log(
+      `${size} sites: floor (GET /v2/whoami) ${ms(result.floor)}, deploy ${ms(result.deploy)}, configuration ${ms(result.configuration)}, usage ${ms(result.usage)}, sites ${ms(result.sites)}, ` +
+        `full list ${ms(result.list)} (${mb(result.listBytes)}, workerd +${mb(result.listGrowth)}), 304 ${ms(result.notModified)}, feed ${ms(result.feed)}`,
+    );
+    results.set(size, result);
+  }
+  return results;
 }
 
 /** D1 statements per redeploy, as the workers test counts them. */
@@ -225,36 +247,37 @@ function statementsPerDeploy() {
 
 const targetLine = (text, limit, met) => console.log(`${text} (target ${limit}: ${met ? 'met' : 'MISSED'})`);
 
+const template = new Service('template');
+const services = new Map(sizes.map((size) => [size, new Service(`sites-${size}`)]));
 try {
-  console.log(`bench:scale: ${runs} runs a size, sizes ${sizes.join(', ')}; state in ${persistDir}`);
-  await start();
+  console.log(`bench:scale: ${runs} runs a size, sizes ${sizes.join(', ')}; state in ${workDir}`);
+  await template.start();
   // The template: one real deploy, whose rows every seeded site copies.
-  await deploy('template.example', smallSite('template'));
+  await template.deploy('template.example', smallSite('template'));
   // Bytes per stored file, and per site with 20 kept deployments (DEPLOYMENTS_KEPT's default).
-  let bytes = databaseBytes();
-  await deploy('files-10.example', smallSite('ten'));
-  const tenFiles = databaseBytes() - bytes;
-  bytes = databaseBytes();
-  await deploy('files-1010.example', smallSite('many', 1010));
-  const manyFiles = databaseBytes() - bytes;
+  let bytes = databaseBytes(template);
+  await template.deploy('files-10.example', smallSite('ten'));
+  const tenFiles = databaseBytes(template) - bytes;
+  bytes = databaseBytes(template);
+  await template.deploy('files-1010.example', smallSite('many', 1010));
+  const manyFiles = databaseBytes(template) - bytes;
   const perFile = (manyFiles - tenFiles) / 1000;
-  bytes = databaseBytes();
-  for (let i = 0; i < 20; i++) await deploy('kept-20.example', smallSite(`kept ${i}`, 2));
-  const perSite = databaseBytes() - bytes;
+  bytes = databaseBytes(template);
+  for (let i = 0; i < 20; i++) await template.deploy('kept-20.example', smallSite(`kept ${i}`, 2));
+  const perSite = databaseBytes(template) - bytes;
   console.log(`global D1 bytes: a site of 10 files and one deployment ${tenFiles}; of 1,010 files ${manyFiles}; kept with 20 deployments ${perSite}`);
-  await stop();
+  await template.stop();
 
-  const results = new Map();
-  let seeded = 0;
-  for (const size of sizes) {
+  for (const [size, service] of services) {
     const started = performance.now();
-    seed('template.example', seeded, size);
-    seeded = size;
-    console.log(`seeded ${size} sites in ${((performance.now() - started) / 1000).toFixed(1)} s; global D1 ${mb(databaseBytes())}, ${(databaseBytes() / size).toFixed(0)} bytes a site`);
-    await start();
-    results.set(size, await measureAt(size));
-    await stop();
+    await cp(template.persistDir, service.persistDir, { recursive: true });
+    seed(service, 'template.example', 0, size);
+    const total = databaseBytes(service);
+    console.log(`seeded ${size} sites in ${((performance.now() - started) / 1000).toFixed(1)} s; global D1 ${mb(total)}, ${(total / size).toFixed(0)} bytes a site`);
   }
+  for (const service of services.values()) await service.start();
+  const results = await measureAll(services);
+  for (const service of services.values()) await service.stop();
 
   const statements = statementsPerDeploy();
   const smallest = results.get(sizes[0]);
@@ -266,7 +289,7 @@ try {
     const adjusted = ratio / (largest.floor / smallest.floor);
     targetLine(`${label}: ${ms(largest[name])} at ${high} ÷ ${ms(smallest[name])} at ${low} = ${ratio.toFixed(2)} (${adjusted.toFixed(2)} against the floor's own ratio)`, '≤ 1.5', ratio <= 1.5);
   }
-  console.log(`floor (GET /v2/whoami): ${ms(largest.floor)} at ${high} ÷ ${ms(smallest.floor)} at ${low} = ${(largest.floor / smallest.floor).toFixed(2)}: the machine's load`);
+  console.log(`floor (GET /v2/whoami): ${ms(largest.floor)} at ${high} ÷ ${ms(smallest.floor)} at ${low} = ${(largest.floor / smallest.floor).toFixed(2)}: near 1 when the sizes shared the machine's load`);
   console.log(`full list: ${ms(largest.list)} at ${high} ÷ ${ms(smallest.list)} at ${low} (linear by nature: no target)`);
   targetLine(`full-list memory growth at ${high}: ${mb(largest.listGrowth)}`, '≤ 64 MB', largest.listGrowth <= 64e6);
   targetLine(`304 at ${high}: ${ms(largest.notModified)}`, '≤ 50 ms', largest.notModified <= 50);
@@ -277,6 +300,6 @@ try {
   targetLine(`global D1 bytes per site with 20 kept deployments: ${perSite} (host options ${options})`, `≤ 4096 + ${options}`, perSite <= 4096 + options);
   targetLine(`D1 statements per deploy: ${statements.redeploy} (a first deploy: ${statements.first})`, '≤ 10', statements.redeploy <= 10);
 } finally {
-  await stop();
+  for (const service of [template, ...services.values()]) await service.stop();
   await rm(workDir, { recursive: true, force: true });
 }
