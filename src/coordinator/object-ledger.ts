@@ -2,7 +2,8 @@
  * What each object its domain stores counts against MAX_USER_BYTES (issue 32): its key, the user
  * it counts against and its size, kept by the domain's coordinator in its own SQLite storage. D1
  * keeps one total per (user, domain) (`stored_bytes`, src/storage/usage-ledger.ts), no longer a
- * row per object, and a commit's batch adds to it one statement: each user's delta.
+ * row per object, and the batch of a commit (a blob upload's too) changes it with one statement:
+ * each user's delta.
  *
  * The coordinator alone records and frees its domain's objects, under its lock, so the totals are
  * always the sums of its records: what a change records or forgets waits in `pending_ledger` and
