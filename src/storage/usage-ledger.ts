@@ -172,7 +172,7 @@ export async function reserve(db: D1Database, id: string, claim: QuotaClaim, lim
 
 /**
  * Statement that ends the reservation `id` of `userId`, and any of theirs that expired (their
- * coordinator stopped before its commit): put in the commit's batch (what it held is now rows),
+ * coordinator stopped before its commit): put in the commit's batch (what it held is now committed),
  * or run when the change failed.
  */
 export function release(db: D1Database, id: string, userId: string): D1PreparedStatement {
