@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type StoredObject, addStoredBytes, forgetStoredBytes, readUsage, release, reserve } from '../../src/storage/usage-ledger';
+import { type StoredObject, addStoredBytes, forgetStoredBytes, moveLegacyObjects, readUsage, release, reserve } from '../../src/storage/usage-ledger';
 import { fuzzParameters, fuzzTimeout } from '../fuzz/settings';
 
 /**
@@ -9,8 +9,10 @@ import { fuzzParameters, fuzzTimeout } from '../fuzz/settings';
  * commit, give up, stop without a word (their reservation expires) and collect, interleaved in
  * any order, as they do when they run at once. Each keeps its objects' sizes itself, as a
  * coordinator does (src/coordinator/object-ledger.ts), and its commits add the user's delta to the
- * domain's total. Whatever they do, what the user stores never exceeds MAX_USER_BYTES, nor does it
- * with every live reservation added.
+ * domain's total. Each domain starts with an object recorded as the code before that ledger did
+ * (a row of `stored_objects`), which its coordinator moves into its total before its first change,
+ * or the daily cron does. Whatever they do, what the user stores never exceeds MAX_USER_BYTES, nor
+ * does it with every live reservation added.
  */
 
 const limit = 1000;
@@ -29,7 +31,9 @@ type Step =
   /** Between its changes (under its lock, as every change), a collection forgets its `count` oldest objects. */
   | { kind: 'collect'; domain: number; count: number }
   /** Between its changes, its site is unpublished: its total goes. */
-  | { kind: 'unpublish'; domain: number };
+  | { kind: 'unpublish'; domain: number }
+  /** The daily cron moves its rows of `stored_objects`, unless its coordinator did. */
+  | { kind: 'move'; domain: number };
 
 const domain = fc.nat({ max: domains.length - 1 });
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -39,7 +43,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('stop' as const), domain }),
   fc.record({ kind: fc.constant('collect' as const), domain, count: fc.integer({ min: 1, max: 3 }) }),
   fc.record({ kind: fc.constant('unpublish' as const), domain }),
+  fc.record({ kind: fc.constant('move' as const), domain }),
 );
+
+/** What each domain stored before the ledger moved. */
+const legacyBytes = 100;
 
 interface Pending {
   id: string;
@@ -57,7 +65,15 @@ describe('quota arithmetic', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
         const userId = `github|arithmetic-${user++}`;
-        const recorded: StoredObject[][] = domains.map(() => []);
+        const recorded: StoredObject[][] = domains.map((name) => [{ key: `${userId}/${name}/legacy`, bytes: legacyBytes }]);
+        const insert = env.DB.prepare('INSERT INTO stored_objects (key, domain, user_id, bytes) VALUES (?, ?, ?, ?)');
+        await env.DB.batch(domains.map((name, at) => insert.bind(recorded[at]![0]!.key, name, userId, legacyBytes)));
+        const moved = domains.map(() => false);
+        /** A domain's rows move once, before its coordinator's first change. */
+        const move = async (at: number) => {
+          if (!moved[at]) await env.DB.batch(moveLegacyObjects(env.DB, domains[at]!));
+          moved[at] = true;
+        };
         /** Statement that changes the total of `name` by `delta`, when it changes. */
         const add = (name: string, delta: number) => (delta === 0 ? [] : [addStoredBytes(env.DB, name, new Map([[userId, delta]]))]);
         const pending: (Pending | undefined)[] = domains.map(() => undefined);
@@ -65,6 +81,7 @@ describe('quota arithmetic', () => {
         for (const at of steps) {
           const name = domains[at.domain]!;
           const held = pending[at.domain];
+          if (at.kind !== 'release' && at.kind !== 'stop') await move(at.domain);
           if (at.kind === 'reserve' && !held) {
             const objects = at.sizes.map((bytes) => ({ key: `${userId}/${name}/${next++}`, bytes }));
             const freeing = recorded[at.domain]!.slice(0, at.frees);
