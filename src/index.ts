@@ -6,7 +6,7 @@ import { Problem } from './http/problem';
 import { log } from './platform/log';
 import { consumeQueue } from './queues';
 import { sweepOrphanedObjects } from './coordinator/orphan-sweeps';
-import { moveBlobsOutOfD1 } from './coordinator/blob-moves';
+import { moveRowsOutOfD1 } from './coordinator/blob-moves';
 import { InvalidSetting, type Settings, settingsOf } from './platform/settings';
 import { previewNameOf, servePreview } from './serving/preview';
 import { serveSite } from './serving/serve';
@@ -38,7 +38,7 @@ export default {
     return answerAcmeChallenge(request, url, env, domain) ?? serveSite(request, url, env, ctx, domain);
   },
   queue: consumeQueue,
-  /** Daily: certificate renewals, the sweep of objects deploys cut before their commit left, and forgetting old history. Each runs whether or not the others fail. */
+  /** Daily: certificate renewals, the sweep of objects deploys cut before their commit left, forgetting old history, and moving per-domain rows out of D1. Each runs whether or not the others fail. */
   async scheduled(controller, env) {
     // Each runs to the end whatever the others do; a failure still fails the run (and is logged by the runtime).
     const runs = await Promise.allSettled([
@@ -46,7 +46,7 @@ export default {
       forgetOldDeadLetters(env.DB, controller.scheduledTime),
       forgetOldUnpublished(env.DB, controller.scheduledTime, settingsOf(env).configurationChangesRetentionDays),
       sweepOrphanedObjects(controller, env),
-      moveBlobsOutOfD1(env),
+      moveRowsOutOfD1(env),
     ]);
     for (const run of runs) if (run.status === 'rejected') throw run.reason;
   },

@@ -15,9 +15,10 @@
 // the run's deploy; and GET /v2/whoami, the floor any authenticated call pays on this machine.
 // Then one line per target.
 // The global D1's bytes are measured on the database itself (SQLite's dbstat: bytes used by every
-// table and index, the hourly deploy counts left out): per stored file (a 1,010-file deploy less
-// a 10-file one, over 1,000) and per site kept with 20 deployments. D1 statements per deploy are
-// counted by test/deploy/d1-statements.test.ts (run here).
+// table and index, the hourly deploy counts left out, the per-user byte totals `stored_bytes`
+// counted): per stored file (a 1,010-file deploy less a 10-file one, over 1,000) and per site kept
+// with 20 deployments. Seeded sites copy the template's `stored_bytes` row too, each its own
+// owner. D1 statements per deploy are counted by test/deploy/d1-statements.test.ts (run here).
 // BENCH_SIZES (default 1000,10000,100000) sets the sizes.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -13,8 +13,7 @@
  */
 import type { Env } from '../platform/env';
 import { type BlobLocation, blobsStoredIn, forgetBlobsOf } from '../storage/deployments-table';
-
-const movedKey = 'blobs-moved-from-d1';
+import { MoveOnce } from './move-once';
 
 /** What a change does to the index: the blobs it stores, and the packs it deletes (all of them: an unpublish). */
 export interface BlobChange {
@@ -24,7 +23,7 @@ export interface BlobChange {
 }
 
 export class BlobIndex {
-  #moved: Promise<void> | undefined;
+  readonly #move: MoveOnce;
 
   /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
   constructor(
@@ -34,25 +33,20 @@ export class BlobIndex {
     storage.sql.exec('CREATE TABLE IF NOT EXISTS blobs (hash TEXT PRIMARY KEY, pack TEXT NOT NULL, offset INTEGER NOT NULL, size INTEGER NOT NULL)');
     storage.sql.exec('CREATE INDEX IF NOT EXISTS blobs_by_pack ON blobs (pack)');
     storage.sql.exec('CREATE TABLE IF NOT EXISTS pending_blobs (hash TEXT PRIMARY KEY, pack TEXT NOT NULL, offset INTEGER NOT NULL, size INTEGER NOT NULL)');
+    this.#move = new MoveOnce(storage, 'blobs-moved-from-d1', (domain) => this.#copy(domain));
   }
 
   /** Resolves once `domain`'s rows in D1, if any, are here (and gone from D1). Call it before any other method. */
   moved(domain: string): Promise<void> {
-    this.#moved ??= this.#move(domain).catch((error: unknown) => {
-      this.#moved = undefined;
-      throw error;
-    });
-    return this.#moved;
+    return this.#move.moved(domain);
   }
 
-  async #move(domain: string): Promise<void> {
-    if (this.storage.kv.get(movedKey)) return;
+  async #copy(domain: string): Promise<void> {
     const { DB } = this.envOf();
     const rows = await blobsStoredIn(DB, domain);
     // A copy left by a move that stopped before its D1 delete is the same rows: entries here win.
     this.storage.transactionSync(() => this.#insert('blobs', rows, 'DO NOTHING'));
     await forgetBlobsOf(DB, domain).run();
-    this.storage.kv.put(movedKey, true);
   }
 
   #insert(table: 'blobs' | 'pending_blobs', blobs: readonly BlobLocation[], onConflict: string): void {

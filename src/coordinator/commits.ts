@@ -11,16 +11,21 @@ import { type BlobChange, BlobIndex } from './blob-index';
 import { FollowUps, type PendingChange } from './follow-ups';
 import type { LiveRecord } from './freshness';
 import { IncrementalDeadlines } from './incremental-deadlines';
+import { type ObjectChange, ObjectLedger } from './object-ledger';
 import { deleteUnheld } from './orphans';
 import { RecordedUploads } from './uploads';
 
 /** How soon the alarm tries again work that failed, or a change whose outcome is unknown. */
 const retryMs = 10_000;
 
+/** What a change does to the coordinator's own storage, pending until it is settled: its blob index and its object ledger. */
+export type StorageChange = BlobChange & ObjectChange;
+
 export class Commits {
   readonly uploads: RecordedUploads;
   readonly deadlines: IncrementalDeadlines;
   readonly blobs: BlobIndex;
+  readonly objects: ObjectLedger;
   readonly #followUps: FollowUps;
 
   /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
@@ -33,6 +38,12 @@ export class Commits {
     this.uploads = new RecordedUploads(storage, () => envOf().FILES);
     this.deadlines = new IncrementalDeadlines(storage);
     this.blobs = new BlobIndex(storage, envOf);
+    this.objects = new ObjectLedger(storage, envOf);
+  }
+
+  /** Resolves once `domain`'s rows written to D1 before its coordinator kept them are here (./blob-index.ts, ./object-ledger.ts): call it before reading them. */
+  async moved(domain: string): Promise<void> {
+    await Promise.all([this.blobs.moved(domain), this.objects.moved(domain)]);
   }
 
   /**
@@ -40,30 +51,33 @@ export class Commits {
    * an alarm, should the object stop), the D1 batch records the change's id, and only then are
    * they settled. Then `live` goes live (undefined: the live site is unchanged), as committed (with
    * its configuration's stamp, see tickConfigurationsClock), and the follow-ups run; answers it so.
+   * What it does to the blob index and the object ledger (`stored`) is pending with the follow-ups,
+   * and the batch changes D1's byte totals as much.
    */
   async commit(
     domain: string,
     statements: D1PreparedStatement[],
     live: SiteRecord | null | undefined,
     followUps: Omit<PendingChange, 'id' | 'domain'>,
-    blobs: BlobChange = {},
+    stored: StorageChange = {},
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.envOf();
     const change: PendingChange = { id: crypto.randomUUID(), domain, ...followUps };
-    await this.blobs.moved(domain);
-    this.storage.transactionSync(() => {
+    await this.moved(domain);
+    const totals = this.storage.transactionSync(() => {
       this.#followUps.pend(change);
-      this.blobs.pend(blobs);
+      this.blobs.pend(stored);
+      return this.objects.pend(domain, stored);
     });
     await this.scheduleAlarm();
     let committed = live;
     try {
-      const stamped = stampedConfigurationTime(await DB.batch([...statements, recordSiteChange(DB, domain, change.id)]));
+      const stamped = stampedConfigurationTime(await DB.batch([...statements, ...totals, recordSiteChange(DB, domain, change.id)]));
       if (committed && stamped !== undefined) committed = { ...committed, configurationModified: stamped };
     } catch (error) {
       // A batch that failed may have committed all the same; then the site is as the database holds it.
       if (!(await this.#followUps.committed(change))) {
-        this.blobs.drop();
+        this.#drop();
         throw error;
       }
       if (committed) committed = (await getSite(DB, domain)) ?? committed;
@@ -78,6 +92,7 @@ export class Commits {
     this.storage.transactionSync(() => {
       this.#followUps.settle(change);
       this.blobs.settle();
+      this.objects.settle();
       if (change.unpublish) this.uploads.abortAllNow();
     });
   }
@@ -90,9 +105,14 @@ export class Commits {
       // Locations may still hold the record from before the change, and an object that kept running holds it too.
       await this.live.replace(change.domain, await getSite(this.envOf().DB, change.domain));
     }
-    // Blobs held for a change that did not commit.
-    this.blobs.drop();
+    // What was held for a change that did not commit.
+    this.#drop();
     await this.live.resumePurge();
+  }
+
+  #drop(): void {
+    this.blobs.drop();
+    this.objects.drop();
   }
 
   /** Objects follow-ups delete later, after the grace for reads in flight. */

@@ -135,5 +135,5 @@ async function dropUnchanged(
   if (upload && !upload.bytes) await deleteObjects(state.env.FILES, [upload.pack]);
   if (!uploading) return;
   const freed = state.abandon(domain, uploading, deployments);
-  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
+  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.stored);
 }

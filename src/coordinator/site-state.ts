@@ -9,22 +9,21 @@ import { Problem } from '../http/problem';
 import { type BlobLocation, type DeploymentRecord, deleteDeployments, deploymentsOf, endLive, putDeployment } from '../storage/deployments-table';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
 import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
-import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage-ledger';
+import { type StoredObject, release } from '../storage/usage-ledger';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { deleteObjects } from '../storage/objects';
 import { log } from '../platform/log';
 import { checkClaimant } from './claimant';
 import { memberRole } from '../storage/members-table';
 import { type MemberRole, authorize } from './access';
-import type { BlobChange } from './blob-index';
-import { Commits } from './commits';
+import { Commits, type StorageChange } from './commits';
 import { keptWindowOf, newestFirst, sameConfiguration } from './deployment-records';
 import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
 import { type Collection, collection, freedBy } from './kept-window';
 
-/** A collection as a commit takes it: statements for its batch, the packs the blob index forgets, follow-ups now and after the grace period, and the objects it frees. */
-type Freed = { statements: D1PreparedStatement[]; blobs: BlobChange; now: FollowUp[]; later: FollowUp[]; objects: string[] };
+/** A collection as a commit takes it: statements for its batch, the packs the blob index and the objects the ledger forget, follow-ups now and after the grace period, and the objects it frees. */
+type Freed = { statements: D1PreparedStatement[]; stored: StorageChange; now: FollowUp[]; later: FollowUp[]; objects: string[] };
 
 /**
  * What a change's commit runs after it, besides its collection's (see PendingChange), the
@@ -131,6 +130,7 @@ export class SiteState {
     const wasLive = this.live.site?.liveDeploymentId ?? null;
     const liveId = live ? live.liveDeploymentId : wasLive;
     const others = (deployments ?? (await deploymentsOf(DB, domain))).filter((kept) => kept.id !== record.id);
+    await this.commits.moved(domain);
     // Bytes count against the site's owner, whoever of its members made the deployment; a new site's is its creator.
     const owner = this.live.site?.userId ?? record.createdBy;
     // A change that creates the site claims the domain: what others left uploading there is stranded.
@@ -139,7 +139,7 @@ export class SiteState {
       userId: owner,
       sites: live && !this.live.site ? 1 : 0,
       bytes: written.reduce((sum, object) => sum + object.bytes, 0),
-      freeing: freed.objects,
+      freeing: this.commits.objects.bytes(freed.objects, owner),
     };
     const reservation = await reserveQuota(this.env, claim).catch(async (error: unknown) => {
       await this.#discard(written);
@@ -147,14 +147,14 @@ export class SiteState {
     });
     // The deployment this change takes off the air: a rollback without an id looks for it.
     const ended = wasLive !== null && wasLive !== liveId ? [endLive(DB, wasLive, Date.now())] : [];
-    const counted = [recordObjects(DB, domain, owner, written), ...(reservation ? [release(DB, reservation, owner)] : [])];
+    const released = reservation ? [release(DB, reservation, owner)] : [];
     try {
-      return await this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements, ...counted], live, {
+      return await this.commits.commit(domain, [putDeployment(DB, record), ...statements, ...ended, ...freed.statements, ...released], live, {
         ...rest,
         orphans: written.map((object) => object.key),
         now: [...rest.now, ...freed.now],
         later: freed.later,
-      }, { ...freed.blobs, record: blobs });
+      }, { ...freed.stored, record: blobs, store: { userId: owner, objects: written } });
     } catch (error) {
       await releaseQuota(this.env, reservation, owner);
       throw error;
@@ -170,7 +170,7 @@ export class SiteState {
   /**
    * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live on
    * `owner`'s site (uploads other users left stranded on it included):
-   * statements deleting its rows, hashes and recorded objects, for a commit's batch; the purge of the records
+   * statements deleting its rows, for a commit's batch, and the hashes and objects it forgets; the purge of the records
    * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
@@ -184,12 +184,11 @@ export class SiteState {
   }
 
   #freed(domain: string, freed: Collection): Freed {
-    if (freed.deployments.length === 0) return { statements: [], blobs: {}, now: [], later: [], objects: [] };
-    const { DB } = this.env;
+    if (freed.deployments.length === 0) return { statements: [], stored: {}, now: [], later: [], objects: [] };
     return {
       objects: freed.objects,
-      statements: [deleteDeployments(DB, freed.deployments), forgetObjects(DB, freed.objects)],
-      blobs: { forgetPacks: freed.packs },
+      statements: [deleteDeployments(this.env.DB, freed.deployments)],
+      stored: { forgetPacks: freed.packs, forgetObjects: freed.objects },
       now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     };

@@ -39,7 +39,7 @@ export async function collectAbandoned(state: SiteState): Promise<void> {
   const site = await state.load(domain);
   const deployments = await deploymentsOf(state.env.DB, domain);
   const freed = state.collection(domain, deployments, site?.liveDeploymentId ?? null, null);
-  if (freed.statements.length > 0) await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
+  if (freed.statements.length > 0) await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.stored);
   const written = new Set(deployments.map((deployment) => deployment.id));
   const unwritten = due.filter((deadline) => !written.has(deadline.deploymentId));
   await deleteObjects(state.env.FILES, unwritten.map((deadline) => keys.manifest(domain, deadline.deploymentId)));
@@ -53,5 +53,5 @@ export async function cancelUpload(state: SiteState, domain: string, userId: str
   if (!uploading) throw deploymentNotFound(domain, id);
   if (uploading.state !== 'uploading') throw new Problem('conflict', `The deployment ${id} is not uploading: only an upload under way can be cancelled.`);
   const freed = state.abandon(domain, uploading, deployments);
-  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.blobs);
+  await state.commits.commit(domain, freed.statements, undefined, { now: freed.now, later: freed.later }, freed.stored);
 }
