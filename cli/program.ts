@@ -188,8 +188,8 @@ export function createProgram(json = false): Command {
     .command('create')
     .description('make an API token; it is printed once, alone on standard output')
     .requiredOption('--name <name>', 'what it is for, e.g. "GitHub Actions of example.com"')
-    .option('--scope <scopes>', 'comma-separated scopes, each one your login holds: deploy, global_read, admin', 'deploy')
-    .option('--site <domain>', 'limit it to this site of yours (repeat for several); without it, all of your sites', (domain: string, all: string[]) => [...all, domain], [] as string[])
+    .option('--scope <scopes>', 'comma-separated scopes, each one your login holds (read is within deploy): deploy, read, global_read, admin', 'deploy')
+    .option('--site <domain>', 'limit it to this site, one you own or are a member of (repeat for several; a viewer\'s token: --scope read); without it, all of your sites', (domain: string, all: string[]) => [...all, domain], [] as string[])
     .option('--expires <when>', 'days from now (e.g. 30d) or a UTC time (2027-01-31T00:00:00); default 90 days, at most the service\'s cap (365 days)')
     .option('--json', 'print the token and what it holds as JSON')
     .action(async (options) => (await import('./commands/tokens.ts')).createToken(options));

@@ -2,8 +2,8 @@
 // token signed with the AUTH_SECRET environment variable when set, else .dev.vars' one, for the
 // local service.
 import { parseArgs } from 'node:util';
-import { SignJWT } from 'jose';
 import { ensureAuthSecret } from './dev-vars.mjs';
+import { signToken } from './sign-token.mjs';
 
 const usage = "usage: npm run token -- --user <id> [--scope deploy,global_read] [--ttl 1h]";
 let values;
@@ -28,12 +28,5 @@ if (!values.user) {
 
 const secret = process.env.AUTH_SECRET || ensureAuthSecret();
 const scopes = values.scope.split(',').map((scope) => scope.trim()).filter(Boolean);
-const token = await new SignJWT({ scope: scopes.join(' ') })
-  .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-  .setSubject(values.user)
-  .setIssuer(values.issuer)
-  .setAudience(values.audience)
-  .setIssuedAt()
-  .setExpirationTime(values.ttl)
-  .sign(new TextEncoder().encode(secret));
+const token = await signToken({ user: values.user, scope: scopes.join(' '), secret, ttl: values.ttl, issuer: values.issuer, audience: values.audience });
 process.stdout.write(`${token}\n`);

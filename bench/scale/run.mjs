@@ -15,10 +15,12 @@
 // the run's deploy; and GET /v2/whoami, the floor any authenticated call pays on this machine.
 // Then one line per target.
 // The global D1's bytes are measured on the database itself (SQLite's dbstat: bytes used by every
-// table and index, the hourly deploy counts left out): per stored file (a 1,010-file deploy less
-// a 10-file one, over 1,000) and per site kept with 20 deployments (the directory of preview hosts
-// included, and printed apart; the deployments themselves live in the coordinators' storage). D1 statements per deploy are
-// counted by test/deploy/d1-statements.test.ts (run here).
+// table and index, the hourly deploy counts left out, the per-user byte totals `stored_bytes`
+// counted): per stored file (a 1,010-file deploy less a 10-file one, over 1,000) and per site kept
+// with 20 deployments (the directory of preview hosts included, and printed apart; the deployments
+// themselves live in the coordinators' storage). Seeded sites copy the template's `stored_bytes`
+// row and directory rows too, each its own owner. D1 statements per deploy are counted by
+// test/deploy/d1-statements.test.ts (run here).
 // BENCH_SIZES (default 1000,10000,100000) sets the sizes.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -27,8 +29,8 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { SignJWT } from 'jose';
 import { freePort, measureMemory, startServer, workerdPids } from '../deploy/processes.mjs';
+import { signToken } from '../../scripts/sign-token.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const runs = Number(process.env.BENCH_RUNS ?? 5);
@@ -53,18 +55,8 @@ const hostOptions = {
   ],
 };
 
-function tokenFor(user, scope) {
-  return new SignJWT({ scope })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(user)
-    .setIssuer('sitehost')
-    .setAudience('sitehost')
-    .setIssuedAt()
-    .setExpirationTime('6h')
-    .sign(new TextEncoder().encode(secret));
-}
-const deployer = await tokenFor('github|bench-scale', 'deploy');
-const reader = await tokenFor('github|bench-reader', 'global_read');
+const deployer = await signToken({ user: 'github|bench-scale', scope: 'deploy', secret, ttl: '6h' });
+const reader = await signToken({ user: 'github|bench-reader', scope: 'global_read', secret, ttl: '6h' });
 
 const workDir = await mkdtemp(join(tmpdir(), 'sitehost-bench-scale-'));
 

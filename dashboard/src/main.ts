@@ -12,6 +12,7 @@ import { signInScreen } from './screens/sign-in';
 import { siteScreen } from './screens/site';
 import { sitesScreen } from './screens/sites';
 import { tokensScreen } from './screens/tokens';
+import { usersScreen } from './screens/users';
 import { currentToken, forgetToken, keepToken, readClaims } from './session';
 
 const main = document.getElementById('main') as HTMLElement;
@@ -28,6 +29,8 @@ function screenFor(route: Route, context: ScreenContext): Screen {
       return sitesScreen(context);
     case 'tokens':
       return tokensScreen(context);
+    case 'users':
+      return usersScreen(context, route.userId);
     case 'deploy':
       return deployScreen(context, route.domain);
     case 'site':
@@ -49,6 +52,8 @@ function renderHeader(token: string | null, route: Route): void {
       h('a', { href: link({ screen: 'sites' }), 'aria-current': current(['sites']) }, 'My sites'),
       h('a', { href: link({ screen: 'deploy' }), 'aria-current': current(['deploy']) }, 'Deploy'),
       h('a', { href: link({ screen: 'tokens' }), 'aria-current': current(['tokens']) }, 'Tokens'),
+      // For display only, as the claims are: the service refuses a user's suspension to any token without admin.
+      readClaims(token)?.scopes.includes('admin') && h('a', { href: link({ screen: 'users' }), 'aria-current': current(['users']) }, 'Users'),
     ],
   );
   const claims = token ? readClaims(token) : undefined;

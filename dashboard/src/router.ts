@@ -2,6 +2,8 @@
 export type Route =
   | { screen: 'sites' }
   | { screen: 'tokens' }
+  /** An operator's view of a user: whether they are suspended; without `userId`, a form that asks for one. */
+  | { screen: 'users'; userId?: string }
   | { screen: 'deploy'; domain?: string }
   | { screen: 'site'; domain: string }
   | { screen: 'configuration'; domain: string }
@@ -18,6 +20,7 @@ export function parseRoute(hash: string): Route | undefined {
   if (first === '') return { screen: 'sites' };
   if (first === 'deploy') return { screen: 'deploy', domain };
   if (first === 'tokens') return { screen: 'tokens' };
+  if (first === 'users') return second ? { screen: 'users', userId: decodeURIComponent(second) } : { screen: 'users' };
   if (first === 'sites' && domain) {
     if (third === undefined || third === '') return { screen: 'site', domain };
     if (third === 'configuration') return { screen: 'configuration', domain };
@@ -34,6 +37,8 @@ export function link(route: Route): string {
       return '#/';
     case 'tokens':
       return '#/tokens';
+    case 'users':
+      return route.userId ? `#/users/${encodeURIComponent(route.userId)}` : '#/users';
     case 'deploy':
       return route.domain ? `#/deploy/${encodeURIComponent(route.domain)}` : '#/deploy';
     case 'site':

@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { requireScope } from '../auth/middleware';
+import { requireScope, requireSiteRead } from '../auth/middleware';
 import { requestClient } from '../content/label-checks';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import { purgeNotice } from './purge-notice';
@@ -98,7 +98,7 @@ function configurationRecord(site: SiteRecord): ConfigurationRecord {
 
 resource(configurations, '/v2/sites/:domain/configuration', {
   GET: [
-    requireScope('global_read', 'deploy'),
+    requireSiteRead(),
     async (c) => c.json(configurationRecord(await readableSite(c, domainParam(c)))),
   ],
   PUT: [

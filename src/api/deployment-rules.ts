@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { requireScope } from '../auth/middleware';
+import { requireSiteRead } from '../auth/middleware';
 import type { DeploymentFallback, DeploymentHeaders, DeploymentRedirect, DeploymentRules } from '../common/api-types';
 import type { SiteRules } from '../rules/rules-files';
 import { deploymentNotFound } from '../coordinator/access';
@@ -51,7 +51,7 @@ export function rulesView(deploymentId: string, configuration: HostConfiguration
 
 resource(deploymentRules, '/v2/sites/:domain/deployments/:id/rules', {
   GET: [
-    requireScope('global_read', 'deploy'),
+    requireSiteRead(),
     async (c) => {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);

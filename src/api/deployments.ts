@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { requireScope } from '../auth/middleware';
+import { requireScope, requireSiteRead } from '../auth/middleware';
 import { beginIncremental, stillMissing, uploadBlobs } from '../deploy/incremental';
 import { readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';
@@ -76,7 +76,7 @@ function parseCursor(text: string | undefined): DeploymentsCursor | undefined {
   return { created: Number(match[1]), id: match[2]! };
 }
 
-const readers = requireScope('global_read', 'deploy');
+const readers = requireSiteRead();
 
 resource(deployments, '/v2/sites/:domain/deployments', {
   GET: [

@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { requireScope } from '../auth/middleware';
+import { requireScope, requireSiteRead } from '../auth/middleware';
 import { requestClient } from '../content/label-checks';
 import { checkFilePath } from '../content/paths';
 import { siteCoordinator } from '../coordinator/coordinator-client';
@@ -67,7 +67,7 @@ function filePathParam(c: Context<AppEnv>): { path: string; isDirectory: boolean
 }
 
 const readFiles = [
-  requireScope('global_read', 'deploy'),
+  requireSiteRead(),
   async (c: Context<AppEnv>) => {
     const domain = domainParam(c);
     const { path, isDirectory } = filePathParam(c);

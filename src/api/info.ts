@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { requireScope } from '../auth/middleware';
+import { requireScope, requireSiteRead } from '../auth/middleware';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import { purgeNotice } from './purge-notice';
 import type { Edit } from '../coordinator/changes';
@@ -65,7 +65,7 @@ const writeInfo = (kind: 'replace' | 'patch', mediaType: string) => [
 
 resource(info, '/v2/sites/:domain/info', {
   GET: [
-    requireScope('global_read', 'deploy'),
+    requireSiteRead(),
     async (c) => c.json(await siteInfo(c, await readableSite(c, domainParam(c)))),
   ],
   PUT: [...writeInfo('replace', 'application/json')],

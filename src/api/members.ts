@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { requireScope } from '../auth/middleware';
+import { requireScope, requireSiteRead } from '../auth/middleware';
 import type { SiteMember } from '../common/api-types';
 import { type MemberRole, memberRoles } from '../coordinator/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
@@ -45,7 +45,7 @@ function view(member: MemberRecord): SiteMember {
 
 resource(members, '/v2/sites/:domain/members', {
   GET: [
-    requireScope('global_read', 'deploy'),
+    requireSiteRead(),
     async (c) => {
       const domain = domainParam(c);
       const site = await readableSite(c, domain);

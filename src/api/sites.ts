@@ -26,7 +26,7 @@ export const sites = new Hono<AppEnv>();
 
 resource(sites, '/v2/sites', {
   GET: [
-    requireScopeAcrossSites('deploy'),
+    requireScopeAcrossSites('deploy', 'read'),
     async (c) => {
       const url = new URL(c.req.url);
       const { limit, cursor } = pageQuery(url);

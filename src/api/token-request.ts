@@ -1,6 +1,6 @@
 /**
  * What `POST /v2/tokens` asks for, read and checked: each mistake a 400 (or 403) naming it, and
- * nothing stored. The caller's own bound (src/auth/api-tokens.ts) and its sites follow.
+ * nothing stored. The caller's own bound (src/auth/api-tokens.ts) and its sites (./token-sites.ts) follow.
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/app-env';
@@ -9,7 +9,7 @@ import { Problem } from '../http/problem';
 import { parseTimestamp, timestamp } from '../http/time';
 import { parseDomain } from '../platform/domain-name';
 import { settingsOf } from '../platform/settings';
-import { listSitesOf } from '../storage/sites-table';
+import { refuseUnreachableSites } from './token-sites';
 
 const dayMs = 86_400_000;
 /** A new token lives this long unless it asks otherwise (and no longer than API_TOKEN_MAX_DAYS). */
@@ -37,17 +37,17 @@ function scopesOf(value: unknown): Scope[] {
   return [...new Set(value as Scope[])].sort();
 }
 
+/** The domains `sites` names, in its order (so that a problem points at what was sent); null: every site. */
 function sitesOf(value: unknown, c: Context<AppEnv>): string[] | null {
   if (value === undefined || value === null) return null;
   const { apiHostnames, quotas } = settingsOf(c.env);
-  if (!Array.isArray(value) || value.length === 0) throw invalid('/sites', 'must be a non-empty array of your domains, or absent for all of your sites');
-  // Each must be one of the caller's sites, so more than a user may own cannot all be.
+  if (!Array.isArray(value) || value.length === 0) throw invalid('/sites', 'must be a non-empty array of domains of your sites, or absent for all of them');
+  // A bound on the request: a token for more sites than a user may own is no narrow token.
   if (value.length > quotas.maxSites) throw invalid('/sites', `names more domains than a user may own (MAX_SITES_PER_USER is ${quotas.maxSites})`, { limit: 'MAX_SITES_PER_USER', value: quotas.maxSites });
-  const domains = value.map((domain, index) => {
+  return value.map((domain, index) => {
     if (typeof domain !== 'string') throw invalid(`/sites/${index}`, 'must be a domain');
     return parseDomain(domain, apiHostnames);
   });
-  return [...new Set(domains)].sort();
 }
 
 function expiryOf(value: unknown, c: Context<AppEnv>, now: number): number {
@@ -68,23 +68,13 @@ function expiryOf(value: unknown, c: Context<AppEnv>, now: number): number {
   return expires;
 }
 
-/** The caller's own sites among `sites`: 403 naming any other. One query, of at most MAX_SITES_PER_USER rows. */
-async function refuseOthersSites(c: Context<AppEnv>, sites: readonly string[]): Promise<void> {
-  const owned = new Set((await listSitesOf(c.env.DB, c.get('principal').userId)).map((site) => site.domain));
-  const others = sites.filter((domain) => !owned.has(domain));
-  if (others.length > 0) {
-    throw new Problem('forbidden', `A token can be limited only to your own sites; you own no site at ${others.join(', ')}.`, {
-      errors: others.map((domain) => ({ pointer: `/sites/${sites.indexOf(domain)}`, message: 'not a site of yours' })),
-    });
-  }
-}
-
 /** The new token's request, from a body already read as JSON. */
 export async function tokenRequestOf(body: unknown, c: Context<AppEnv>, now: number): Promise<TokenRequest> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Problem('invalid-request', 'The body must be a JSON object: {"name", "scopes", "sites"?, "expiresAt"?}.');
   const fields = body as Record<string, unknown>;
-  const request: TokenRequest = { name: nameOf(fields.name), scopes: scopesOf(fields.scopes), sites: sitesOf(fields.sites, c), expires: expiryOf(fields.expiresAt, c, now) };
+  const sites = sitesOf(fields.sites, c);
+  const request: TokenRequest = { name: nameOf(fields.name), scopes: scopesOf(fields.scopes), sites: sites && [...new Set(sites)].sort(), expires: expiryOf(fields.expiresAt, c, now) };
   boundByCaller(c.get('principal'), request);
-  if (request.sites) await refuseOthersSites(c, request.sites);
+  if (sites) await refuseUnreachableSites(c, sites, request.scopes);
   return request;
 }

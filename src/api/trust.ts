@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { githubTrustOf } from '../auth/github-trust';
-import { requireScope } from '../auth/middleware';
+import { requireScope, requireSiteRead } from '../auth/middleware';
 import type { GithubTrustPolicy } from '../common/api-types';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import { readJsonBody } from '../http/json-body';
@@ -27,7 +27,7 @@ function view(policy: StoredTrust): GithubTrustPolicy {
 
 resource(trust, '/v2/sites/:domain/trust/github', {
   GET: [
-    requireScope('global_read', 'deploy'),
+    requireSiteRead(),
     async (c) => {
       const domain = domainParam(c);
       await readableSite(c, domain, 'read-own');

@@ -1,6 +1,6 @@
 /**
  * What an operator does to a user rather than a site (docs/design.md#operators): suspend them,
- * and lift it. A suspended user's sites answer 451, on their domains and previews, and the user
+ * see whether they are, and lift it. A suspended user's sites answer 451, on their domains and previews, and the user
  * claims and changes nothing. The suspension is one D1 row; each site's live record carries its
  * owner's (src/storage/sites-table.ts joins it), so serving reads it at no cost of its own, and
  * each of the user's coordinators is asked to take it into its live record and purge that from
@@ -61,6 +61,16 @@ async function reachSites(c: Context<AppEnv>, userId: string): Promise<string[]>
 export const userSuspensions = new Hono<AppEnv>();
 
 resource(userSuspensions, '/v2/users/:userId/suspension', {
+  GET: [
+    requireScope('admin'),
+    async (c) => {
+      const userId = userIdParam(c);
+      const stored = await getUserSuspensionRecord(c.env.DB, userId);
+      if (stored?.resumed !== null) throw new Problem('not-found', `The user ${userId} is not suspended.`);
+      const body: UserSuspension = { userId, ...suspensionView(stored), domains: (await listSitesOf(c.env.DB, userId)).map((site) => site.domain) };
+      return c.json(body);
+    },
+  ],
   PUT: [
     requireScope('admin'),
     async (c) => {

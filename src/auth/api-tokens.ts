@@ -9,8 +9,19 @@ import { type ApiTokenRecord, findTokenByHash, recordTokenUse, signedOutBefore }
 import { InvalidToken, type Principal } from './tokens';
 
 /** Every scope a token can hold (docs/api.md, "Scopes"). */
-export const knownScopes = ['deploy', 'global_read', 'admin'] as const;
+export const knownScopes = ['deploy', 'read', 'global_read', 'admin'] as const;
 export type Scope = (typeof knownScopes)[number];
+
+/**
+ * What reads a site: `read` (the sites one owns or is a member of, nothing more), `deploy` (which
+ * reads those too), or `global_read` (any site). The route's access rule decides which sites.
+ */
+export const siteReadScopes: readonly Scope[] = ['global_read', 'deploy', 'read'];
+
+/** Whether `caller` holds `scope`, or more: `deploy` holds `read`, the read half of what it does. */
+function holdsScope(caller: Pick<Principal, 'scopes'>, scope: Scope): boolean {
+  return caller.scopes.has(scope) || (scope === 'read' && caller.scopes.has('deploy'));
+}
 
 /** `lastUsedAt` is written on first use, then at most this often per token and isolate. */
 const lastUsedIntervalMs = 5 * 60_000;
@@ -72,12 +83,13 @@ export interface TokenRequest {
 }
 
 /**
- * A token never makes a token with more than it holds: each scope asked for must be the caller's,
- * and an API token's expiry bounds the new one's. (A site-restricted token makes none: the route
- * refuses it, so the new token's sites are the caller's own sites, checked by the route.)
+ * A token never makes a token with more than it holds: each scope asked for must be the caller's
+ * (or within one of theirs: `read` within `deploy`), and an API token's expiry bounds the new
+ * one's. (A site-restricted token makes none: the route refuses it, so the new token's sites are
+ * checked by the route against all the caller reaches: src/api/token-sites.ts.)
  */
 export function boundByCaller(caller: Principal, request: TokenRequest): void {
-  const missing = request.scopes.filter((scope) => !caller.scopes.has(scope));
+  const missing = request.scopes.filter((scope) => !holdsScope(caller, scope));
   if (missing.length > 0) {
     throw new Problem('insufficient-scope', `A token cannot grant what the caller does not hold: ${missing.map((scope) => `"${scope}"`).join(', ')}.`, {
       errors: [{ pointer: '/scopes', message: `not held by the caller: ${missing.join(', ')}` }],

@@ -4,7 +4,7 @@ import type { AppEnv } from '../platform/app-env';
 import { Problem } from '../http/problem';
 import { parseDomain } from '../platform/domain-name';
 import { settingsOf } from '../platform/settings';
-import { type Scope, refuseSignedOut, verifyApiToken } from './api-tokens';
+import { type Scope, refuseSignedOut, siteReadScopes, verifyApiToken } from './api-tokens';
 import type { CheckContext } from './location-checks';
 import { looksLikeApiToken } from './token-format';
 import { InvalidToken, type Principal, verifyToken } from './tokens';
@@ -102,6 +102,11 @@ function scopeCheck(scopes: readonly Scope[], acrossSites: boolean) {
  */
 export function requireScope(...scopes: Scope[]) {
   return scopeCheck(scopes, false);
+}
+
+/** `requireScope` for a read of one site: `read`, `deploy` or `global_read`; the access rule says which sites. */
+export function requireSiteRead() {
+  return scopeCheck(siteReadScopes, false);
 }
 
 /** `requireScope` for a route without a `:domain` that limits its own answer to a site-restricted token's sites. */

@@ -1,12 +1,14 @@
 /**
  * The daily cron's share of the moves of per-domain rows out of the global D1: `site_blobs`
- * (./blob-index.ts) and `deployments` (./deployment-store.ts). A domain's rows move when its
- * coordinator is first used, and this moves those of domains not used since, a bounded number a
- * run, until D1's table is empty and a migration can drop it (docs/operating.md).
+ * (./blob-index.ts), `deployments` (./deployment-store.ts) and `stored_objects`
+ * (./object-ledger.ts). A domain's rows move when its coordinator is first used, and this moves
+ * those of domains not used since, a bounded number a run, until D1's table is empty and a
+ * migration can drop it (docs/operating.md).
  */
 import type { Env } from '../platform/env';
 import { log } from '../platform/log';
 import { domainsWithD1Blobs, domainsWithD1Deployments } from '../storage/deployments-table';
+import { domainsWithLegacyObjects } from '../storage/usage-ledger';
 import { siteCoordinator } from './coordinator-client';
 
 /** Moves at once: a Worker invocation keeps six connections open at most. */
@@ -14,7 +16,7 @@ const concurrentMoves = 6;
 
 /** The daily cron's moves, one table after the other (each within the connections a Worker keeps open); answers the domains moved. */
 export async function moveRowsOutOfD1(env: Env): Promise<string[]> {
-  return [...(await moveBlobsOutOfD1(env)), ...(await moveDeploymentsOutOfD1(env))];
+  return [...(await moveBlobsOutOfD1(env)), ...(await moveDeploymentsOutOfD1(env)), ...(await moveStoredObjectsOutOfD1(env))];
 }
 
 /** Moves the `site_blobs` rows of at most `domainsPerRun` domains; answers the domains moved. One that fails is logged, and left to a later run. */
@@ -25,6 +27,11 @@ export async function moveBlobsOutOfD1(env: Env, domainsPerRun = 1000): Promise<
 /** Moves the `deployments` rows of at most `domainsPerRun` domains into their coordinators (their directory rows left in D1), as moveBlobsOutOfD1 does. */
 export async function moveDeploymentsOutOfD1(env: Env, domainsPerRun = 1000): Promise<string[]> {
   return moveOutOfD1(env, 'deployment', await domainsWithD1Deployments(env.DB, domainsPerRun));
+}
+
+/** Moves the `stored_objects` rows of at most `domainsPerRun` domains into their byte totals, as moveBlobsOutOfD1 does. */
+export async function moveStoredObjectsOutOfD1(env: Env, domainsPerRun = 1000): Promise<string[]> {
+  return moveOutOfD1(env, 'stored object', await domainsWithLegacyObjects(env.DB, domainsPerRun));
 }
 
 async function moveOutOfD1(env: Env, rows: string, domains: readonly string[]): Promise<string[]> {

@@ -3,14 +3,15 @@
  * deployment keeps the pack, and later manifests find its blobs. Requests that send the same blobs
  * at once each store them; the coordinator, under its lock, keeps each blob once: a pack that
  * brings nothing new is deleted, and one that brings some blobs the site stores meanwhile is
- * copied without them. So what is counted is what is stored, once.
+ * copied without them. So what is counted is what is stored, once. The pack is recorded as a
+ * change is committed (./commits.ts): its deployment's row, its blobs and its bytes at once.
  */
 import { deployLimits, limitExceeded } from '../content/deploy-limits';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import type { BlobLocation } from '../storage/deployments-table';
 import { keys } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
-import { recordObjects, recordedBytes, release } from '../storage/usage-ledger';
+import { release } from '../storage/usage-ledger';
 import { authorize } from './access';
 import type { BlobUpload } from './changes';
 import { uploadingDeployment } from './deployment-records';
@@ -39,24 +40,32 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
   await state.claimUpload(domain, [upload.pack], [upload.pack]);
   const kept = await keptPack(state, upload);
   if (!kept) return;
+  // A copy this object made is its own to delete; the request's pack the Worker discards.
+  const copied = kept.pack === upload.pack ? [] : [kept.pack];
   let reservation: string | undefined;
   try {
     const limits = deployLimits(state.env);
-    const uploaded = (await recordedBytes(DB, uploading.packs)) + kept.bytes;
+    const uploaded = state.commits.objects.bytes(uploading.packs) + kept.bytes;
     if (uploaded > limits.maxTotalBytes) {
       throw limitExceeded(limits, 'maxTotalBytes', `The blobs uploaded for the deployment ${uploading.id} would store ${uploaded} bytes`);
     }
     reservation = await reserveQuota(state.env, { userId: owner, sites: 0, bytes: kept.bytes });
-    // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
-    state.commits.deadlines.record(domain, uploading.id, uploading.created);
-    await state.commits.scheduleAlarm();
-    // Counted in D1 as it is kept by the deployment and its blobs are known: all of it or none, across a stop.
-    const counted = [recordObjects(DB, domain, owner, [{ key: kept.pack, bytes: kept.bytes }]), ...(reservation ? [release(DB, reservation, owner)] : [])];
-    await state.commits.commit(domain, counted, undefined, { now: [] }, { record: kept.blobs, deployment: { ...uploading, packs: [...uploading.packs, kept.pack] } });
+  } catch (error) {
+    await deleteObjects(FILES, copied);
+    throw error;
+  }
+  // Its deadline collects the pack with it; recorded again for a deployment begun before deadlines were.
+  state.commits.deadlines.record(domain, uploading.id, uploading.created);
+  try {
+    const released = reservation ? [release(DB, reservation, owner)] : [];
+    // Kept by its deployment, its blobs known and its bytes counted as one change: all of it or none, across a stop.
+    await state.commits.commit(domain, released, undefined, { now: [], orphans: copied }, {
+      record: kept.blobs,
+      store: { userId: owner, objects: [{ key: kept.pack, bytes: kept.bytes }] },
+      deployment: { ...uploading, packs: [...uploading.packs, kept.pack] },
+    });
   } catch (error) {
     await releaseQuota(state.env, reservation, owner);
-    // A copy this object made is its own to delete; the request's pack the Worker has discarded.
-    if (kept.pack !== upload.pack) await deleteObjects(FILES, [kept.pack]);
     throw error;
   }
 }
@@ -67,7 +76,7 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
  */
 async function keptPack(state: SiteState, upload: BlobUpload): Promise<KeptPack | undefined> {
   const { FILES } = state.env;
-  await state.commits.blobs.moved(upload.domain);
+  await state.commits.moved(upload.domain);
   const known = state.commits.blobs.known(upload.blobs.map((blob) => blob.hash));
   const fresh = upload.blobs.filter((blob) => !known.has(blob.hash));
   if (fresh.length === upload.blobs.length) return { pack: upload.pack, bytes: upload.packBytes, blobs: fresh };

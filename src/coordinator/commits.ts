@@ -12,20 +12,22 @@ import { type DeploymentChange, DeploymentStore } from './deployment-store';
 import { FollowUps, type PendingChange } from './follow-ups';
 import type { LiveRecord } from './freshness';
 import { IncrementalDeadlines } from './incremental-deadlines';
+import { type ObjectChange, ObjectLedger } from './object-ledger';
 import { deleteUnheld } from './orphans';
 import { RecordedUploads } from './uploads';
 
 /** How soon the alarm tries again work that failed, or a change whose outcome is unknown. */
 const retryMs = 10_000;
 
-/** What a change does to the coordinator's own storage, pending until it is settled: its blob index and its deployments. */
-export type StorageChange = BlobChange & DeploymentChange;
+/** What a change does to the coordinator's own storage, pending until it is settled: its blob index, its deployments and its object ledger. */
+export type StorageChange = BlobChange & DeploymentChange & ObjectChange;
 
 export class Commits {
   readonly uploads: RecordedUploads;
   readonly deadlines: IncrementalDeadlines;
   readonly blobs: BlobIndex;
   readonly deployments: DeploymentStore;
+  readonly objects: ObjectLedger;
   readonly #followUps: FollowUps;
 
   /** `envOf` answers the coordinator's env at each use: tests swap it to inject failures. */
@@ -39,11 +41,12 @@ export class Commits {
     this.deadlines = new IncrementalDeadlines(storage);
     this.blobs = new BlobIndex(storage, envOf);
     this.deployments = new DeploymentStore(storage, envOf);
+    this.objects = new ObjectLedger(storage, envOf);
   }
 
-  /** Resolves once `domain`'s rows written to D1 before its coordinator kept them are here (./blob-index.ts, ./deployment-store.ts): call it before reading them. */
+  /** Resolves once `domain`'s rows written to D1 before its coordinator kept them are here (./blob-index.ts, ./deployment-store.ts, ./object-ledger.ts): call it before reading them. */
   async moved(domain: string): Promise<void> {
-    await Promise.all([this.blobs.moved(domain), this.deployments.moved(domain)]);
+    await Promise.all([this.blobs.moved(domain), this.deployments.moved(domain), this.objects.moved(domain)]);
   }
 
   /**
@@ -51,7 +54,8 @@ export class Commits {
    * an alarm, should the object stop), the D1 batch records the change's id, and only then are
    * they settled. Then `live` goes live (undefined: the live site is unchanged), as committed (with
    * its configuration's stamp, see tickConfigurationsClock), and the follow-ups run; answers it so.
-   * What it does to the blob index and the deployments (`stored`) is pending with the follow-ups.
+   * What it does to the blob index, the deployments and the object ledger (`stored`) is pending
+   * with the follow-ups, and the batch changes D1's byte totals as much.
    */
   async commit(
     domain: string,
@@ -63,15 +67,16 @@ export class Commits {
     const { DB } = this.envOf();
     const change: PendingChange = { id: crypto.randomUUID(), domain, ...followUps };
     await this.moved(domain);
-    this.storage.transactionSync(() => {
+    const totals = this.storage.transactionSync(() => {
       this.#followUps.pend(change);
       this.blobs.pend(stored);
       this.deployments.pend(stored);
+      return this.objects.pend(domain, stored);
     });
     await this.scheduleAlarm();
     let committed = live;
     try {
-      const stamped = stampedConfigurationTime(await DB.batch([...statements, recordSiteChange(DB, domain, change.id)]));
+      const stamped = stampedConfigurationTime(await DB.batch([...statements, ...totals, recordSiteChange(DB, domain, change.id)]));
       if (committed && stamped !== undefined) committed = { ...committed, configurationModified: stamped };
     } catch (error) {
       // A batch that failed may have committed all the same; then the site is as the database holds it.
@@ -92,6 +97,7 @@ export class Commits {
       this.#followUps.settle(change);
       this.blobs.settle();
       this.deployments.settle();
+      this.objects.settle();
       if (change.unpublish) this.uploads.abortAllNow();
     });
   }
@@ -112,6 +118,7 @@ export class Commits {
   #drop(): void {
     this.blobs.drop();
     this.deployments.drop();
+    this.objects.drop();
   }
 
   /** Objects follow-ups delete later, after the grace for reads in flight. */

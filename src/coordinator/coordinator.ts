@@ -1,20 +1,16 @@
 // One class of RPC methods: every change to a domain goes through this one Durable Object. Each body is short and leaves the work to ./site-state.ts, ./manifest-commit.ts, ./file-edits.ts, ./commits.ts and ./freshness.ts.
 import { DurableObject } from 'cloudflare:workers';
-import { checkHostConfiguration } from '../configuration/parse';
 import type { DeployResult } from '../common/api-types';
 import type { DeploymentClient } from '../common/deployment-labels';
-import { unlabelled } from '../content/label-checks';
 import { readManifest } from '../content/manifest';
-import { checkMetadata, type SiteMetadata } from '../content/metadata';
+import type { SiteMetadata } from '../content/metadata';
 import type { Env } from '../platform/env';
-import { applyMergePatch } from '../http/merge-patch';
 import { log } from '../platform/log';
 import type { BlobLocation, DeploymentRecord, DeploymentsCursor } from '../storage/deployments-table';
 import type { FileEntry } from '../storage/file-index';
 import { deleteObjects } from '../storage/objects';
 import { type SiteRecord, type Suspension, deleteSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
 import { recordUnpublished } from '../storage/configurations-feed';
-import { forgetObjectsOf } from '../storage/usage-ledger';
 import { deleteMembersOf } from '../storage/members-table';
 import { deleteTrustOf } from '../storage/trust-table';
 import { deleteDeploymentHosts } from '../storage/deployment-hosts';
@@ -22,8 +18,7 @@ import { administer, authorize, deploymentNotFound } from './access';
 import { deploymentOf } from './deploy-record';
 import { type AccessAnswer, type AccessChange, changeAccess } from './access-changes';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
-import { newDeploymentId } from './deployment-id';
-import { deployResult, labelsOfRecord, readyDeployment, sameConfiguration, siteWith, uploadingDeployment } from './deployment-records';
+import { deployResult, labelsOfRecord, sameConfiguration, siteWith, uploadingDeployment } from './deployment-records';
 import { deleteFile, putFile } from './file-edits';
 import type { FollowUp } from './follow-ups';
 import type { LiveSite } from './freshness';
@@ -33,8 +28,7 @@ import { recordBlobUpload } from './blob-uploads';
 import { sweepOrphans } from './orphans';
 import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
-import { configuredRoot } from '../rules/deployment-rules';
-import { filesForRoot } from './rules-root';
+import { editConfiguration, editMetadata } from './site-edits';
 import { refreshOwnerSuspension, resume, suspend } from './suspension';
 import { servesAlready, unchangedResult } from './unchanged';
 import { storeUploading } from './unfinished';
@@ -232,7 +226,6 @@ export class SiteCoordinator extends DurableObject<Env> {
       const statements = [
         deleteSite(DB, domain),
         deleteDeploymentHosts(DB, deploymentIds),
-        forgetObjectsOf(DB, domain),
         deleteMembersOf(DB, domain),
         deleteTrustOf(DB, domain),
         ...tickConfigurationsClock(DB, Date.now()),
@@ -301,39 +294,12 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Replaces or merge-patches the host options, validated after merging: a new deployment of the
-   * live files with them. An edit that leaves them as they are changes nothing, so a script that
-   * sets them on every run neither announces a change nor pushes deployments out of the kept window.
-   */
+  /** Replaces or merge-patches the host options, or the metadata: see ./site-edits.ts. */
   editConfiguration(domain: string, userId: string, edit: Edit<unknown>, client: DeploymentClient): Promise<Outcome<SiteRecord>> {
-    return this.#change(async () => {
-      const site = await this.#state.changeable(domain, userId);
-      const configuration = checkHostConfiguration('replace' in edit ? edit.replace : applyMergePatch(site.configuration, edit.patch));
-      if (sameConfiguration(site.configuration, configuration)) return site;
-      const now = Date.now();
-      const id = newDeploymentId();
-      const root = configuredRoot(configuration);
-      const { files, written } = root === configuredRoot(site.configuration) ? { files: site.deployment, written: undefined } : await filesForRoot(this.#state, domain, id, site.deployment, root);
-      const record = readyDeployment(domain, id, userId, 'configuration', now, files, configuration, unlabelled(client));
-      const next = siteWith(site, record, userId, now);
-      const { DB } = this.env;
-      const committed = await this.#state.commitDeployment(record, [upsertSite(DB, next), ...configurationChange(DB, site, next)], next, {
-        now: [{ kind: 'notify', event: { type: 'configuration-update', domain, deploymentId: record.id } }],
-        written: written && [written],
-      });
-      return committed ?? next;
-    });
+    return this.#change(async () => editConfiguration(this.#state, await this.#state.changeable(domain, userId), userId, edit, client));
   }
-
   editMetadata(domain: string, userId: string, edit: Edit<SiteMetadata>): Promise<Outcome<SiteRecord>> {
-    return this.#change(async () => {
-      const site = await this.#state.changeable(domain, userId);
-      const metadata = checkMetadata('replace' in edit ? edit.replace : applyMergePatch(site.metadata, edit.patch));
-      const next = { ...site, metadata, modified: Date.now() };
-      await this.#state.commits.commit(domain, [upsertSite(this.env.DB, next)], next, { now: [] });
-      return next;
-    });
+    return this.#change(async () => editMetadata(this.#state, await this.#state.changeable(domain, userId), edit));
   }
 
   /** Adds or replaces one file: see ./file-edits.ts. */

@@ -10,7 +10,7 @@ import type { BlobLocation, DeploymentRecord } from '../storage/deployments-tabl
 import { deleteDeploymentHosts, putDeploymentHost } from '../storage/deployment-hosts';
 import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
 import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
-import { type StoredObject, forgetObjects, recordObjects, release } from '../storage/usage-ledger';
+import { type StoredObject, release } from '../storage/usage-ledger';
 import { releaseQuota, reserveQuota } from '../quotas/reservation';
 import { deleteObjects } from '../storage/objects';
 import { log } from '../platform/log';
@@ -24,7 +24,7 @@ import type { FollowUp, PendingChange } from './follow-ups';
 import { LiveRecord } from './freshness';
 import { type Collection, collection, freedBy } from './kept-window';
 
-/** A collection as a commit takes it: statements for its batch, the packs the blob index and the deployments the store forget, follow-ups now and after the grace period, and the objects it frees. */
+/** A collection as a commit takes it: statements for its batch, the packs the blob index, the deployments the store and the objects the ledger forget, follow-ups now and after the grace period, and the objects it frees. */
 type Freed = { statements: D1PreparedStatement[]; stored: StorageChange; now: FollowUp[]; later: FollowUp[]; objects: string[] };
 
 /**
@@ -140,6 +140,7 @@ export class SiteState {
     const others = kept.filter((other) => other.id !== record.id);
     // A deployment made, or an upload finalized, enters the preview hosts' directory; one activated is in it.
     const entered = kept.some((other) => other.id === record.id && other.state === 'ready') ? [] : [putDeploymentHost(DB, record)];
+    await this.commits.moved(domain);
     // Bytes count against the site's owner, whoever of its members made the deployment; a new site's is its creator.
     const owner = this.live.site?.userId ?? record.createdBy;
     // A change that creates the site claims the domain: what others left uploading there is stranded.
@@ -148,7 +149,7 @@ export class SiteState {
       userId: owner,
       sites: live && !this.live.site ? 1 : 0,
       bytes: written.reduce((sum, object) => sum + object.bytes, 0),
-      freeing: freed.objects,
+      freeing: this.commits.objects.bytes(freed.objects, owner),
     };
     const reservation = await reserveQuota(this.env, claim).catch(async (error: unknown) => {
       await this.#discard(written);
@@ -156,14 +157,14 @@ export class SiteState {
     });
     // The deployment this change takes off the air: a rollback without an id looks for it.
     const ended = wasLive !== null && wasLive !== liveId ? { id: wasLive, at: Date.now() } : undefined;
-    const counted = [recordObjects(DB, domain, owner, written), ...(reservation ? [release(DB, reservation, owner)] : [])];
+    const released = reservation ? [release(DB, reservation, owner)] : [];
     try {
       return await this.commits.commit(
         domain,
-        [...entered, ...statements, ...freed.statements, ...counted],
+        [...entered, ...statements, ...freed.statements, ...released],
         live,
         { ...rest, orphans: written.map((object) => object.key), now: [...rest.now, ...freed.now], later: freed.later },
-        { ...freed.stored, record: blobs, deployment: record, ended },
+        { ...freed.stored, record: blobs, store: { userId: owner, objects: written }, deployment: record, ended },
       );
     } catch (error) {
       await releaseQuota(this.env, reservation, owner);
@@ -180,8 +181,8 @@ export class SiteState {
   /**
    * What falls out of the kept window of `deployments` (newest first) now, `liveId` being live on
    * `owner`'s site (uploads other users left stranded on it included):
-   * statements deleting its directory rows and recorded objects, for a commit's batch, and the
-   * deployments and hashes it forgets; the purge of the records
+   * statements deleting its directory rows, for a commit's batch, and the deployments, hashes and
+   * objects it forgets; the purge of the records
    * locations hold for its preview hosts, so they stop at once; and the deletion of the objects
    * no kept deployment holds, due after the grace period for reads in flight.
    */
@@ -196,11 +197,10 @@ export class SiteState {
 
   #freed(domain: string, freed: Collection): Freed {
     if (freed.deployments.length === 0) return { statements: [], stored: {}, now: [], later: [], objects: [] };
-    const { DB } = this.env;
     return {
       objects: freed.objects,
-      statements: [deleteDeploymentHosts(DB, freed.deployments), forgetObjects(DB, freed.objects)],
-      stored: { forgetPacks: freed.packs, forgetDeployments: freed.deployments },
+      statements: [deleteDeploymentHosts(this.env.DB, freed.deployments)],
+      stored: { forgetPacks: freed.packs, forgetDeployments: freed.deployments, forgetObjects: freed.objects },
       now: [{ kind: 'purge-previews', deploymentIds: freed.deployments }],
       later: freed.objects.length > 0 ? [{ kind: 'delete-objects', objects: freed.objects }] : [],
     };

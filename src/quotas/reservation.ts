@@ -1,7 +1,7 @@
 /**
  * The coordinator's side of the quotas, authoritative: what a commit adds (a new site, the bytes
  * of the objects it stored) is reserved in D1 under the quotas before its batch, and that batch
- * turns the reservation into the site's row and the stored objects' (src/storage/usage-ledger.ts).
+ * turns the reservation into the site's row and the bytes added to its byte total (src/storage/usage-ledger.ts).
  * Coordinators of different domains commit for one user at once; D1 decides each reservation
  * against every other, so no interleaving takes a user past MAX_SITES_PER_USER or MAX_USER_BYTES.
  */

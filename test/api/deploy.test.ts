@@ -295,7 +295,7 @@ describe('authentication', () => {
     const response = await authorized('/v2/sites', {}, { scope: 'global_read' });
     expect(response.status).toBe(403);
     expect(response.headers.get('www-authenticate')).toBe(
-      'Bearer realm="sitehost", error="insufficient_scope", scope="deploy"',
+      'Bearer realm="sitehost", error="insufficient_scope", scope="deploy read"',
     );
   });
 });

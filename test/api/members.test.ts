@@ -12,15 +12,25 @@ const owner = 'github|member-owner';
 const deployer = 'github|member-deployer';
 const viewer = 'github|member-viewer';
 
-type Role = 'owner' | 'deployer' | 'viewer' | 'stranger' | 'admin' | 'global_read' | 'token for another site' | 'token for this site';
-const roles: Role[] = ['owner', 'deployer', 'viewer', 'stranger', 'admin', 'global_read', 'token for another site', 'token for this site'];
+type Role =
+  | 'owner'
+  | 'deployer'
+  | 'viewer'
+  | 'stranger'
+  | 'admin'
+  | 'global_read'
+  | 'token for another site'
+  | 'token for this site'
+  | 'deployer’s token for this site'
+  | 'viewer’s token for this site';
+const roles: Role[] = ['owner', 'deployer', 'viewer', 'stranger', 'admin', 'global_read', 'token for another site', 'token for this site', 'deployer’s token for this site', 'viewer’s token for this site'];
 
 /** What a route needs (the rule's actions, and the operator's). */
 type Need = 'read' | 'read-own' | 'change' | 'own' | 'unpublish' | 'admin';
 const allowedTo: Record<Need, readonly Role[]> = {
-  read: ['owner', 'deployer', 'viewer', 'global_read', 'token for this site'],
+  read: ['owner', 'deployer', 'viewer', 'global_read', 'token for this site', 'deployer’s token for this site', 'viewer’s token for this site'],
   'read-own': ['owner', 'global_read', 'token for this site'],
-  change: ['owner', 'deployer', 'token for this site'],
+  change: ['owner', 'deployer', 'token for this site', 'deployer’s token for this site'],
   own: ['owner', 'token for this site'],
   unpublish: ['owner', 'admin', 'token for this site'],
   admin: ['admin'],
@@ -54,9 +64,9 @@ async function siteWithMembers(domain: string): Promise<string> {
   return deployed.deploymentId;
 }
 
-/** An API token of the owner limited to `domain` (which the owner must own). */
-async function siteToken(domain: string): Promise<string> {
-  const made = await ok(await send('/v2/tokens', json('POST', { name: domain, scopes: ['deploy'], sites: [domain] }), await bearer(owner)));
+/** An API token of `user` (the owner, unless named) limited to `domain`, which they own or are a member of. */
+async function siteToken(domain: string, user = owner, scope = 'deploy'): Promise<string> {
+  const made = await ok(await send('/v2/tokens', json('POST', { name: domain, scopes: [scope], sites: [domain] }), await bearer(user)));
   return (await made.json<CreatedApiToken>()).token;
 }
 
@@ -78,6 +88,10 @@ async function secretOf(role: Role, domain: string, elsewhere: string): Promise<
       return siteToken(elsewhere);
     case 'token for this site':
       return siteToken(domain);
+    case 'deployer’s token for this site':
+      return siteToken(domain, deployer);
+    case 'viewer’s token for this site':
+      return siteToken(domain, viewer, 'read');
   }
 }
 

@@ -138,6 +138,7 @@ const endpointsBeyondSpec: Record<string, string> = {
   'GET /v2/whoami': 'docs/design.md § Authentication',
   'PUT /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
   'DELETE /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
+  'GET /v2/users/{userId}/suspension': 'docs/design.md § Operators',
   'PUT /v2/users/{userId}/suspension': 'docs/design.md § Operators',
   'DELETE /v2/users/{userId}/suspension': 'docs/design.md § Operators',
   'GET /v2/domains/{domain}/proof': 'docs/design.md § Domains',

@@ -64,6 +64,7 @@ describe('a suspended user', () => {
       domains: ['user-one.example', 'user-two.example'],
     });
     const held = { reason: suspension.reason, since: suspension.since };
+    expect(await (await authorized(path('github|suspended-user'), {}, operator)).json()).toEqual(suspension);
 
     for (const host of hosts) {
       const answer = await page(host);
@@ -129,7 +130,7 @@ describe('a suspended user', () => {
     for (const location of locations) expect(await servedAt(location)).toBe(200);
   });
 
-  it('takes a new reason keeping when it began, the same reason again changes nothing; a user with no site can be suspended', async () => {
+  it('takes a new reason keeping when it began, the same reason again changes nothing; a user with no site can be suspended; GET says whether one is', async () => {
     const first = await suspendUser('github|no-sites', 'Spam');
     expect(first.status).toBe(201);
     const { since } = await first.json<UserSuspension>();
@@ -141,7 +142,11 @@ describe('a suspended user', () => {
     const claim = await deploy('no-sites-claim.example', { 'index.html': 'x' }, undefined, { user: 'github|no-sites' });
     expect(claim.status).toBe(403);
     expect(await problemOf(claim)).toMatchObject({ type: '/problems/user-suspended', reason: 'Spam and fraud', since });
+    const seen = await authorized(path('github|no-sites'), {}, operator);
+    expect(seen.status).toBe(200);
+    expect(await seen.json()).toEqual({ userId: 'github|no-sites', reason: 'Spam and fraud', since, domains: [] });
     expect((await resumeUser('github|no-sites')).status).toBe(200);
+    expect(await problemOf(await authorized(path('github|no-sites'), {}, operator))).toMatchObject({ status: 404, detail: 'The user github|no-sites is not suspended.' });
     const notSuspended = await resumeUser('github|no-sites');
     expect(notSuspended.status).toBe(404);
     expect(await problemOf(notSuspended)).toMatchObject({ detail: 'The user github|no-sites is not suspended.' });
@@ -152,7 +157,7 @@ describe('a suspended user', () => {
 describe('user suspensions', () => {
   it('are for operators alone: deploy, global_read and the user get 403 insufficient_scope; no token 401', async () => {
     for (const as of [{ user: 'github|victim' }, { user: 'github|reader', scope: 'global_read' }, { user: 'github|both', scope: 'deploy global_read' }]) {
-      for (const attempt of [suspendUser('github|victim', 'Mine', as), resumeUser('github|victim', as)]) {
+      for (const attempt of [suspendUser('github|victim', 'Mine', as), resumeUser('github|victim', as), authorized(path('github|victim'), {}, as)]) {
         const refused = await attempt;
         expect(refused.status).toBe(403);
         expect(await problemOf(refused)).toMatchObject({ type: '/problems/insufficient-scope' });

@@ -1,6 +1,6 @@
 /** `GET /v2/sites/<domain>/events` (docs/events.md, "One site's events"): the site's events for its owner and members, nobody else's. */
 import { describe, expect, it } from 'vitest';
-import { authorized, deploy, type TokenOptions } from '../support/client';
+import { authorized, authorizedWith, deploy, type TokenOptions } from '../support/client';
 import { Subscriber } from './subscriber';
 
 const owner: TokenOptions = { user: 'github|site-stream-owner' };
@@ -53,6 +53,35 @@ describe('GET /v2/sites/<domain>/events', () => {
     // Replayed from its start (none asked) and live: nothing of the other site.
     expect(messages.every((message) => message.data.domain === domain)).toBe(true);
     socket.close();
+  });
+
+  it('ends a stream, SSE or WebSocket, once its reader may no longer read the site, delivering nothing past it', async () => {
+    const site = 'site-stream-removed.example';
+    const member: TokenOptions = { user: 'github|site-stream-removed' };
+    expect((await deploy(site, { 'index.html': 'v1' }, undefined, owner)).status).toBe(200);
+    expect((await authorized(`/v2/sites/${site}/members/${encodeURIComponent(member.user!)}`, json('PUT', { role: 'viewer' }), owner)).status).toBe(201);
+    // Checked again at every delivery, rather than once API_TOKEN_CHECK_SECONDS (30 s) have passed.
+    const everyDelivery = { API_TOKEN_CHECK_SECONDS: '0' };
+    const live = new Subscriber(await authorizedWith(everyDelivery, `/v2/sites/${site}/events`, {}, member));
+    expect(live.response.status).toBe(200);
+    const upgraded = await authorizedWith(everyDelivery, `/v2/sites/${site}/events`, { headers: { upgrade: 'websocket' } }, member);
+    expect(upgraded.status).toBe(101);
+    const socket = upgraded.webSocket!;
+    const messages: string[] = [];
+    const closed = new Promise<CloseEvent>((resolve) => socket.addEventListener('close', resolve));
+    socket.addEventListener('message', (message) => messages.push((JSON.parse(message.data as string) as { event: string }).event));
+    socket.accept();
+
+    expect((await deploy(site, { 'index.html': 'v2' }, undefined, owner)).status).toBe(200);
+    await live.until(() => live.events.some((event) => event.event === 'site-deploy'));
+    // The removal is itself an event of the site: the first the stream checks and withholds.
+    expect((await authorized(`/v2/sites/${site}/members/${encodeURIComponent(member.user!)}`, { method: 'DELETE' }, owner)).status).toBe(204);
+    await live.ended;
+    expect(live.events.map((event) => event.event)).toEqual(['site-deploy']);
+    const close = await closed;
+    expect(close.code).toBe(1008);
+    expect(messages).toContain('site-deploy');
+    expect(messages).not.toContain('member-remove');
   });
 
   it('refuses whoever may not read the site', async () => {

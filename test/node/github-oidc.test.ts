@@ -1,14 +1,15 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OidcExchange } from '../../src/common/api-types';
-import { type OidcIssuer, startOidcIssuer } from './support/oidc-issuer';
-import { type Service, startService, token } from './support/service';
+import { type OidcIssuer, type TrustingService, startTrustingService } from './support/oidc-issuer';
+import { type Service, token } from './support/service';
 
 /**
  * `POST /v2/oidc/github`, black-box: the running service (npm start) verifies ID tokens of a real
  * issuer on loopback (GITHUB_OIDC_ISSUER), found through its discovery document, nothing mocked.
  */
 
+let running: TrustingService | undefined;
 let issuer: OidcIssuer;
 let service: Service;
 const owner = 'github|oidc-owner';
@@ -74,13 +75,12 @@ function deployWith(bearer: string, site: string): Promise<Response> {
 }
 
 beforeAll(async () => {
-  issuer = await startOidcIssuer();
-  service = await startService({ vars: { GITHUB_OIDC_ISSUER: issuer.issuer } });
+  running = await startTrustingService();
+  ({ service, issuer } = running);
 }, 120_000);
 
 afterAll(async () => {
-  await service?.stop();
-  await issuer?.stop();
+  await running?.stop();
 });
 
 describe('POST /v2/oidc/github', () => {

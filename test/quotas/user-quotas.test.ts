@@ -179,6 +179,32 @@ describe('DEPLOYS_PER_HOUR', () => {
   });
 });
 
+describe('DEPLOYS_PER_HOUR over a sliding hour', () => {
+  it('counts the deploys of the last hour only, and sweeps older ones as the next is recorded', async () => {
+    const user = { user: 'github|deploy-hour' };
+    const domain = 'deploy-hour.example';
+    const vars = { DEPLOYS_PER_HOUR: '2' };
+    const minutesAgo = (minutes: number) => Date.now() - minutes * 60_000;
+    // Deploys begun 61 and 59 minutes ago, as the admission records them.
+    const insert = env.DB.prepare('INSERT INTO user_deploys (id, user_id, at) VALUES (?, ?, ?)');
+    await env.DB.batch([insert.bind('old', user.user, minutesAgo(61)), insert.bind('recent', user.user, minutesAgo(59))]);
+    const rows = async () => (await env.DB.prepare('SELECT id FROM user_deploys WHERE user_id = ? ORDER BY at').bind(user.user).all<{ id: string }>()).results.map((row) => row.id);
+
+    expect((await authorizedWith(vars, `/v2/sites/${domain}`, { method: 'PUT', body: deployForm({ 'index.html': 'one' }) }, user)).status).toBe(200);
+    // The deploy begun an hour ago and more counts for nothing, and is gone: a user keeps at most DEPLOYS_PER_HOUR rows.
+    const kept = await rows();
+    expect(kept).toHaveLength(2);
+    expect(kept[0]).toBe('recent');
+
+    const refused = await authorizedWith(vars, `/v2/sites/${domain}`, { method: 'PUT', body: deployForm({ 'index.html': 'two' }) }, user);
+    expect(refused.status).toBe(429);
+    // The one begun 59 minutes ago leaves the hour first.
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+  });
+});
+
 describe('GET /v2/usage', () => {
   it("answers the caller's sites, stored bytes and deploys of the last hour, with each limit and its setting", async () => {
     const user = { user: 'github|usage' };

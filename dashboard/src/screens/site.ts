@@ -15,6 +15,7 @@ import { deploymentsList } from '../deployments';
 import { membersCard } from '../members';
 import { suspensionCard } from '../suspension';
 import { trustCard } from '../trust';
+import { type UserSuspensionCard, userSuspensionCard } from '../user-suspension';
 
 const SHOWN_EVENTS = 50;
 /** How often a page without live events (a token without global_read) asks whether the site changed. */
@@ -22,7 +23,7 @@ const CHECK_INTERVAL_MS = 10_000;
 
 /** What the page shows of a site that a change elsewhere would alter. */
 function shownVersion(info: SiteInfo): string {
-  return JSON.stringify([info.modified, info.deployment?.id, info.certificate.status]);
+  return JSON.stringify([info.modified, info.deployment?.id, info.certificate.status, info.suspension, info.userSuspension]);
 }
 
 /** One site: its deployment, certificate status and live events, and the ways to change it. */
@@ -35,9 +36,14 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
   const eventList = h('ol', { id: 'events', class: 'events', 'aria-live': 'polite', 'aria-relevant': 'additions' });
 
   let shown: string | undefined;
+  let lastInfo: SiteInfo | undefined;
+  /** An operator's controls over the site's owner, once whoami says the token is an operator's. */
+  let ownerControls: UserSuspensionCard | undefined;
 
   function renderInfo(info: SiteInfo): void {
     shown = shownVersion(info);
+    lastInfo = info;
+    ownerControls?.show(info.userId, info.userSuspension);
     details.removeAttribute('aria-busy');
     const live = info.deployment;
     const said = h('span', { id: 'live-message' });
@@ -58,6 +64,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
         h('dt', {}, 'Owner'),
         h('dd', {}, info.userId),
         info.suspension && [h('dt', {}, 'Suspended'), h('dd', { id: 'suspended' }, `since `, timeElement(info.suspension.since), `: ${info.suspension.reason}`)],
+        info.userSuspension && [h('dt', {}, 'Owner suspended'), h('dd', { id: 'owner-suspended' }, `since `, timeElement(info.userSuspension.since), `: ${info.userSuspension.reason}`)],
       ),
     );
     if (live) describeLive(live.id, said);
@@ -151,14 +158,19 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     }
   });
 
-  // Who is looking: the owner manages members and trust; an operator (admin) gets the suspension controls.
+  // Who is looking: the owner manages members and trust; an operator (admin) gets the suspension controls, the site's and its owner's.
   const me = request<Identity>('GET', '/v2/whoami');
   const isOwner = me.then(
     async (identity) => (await request<SiteMembers>('GET', sitePath(domain, '/members'))).owner.userId === identity.userId,
     () => false,
   ).catch(() => false);
   const operatorControls = h('div', {});
-  void me.then((identity) => identity.scopes.includes('admin') && fill(operatorControls, suspensionCard(domain, loadInfo)), () => undefined);
+  void me.then((identity) => {
+    if (!identity.scopes.includes('admin')) return;
+    ownerControls = userSuspensionCard('Operator: the owner’s suspension', loadInfo);
+    if (lastInfo) ownerControls.show(lastInfo.userId, lastInfo.userSuspension);
+    fill(operatorControls, suspensionCard(domain, loadInfo), ownerControls.element);
+  }, () => undefined);
 
   const unpublishButton = h('button', { type: 'button', class: 'danger' }, 'Unpublish');
   unpublishButton.addEventListener('click', async () => {

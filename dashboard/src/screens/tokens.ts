@@ -8,6 +8,7 @@ import { forgetToken } from '../session';
 
 const scopes = [
   ['deploy', 'deploy: deploy and manage your sites'],
+  ['read', 'read: read your sites and those you are a member of, change nothing'],
   ['global_read', 'global_read: read every site and follow events'],
   ['admin', "admin: an operator's"],
 ] as const;
@@ -58,7 +59,7 @@ export function tokensScreen(_context: ScreenContext): Screen {
     h('h2', {}, 'Make a token'),
     h('div', { class: 'field' }, h('label', { for: 'token-name' }, 'Name'), name),
     h('fieldset', { class: 'field' }, h('legend', {}, 'Scopes'), scopeBoxes.map((scope) => scope.element)),
-    h('div', { class: 'field' }, h('label', { for: 'token-sites' }, 'Limit to sites'), h('p', { id: 'token-sites-hint', class: 'hint' }, 'Domains of your sites, separated by commas. Empty: all of your sites.'), sites),
+    h('div', { class: 'field' }, h('label', { for: 'token-sites' }, 'Limit to sites'), h('p', { id: 'token-sites-hint', class: 'hint' }, 'Domains of sites you own or are a member of, separated by commas (a viewer’s token: read only). Empty: all of your sites.'), sites),
     h('div', { class: 'field' }, h('label', { for: 'token-days' }, 'Expires in (days)'), days),
     make,
   );

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GithubTrustPolicy, Site, SiteMembers } from '../../../src/common/api-types';
-import { type OidcIssuer, startOidcIssuer } from '../support/oidc-issuer';
-import { type Service, getFromSite, startService, token } from '../support/service';
+import { type OidcIssuer, type TrustingService, startTrustingService } from '../support/oidc-issuer';
+import { type Service, getFromSite, token } from '../support/service';
 import { runCli } from './run';
 
 /**
@@ -13,6 +13,7 @@ import { runCli } from './run';
  * GITHUB_OIDC_ISSUER is a real issuer on loopback that also plays the runner's ID token endpoint.
  */
 
+let running: TrustingService | undefined;
 let service: Service;
 let issuer: OidcIssuer;
 let work: string;
@@ -44,13 +45,12 @@ async function site(name: string, body: string): Promise<string> {
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'sitehost-cli-members-'));
-  issuer = await startOidcIssuer();
-  service = await startService({ vars: { GITHUB_OIDC_ISSUER: issuer.issuer } });
+  running = await startTrustingService();
+  ({ service, issuer } = running);
 }, 120_000);
 
 afterAll(async () => {
-  await service?.stop();
-  await issuer?.stop();
+  await running?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 

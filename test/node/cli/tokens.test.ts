@@ -114,6 +114,34 @@ describe('sitehost tokens', () => {
   });
 });
 
+describe('sitehost tokens create --site, by a member', () => {
+  it('makes a deployer a deploy token of the site and a viewer a read one, refusing the viewer a deploy token with the reason', async () => {
+    const domain = 'cli-member-token.example';
+    const owner = as(await token(service, 'github|cli-mt-owner'));
+    expect((await runCli(['deploy', await site('member-site'), '--domain', domain], { env: owner })).code).toBe(0);
+    expect((await runCli(['members', 'add', domain, 'github|cli-mt-deployer', '--role', 'deployer'], { env: owner })).code).toBe(0);
+    expect((await runCli(['members', 'add', domain, 'github|cli-mt-viewer', '--role', 'viewer'], { env: owner })).code).toBe(0);
+
+    const deployer = as(await token(service, 'github|cli-mt-deployer'));
+    const made = await runCli(['tokens', 'create', '--name', 'CI', '--site', domain], { env: deployer });
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stderr).toContain(`deploy on the sites ${domain}`);
+    const deployed = await runCli(['deploy', await site('member-site-v2'), '--domain', domain, '--message', 'by the deployer’s token'], { env: as(made.stdout.trim()) });
+    expect(deployed.code, deployed.stderr).toBe(0);
+
+    const viewer = as(await token(service, 'github|cli-mt-viewer'));
+    const refused = await runCli(['tokens', 'create', '--name', 'CI', '--site', domain], { env: viewer });
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toMatch(/viewer of cli-member-token\.example/);
+    const reader = await runCli(['tokens', 'create', '--name', 'reader', '--site', domain, '--scope', 'read', '--json'], { env: viewer });
+    expect(reader.code, reader.stderr).toBe(0);
+    const readToken = (JSON.parse(reader.stdout) as CreatedApiToken).token;
+    const listed = await runCli(['deployments', domain, '--json'], { env: as(readToken) });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('by the deployer’s token');
+  });
+});
+
 describe('sitehost logout --everywhere', () => {
   it('stops a leaked year-long token and every API token of the user, and forgets the login here', async () => {
     const user = 'github|cli-leaked';

@@ -1,6 +1,6 @@
 /**
  * Members, the GitHub trust policy and an operator's suspension controls on the dashboard's site
- * screen, as people use them: Debian's Chromium, driven by playwright-core, against the real
+ * screen, and an operator's Users screen, as people use them: Debian's Chromium, driven by playwright-core, against the real
  * service under `wrangler dev`. Screenshots go to test-results/dashboard/.
  */
 import { mkdir } from 'node:fs/promises';
@@ -118,6 +118,12 @@ describe('the site screen', () => {
     expect(await page.locator('#members').getByRole('button', { name: 'Remove' }).count()).toBe(0);
     await expect.poll(() => page.getByText('Only the site’s owner sees and sets which GitHub workflow may deploy it.').count()).toBe(1);
     expect(await page.getByRole('heading', { name: 'Operator: suspension' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Operator: the owner’s suspension' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Users' }).count()).toBe(0);
+    // The Users screen, reached by its address: no controls, and why.
+    await page.goto(`${service.origin}/#/users/${encodeURIComponent(owner)}`);
+    await expect.poll(() => page.getByText('Only the service’s operators (a token with the admin scope) see and suspend users.').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Suspend user' }).count()).toBe(0);
     expect(pageProblems).toEqual([]);
   });
 
@@ -134,6 +140,74 @@ describe('the site screen', () => {
 
     await page.getByRole('button', { name: 'Lift suspension' }).click();
     await expect.poll(() => page.locator('#suspended').count()).toBe(0);
+    expect(pageProblems).toEqual([]);
+  });
+
+  it('gives an operator the owner’s suspension: its state, suspend with a reason once confirmed, and lift it once confirmed', async () => {
+    const page = await signedIn(await token(service, 'github|dashboard-operator', 'admin global_read'));
+    await openSite(page);
+    const state = page.locator('#user-suspension-state');
+    await expect.poll(() => state.textContent()).toBe(`${owner} is not suspended.`);
+    expect(await page.getByRole('button', { name: 'Lift user suspension' }).isVisible()).toBe(false);
+
+    // Cancelled: nothing is suspended.
+    await page.getByLabel('Reason, for the user').fill('Deploys the same phishing site under new names (case 4412)');
+    await page.getByRole('button', { name: 'Suspend user' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Cancel' }).click();
+    expect((await getFromSite(service, domain, '/')).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Suspend user' }).click();
+    const dialog = page.locator('dialog[open]');
+    expect(await dialog.textContent()).toContain(`Suspend ${owner}?`);
+    await dialog.getByRole('button', { name: 'Suspend user' }).click();
+    await expect.poll(() => state.textContent()).toContain('is suspended since');
+    expect(await state.textContent()).toContain('(case 4412)');
+    expect(await page.locator('#owner-suspended').textContent()).toContain('(case 4412)');
+    expect(await page.getByRole('status').filter({ hasText: `Suspended ${owner}: 1 site answers 451.` }).count()).toBe(1);
+    expect((await getFromSite(service, domain, '/')).status).toBe(451);
+    const whoami = await fetch(`${service.origin}/v2/whoami`, { headers: { authorization: `Bearer ${await token(service, owner)}` } });
+    expect(((await whoami.json()) as { suspension?: { reason: string } }).suspension?.reason).toContain('(case 4412)');
+    await page.screenshot({ path: join(screenshots, 'user-suspension.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Lift user suspension' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Lift user suspension' }).click();
+    await expect.poll(() => state.textContent()).toBe(`${owner} is not suspended.`);
+    expect(await page.locator('#owner-suspended').count()).toBe(0);
+    expect((await getFromSite(service, domain, '/')).status).toBe(200);
+    expect(pageProblems).toEqual([]);
+  });
+});
+
+describe('the Users screen', () => {
+  it('lets an operator look up any user, one who owns no site too, see their state, suspend them and lift it, each confirmed', async () => {
+    const user = 'github|dashboard-siteless';
+    const page = await signedIn(await token(service, 'github|dashboard-operator', 'admin global_read'));
+    await page.getByRole('link', { name: 'Users' }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Users');
+    await page.getByLabel('User id').fill(user);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    const state = page.locator('#user-suspension-state');
+    await expect.poll(() => state.textContent()).toBe(`${user} is not suspended.`);
+
+    await page.getByLabel('Reason, for the user').fill('Signed up to send spam (case 4413)');
+    await page.getByRole('button', { name: 'Suspend user' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Suspend user' }).click();
+    await expect.poll(() => state.textContent()).toContain('is suspended since');
+    expect(await state.textContent()).toContain('(case 4413)');
+    expect(await page.locator('#user-sites').textContent()).toBe('They own no site.');
+    expect(await page.getByRole('status').filter({ hasText: `Suspended ${user}: they own no site.` }).count()).toBe(1);
+    const form = new FormData();
+    form.append('directory', new File(['<h1>spam</h1>'], 'index.html'));
+    const claim = await fetch(`${service.origin}/v2/sites/siteless-claim.example`, { method: 'PUT', headers: { authorization: `Bearer ${await token(service, user)}` }, body: form });
+    expect(claim.status).toBe(403);
+    await page.screenshot({ path: join(screenshots, 'users.png'), fullPage: true });
+
+    // Reloaded, the page shows what the service holds.
+    await page.reload();
+    await expect.poll(() => state.textContent()).toContain('(case 4413)');
+    await page.getByRole('button', { name: 'Lift user suspension' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Lift user suspension' }).click();
+    await expect.poll(() => state.textContent()).toBe(`${user} is not suspended.`);
     expect(pageProblems).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+import { type Service, startService } from './service';
 
 /**
  * A real OIDC issuer on loopback, as GitHub Actions' is: a discovery document, a JWKS, RS256 ID
@@ -45,7 +46,7 @@ export function githubJob(): JWTPayload {
   };
 }
 
-export async function startOidcIssuer(): Promise<OidcIssuer> {
+async function startOidcIssuer(): Promise<OidcIssuer> {
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const foreign = await generateKeyPair('RS256');
   const kid = 'test-key-1';
@@ -101,4 +102,34 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
   return state;
+}
+
+/** A running service that trusts a new issuer on loopback (its GITHUB_OIDC_ISSUER), and one stop for both. */
+export interface TrustingService {
+  issuer: OidcIssuer;
+  service: Service;
+  stop(): Promise<void>;
+}
+
+/** Starts an issuer, then the service trusting it; the service stops first, then the issuer, even when the service fails to. */
+export async function startTrustingService(): Promise<TrustingService> {
+  const issuer = await startOidcIssuer();
+  let service: Service;
+  try {
+    service = await startService({ vars: { GITHUB_OIDC_ISSUER: issuer.issuer } });
+  } catch (error) {
+    await issuer.stop();
+    throw error;
+  }
+  return {
+    issuer,
+    service,
+    async stop() {
+      try {
+        await service.stop();
+      } finally {
+        await issuer.stop();
+      }
+    },
+  };
 }

@@ -6,8 +6,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { SignJWT } from 'jose';
 import { inject } from 'vitest';
+import { signToken } from '../../../scripts/sign-token.mjs';
 import { undocumentedAnswer } from '../../support/openapi-document';
 import { type TestProcess, startProcess, waitFor } from './processes';
 
@@ -147,14 +147,7 @@ export async function sharedService(): Promise<RunningService> {
 
 /** A self-issued token, as `npm run token` signs it. */
 export function token(service: RunningService, user: string, scope = 'deploy', secret = service.secret): Promise<string> {
-  return new SignJWT({ scope })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(user)
-    .setIssuer('sitehost')
-    .setAudience('sitehost')
-    .setIssuedAt()
-    .setExpirationTime('1h')
-    .sign(new TextEncoder().encode(secret));
+  return signToken({ user, scope, secret });
 }
 
 /** What a hosted site answered: status, fields and body. */

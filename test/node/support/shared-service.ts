@@ -9,7 +9,7 @@
  * provided folder (or why it failed to `failed`), its output to `output.log`. At the end it is
  * stopped, and the run fails if it answered the API with a status schema/openapi.json does not list.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -29,7 +29,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const starting: Promise<Service | undefined> = startService({ migratedState: project.getProvidedContext().migratedState, logFile }).then(
     async (service) => {
       const { origin, port, secret } = service;
-      await writeFile(join(folder, 'service.json'), JSON.stringify({ origin, port, secret, logFile }));
+      // Written whole, then renamed: a file waiting for it must never read it half written.
+      await writeFile(join(folder, 'service.json.part'), JSON.stringify({ origin, port, secret, logFile }));
+      await rename(join(folder, 'service.json.part'), join(folder, 'service.json'));
       return service;
     },
     async (error: unknown) => {
