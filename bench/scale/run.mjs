@@ -8,8 +8,8 @@
 // holds no object for them: nothing measured here reads one.
 //
 // Each size is its own service (a copy of the template's state, seeded), all running side by side;
-// each of BENCH_RUNS (default 5) runs visits every size in turn, so that the machine's load weighs
-// on the sizes alike; medians of: a deploy (10 files, a new domain each), one configuration read,
+// in each of BENCH_RUNS (default 5) runs every call is made at every size in turn before the next
+// call, so that the machine's load weighs on the sizes alike; medians of: a deploy (10 files, a new domain each), one configuration read,
 // GET /v2/usage, GET /v2/sites, the whole GET /v2/configurations (time, and the growth of
 // workerd's resident memory while it streams), its 304, and the feed after a cursor taken before
 // the run's deploy; and GET /v2/whoami, the floor any authenticated call pays on this machine.
@@ -188,34 +188,51 @@ async function fullList(service) {
   return { ...measured.result, growth };
 }
 
-/** One run of every measured call against the service seeded to `size`, into `samples`. */
-async function measureOnce(service, size, run, samples) {
-  const before = (await service.timed('/v2/configurations?limit=1', { token: reader })).response.headers.get('sitehost-cursor');
-  samples.floor.push((await service.timed('/v2/whoami')).ms);
-  samples.deploy.push((await service.deploy(`bench-${size}-${run}.example`, smallSite(`${size}-${run}`))).ms);
-  samples.configuration.push((await service.timed(`/v2/sites/seed-${String(Math.floor(size / 2)).padStart(7, '0')}.example/configuration`, { token: reader })).ms);
-  samples.usage.push((await service.timed('/v2/usage')).ms);
-  samples.sites.push((await service.timed('/v2/sites')).ms);
-  const list = await fullList(service);
-  samples.list.push(list.ms);
-  samples.listGrowth.push(list.growth);
-  samples.listBytes.push(list.bytes);
-  const etag = list.response.headers.get('etag');
-  samples.notModified.push((await service.timed('/v2/configurations', { token: reader, headers: { 'if-none-match': etag } }, 304)).ms);
-  samples.feed.push((await service.timed(`/v2/configurations?${new URLSearchParams({ since: before })}`, { token: reader })).ms);
-}
+const seededDomain = (size) => `seed-${String(Math.floor(size / 2)).padStart(7, '0')}.example`;
 
 /**
- * Medians of `runs` runs at every size. The services run side by side and each run visits every
- * size in turn (its order rotated each run), so the machine's load weighs on every size alike:
- * a ratio between sizes measures the sizes, not what else the machine did meanwhile.
+ * One run's measured calls, in order; each is made at every size before the next: `state` carries
+ * a size's cursor from before its deploy, and its list's validator. The whole list comes last, so
+ * that no call is timed just after a service streamed tens of megabytes.
+ */
+const steps = [
+  async (service, size, run, samples, state) => {
+    state.before = (await service.timed('/v2/configurations?limit=1', { token: reader })).response.headers.get('sitehost-cursor');
+  },
+  async (service, size, run, samples) => samples.floor.push((await service.timed('/v2/whoami')).ms),
+  async (service, size, run, samples) => samples.deploy.push((await service.deploy(`bench-${size}-${run}.example`, smallSite(`${size}-${run}`))).ms),
+  async (service, size, run, samples) => samples.configuration.push((await service.timed(`/v2/sites/${seededDomain(size)}/configuration`, { token: reader })).ms),
+  async (service, size, run, samples) => samples.usage.push((await service.timed('/v2/usage')).ms),
+  async (service, size, run, samples) => samples.sites.push((await service.timed('/v2/sites')).ms),
+  async (service, size, run, samples, state) => {
+    // A page's answer carries the whole list's validators (one clock row): the list's ETag, taken without streaming it.
+    state.etag = (await service.timed('/v2/configurations?limit=1', { token: reader })).response.headers.get('etag');
+    samples.notModified.push((await service.timed('/v2/configurations', { token: reader, headers: { 'if-none-match': state.etag } }, 304)).ms);
+  },
+  async (service, size, run, samples, state) => samples.feed.push((await service.timed(`/v2/configurations?${new URLSearchParams({ since: state.before })}`, { token: reader })).ms),
+  async (service, size, run, samples, state) => {
+    const list = await fullList(service);
+    if (list.response.headers.get('etag') !== state.etag) throw new Error(`the list's ETag ${list.response.headers.get('etag')} is not its page's ${state.etag}`);
+    samples.list.push(list.ms);
+    samples.listGrowth.push(list.growth);
+    samples.listBytes.push(list.bytes);
+  },
+];
+
+/**
+ * Medians of `runs` runs at every size. The services run side by side and each call is made at
+ * every size in turn (the order rotated each run) before the next call, so the machine's load
+ * weighs on every size alike: a ratio between sizes measures the sizes, not what else the
+ * machine did meanwhile.
  */
 async function measureAll(services) {
   const samples = new Map([...services.keys()].map((size) => [size, { floor: [], deploy: [], configuration: [], usage: [], sites: [], list: [], listGrowth: [], listBytes: [], notModified: [], feed: [] }]));
   const order = [...services.keys()];
   for (let run = 0; run < runs; run++) {
-    for (const size of [...order.slice(run % order.length), ...order.slice(0, run % order.length)]) {
-      await measureOnce(services.get(size), size, run, samples.get(size));
+    const rotated = [...order.slice(run % order.length), ...order.slice(0, run % order.length)];
+    const states = new Map(order.map((size) => [size, {}]));
+    for (const step of steps) {
+      for (const size of rotated) await step(services.get(size), size, run, samples.get(size), states.get(size));
     }
   }
   const results = new Map();
