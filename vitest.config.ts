@@ -90,7 +90,10 @@ export default defineConfig(async () => {
             globalSetup: ['./test/support/build-dashboard.mjs'],
             // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json.
             setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts'],
+            // Budgets only for a hang, hooks as tests: a busy machine must not fail a file (a beforeAll that deploys
+            // a site took over Vitest's default 10 s on a loaded machine with a cold cache, failing the fuzzed JSON bodies).
             testTimeout: 60_000,
+            hookTimeout: 60_000,
             // test/fuzz/settings.ts: `npm run fuzz` sets these; `npm test` leaves them empty (fixed seed, short run).
             provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },
           },
