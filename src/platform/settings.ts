@@ -302,7 +302,8 @@ export function parseSettings(vars: SettingVars): Settings {
     maxFiles: wholeNumber(vars, 'MAX_FILES', 1),
     maxTotalBytes: wholeNumber(vars, 'MAX_TOTAL_BYTES', 1),
     maxFileBytes: wholeNumber(vars, 'MAX_FILE_BYTES', 1),
-    certRetryBaseSeconds: wholeNumber(vars, 'CERT_RETRY_BASE_SECONDS', 1),
+    // 0 (retry at once) is for tests on this machine: refuseDeploymentMistakes keeps it off a public service.
+    certRetryBaseSeconds: wholeNumber(vars, 'CERT_RETRY_BASE_SECONDS', 0),
     certJobMaxRetries: wholeNumber(vars, 'CERT_JOB_MAX_RETRIES', 0),
     retiredDeploymentGraceSeconds: wholeNumber(vars, 'RETIRED_DEPLOYMENT_GRACE_SECONDS', 0),
     orphanSweepGraceSeconds: wholeNumber(vars, 'ORPHAN_SWEEP_GRACE_SECONDS', 0),
@@ -363,9 +364,10 @@ function isPrivateName(name: string): boolean {
 }
 
 /**
- * Mistakes of a whole configuration rather than of one value: a placeholder left in, and
- * `EDGE_PURGE=local` on a public service, where a change would be purged from this machine's
- * caches only and every other location would serve the replaced site for the record's max-age.
+ * Mistakes of a whole configuration rather than of one value: a placeholder left in, and on a
+ * public service `EDGE_PURGE=local`, where a change would be purged from this machine's caches
+ * only and every other location would serve the replaced site for the record's max-age, and
+ * `CERT_RETRY_BASE_SECONDS=0`, the tests' setting, which retries failed certificate jobs at once.
  */
 function refuseDeploymentMistakes(vars: SettingVars): void {
   for (const setting of placeholderSettings) {
@@ -374,13 +376,20 @@ function refuseDeploymentMistakes(vars: SettingVars): void {
       throw new InvalidSetting(setting, value, "your own value in place of wrangler.toml's placeholder in angle brackets (docs/operating.md)");
     }
   }
-  if (vars.EDGE_PURGE !== 'local') return;
   const publicName = hostnameList(vars, 'API_HOSTNAMES').find((name) => !isPrivateName(name));
-  if (publicName !== undefined) {
+  if (publicName === undefined) return;
+  if (vars.EDGE_PURGE === 'local') {
     throw new InvalidSetting(
       'EDGE_PURGE',
       vars.EDGE_PURGE,
       `"cloudflare" when API_HOSTNAMES has a public hostname (${publicName}): "local" purges only this machine's caches`,
+    );
+  }
+  if (wholeNumber(vars, 'CERT_RETRY_BASE_SECONDS', 0) === 0) {
+    throw new InvalidSetting(
+      'CERT_RETRY_BASE_SECONDS',
+      vars.CERT_RETRY_BASE_SECONDS,
+      `at least 1 when API_HOSTNAMES has a public hostname (${publicName}): 0 retries a failed certificate job at once, hammering the CA`,
     );
   }
 }

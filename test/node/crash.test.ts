@@ -5,6 +5,7 @@ import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-pa
 // wrangler's own local runtime (the version wrangler ships): it reads the R2 state the service left.
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { afterAll, describe, expect, it } from 'vitest';
+import { copyMigratedState } from './support/migrated-state';
 import { waitFor } from './support/processes';
 import { type Service, getFromSite, startService, token } from './support/service';
 
@@ -154,6 +155,8 @@ async function storedKeys(): Promise<Record<string, string[]>> {
 describe('a runtime killed during a stream of deploys', () => {
   it('logs exactly one event per committed deployment, and after the sweep stores nothing no deployment holds', async () => {
     persistDir = await mkdtemp(join(tmpdir(), 'sitehost-crash-'));
+    // The migrated state every service copies: the first start goes straight to wrangler dev, as the restarts do.
+    await copyMigratedState(persistDir);
     const answered = new Map<string, string[]>(domains.map((domain) => [domain, []]));
     for (let round = 0; round < kills; round++) {
       service = await startService({ vars, persistDir });

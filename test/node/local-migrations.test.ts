@@ -2,10 +2,11 @@
  * `npm start` applies the D1 migrations a local database lacks, and skips starting wrangler
  * for them when the database holds every migration as it is now (scripts/local-migrations.mjs).
  */
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, inject, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
+import { copyMigratedState } from './support/migrated-state';
 // @ts-expect-error -- a plain ES module of the repository's scripts, without type declarations.
 import { applyLocalMigrations } from '../../scripts/local-migrations.mjs';
 
@@ -18,7 +19,7 @@ afterEach(() => rm(state, { recursive: true, force: true }));
 
 it('starts no wrangler for a database that holds every migration, and applies again when the record is gone or stale', async () => {
   state = await mkdtemp(join(tmpdir(), 'sitehost-migrations-'));
-  await cp(inject('migratedState'), state, { recursive: true });
+  await copyMigratedState(state);
   expect(apply(state, wranglerFails)).toBe(true);
 
   await writeFile(join(state, 'v3/d1/sitehost-migrations.sha256'), 'a record of other migrations');

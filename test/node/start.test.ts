@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyMigratedState } from './support/migrated-state';
 import { waitFor } from './support/processes';
 import { type Service, freePort, startService } from './support/service';
 
@@ -86,7 +87,7 @@ describe('the local service (npm start)', () => {
   it('shows a failed start\'s error in full: a port that is taken', async () => {
     const persistDir = await mkdtemp(join(tmpdir(), 'sitehost-failed-start-'));
     try {
-      await cp(inject('migratedState'), persistDir, { recursive: true });
+      await copyMigratedState(persistDir);
       const started = await promisify(execFile)(
         process.execPath,
         ['scripts/start.mjs', '--ip', '127.0.0.1', '--inspector-port', String(await freePort())],

@@ -189,6 +189,15 @@ describe('settings', () => {
     },
   );
 
+  it('accepts CERT_RETRY_BASE_SECONDS=0, retrying at once, only where no public service answers (the tests\' setting)', () => {
+    expect(parseSettings({ ...valid, API_HOSTNAMES: 'localhost, 127.0.0.1', CERT_RETRY_BASE_SECONDS: '0' }).certRetryBaseSeconds).toBe(0);
+    const publicService = { ...valid, API_HOSTNAMES: 'localhost, api.example.com', EDGE_PURGE: 'cloudflare', CLOUDFLARE_ZONE_ID: 'zone-1' };
+    const attempt = () => parseSettings({ ...publicService, CERT_RETRY_BASE_SECONDS: '0' });
+    expect(attempt).toThrow(InvalidSetting);
+    expect(attempt).toThrow(/^The setting CERT_RETRY_BASE_SECONDS is "0"; it must be at least 1 when API_HOSTNAMES has a public hostname \(api\.example\.com\)/);
+    expect(parseSettings({ ...publicService, CERT_RETRY_BASE_SECONDS: '1' }).certRetryBaseSeconds).toBe(1);
+  });
+
   it("requires CERT_JOB_MAX_RETRIES to equal the certificate queue's max_retries", () => {
     const settings = parseSettings(valid);
     expect(() => checkCertificateRetries(settings, 5)).not.toThrow();

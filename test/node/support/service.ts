@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { inject } from 'vitest';
 import { signToken } from '../../../scripts/sign-token.mjs';
 import { undocumentedAnswer } from '../../support/openapi-document';
+import { copyMigratedState } from './migrated-state';
 import { type TestProcess, startProcess, waitFor } from './processes';
 
 /** A running service the tests can reach: where it listens, its secret and what it printed. */
@@ -43,7 +44,7 @@ export interface ServiceOptions {
   state?: 'migrated' | 'empty';
   /** Local state to start on (a service run on it before, say), left in place by stop(); a new temporary one otherwise. */
   persistDir?: string;
-  /** The migrated state to copy; what test/node/support/migrated-state.ts made otherwise (it can only be injected in a test file). */
+  /** The folder of the migrated state to copy (./migrated-state.ts); the provided one otherwise (it can only be injected in a test file). */
   migratedState?: string;
   /** A file that gets a copy of everything it prints, for processes other than the one that started it. */
   logFile?: string;
@@ -80,7 +81,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
 async function startServiceOnce(options: ServiceOptions): Promise<Service> {
   const persistDir = options.persistDir ?? (await mkdtemp(join(tmpdir(), 'sitehost-service-')));
-  if (options.persistDir === undefined && options.state !== 'empty') await cp(options.migratedState ?? inject('migratedState'), persistDir, { recursive: true });
+  if (options.persistDir === undefined && options.state !== 'empty') await copyMigratedState(persistDir, options.migratedState);
   const port = options.port ?? (await freePort());
   const inspectorPort = await freePort();
   const secret = randomBytes(32).toString('base64url');
