@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OidcExchange } from '../../src/common/api-types';
 import { type OidcIssuer, type TrustingService, startTrustingService } from './support/oidc-issuer';
-import { type Service, token } from './support/service';
+import { type Service, token, wholeForm } from './support/service';
 
 /**
  * `POST /v2/oidc/github`, black-box: the running service (npm start) verifies ID tokens of a real
@@ -68,10 +68,12 @@ async function problem(response: Response): Promise<{ status: number; detail: st
   return response.json();
 }
 
-function deployWith(bearer: string, site: string): Promise<Response> {
+/** Sent whole with its headers (see wholeForm): the deploy refused before its body is read meets no EPIPE. */
+async function deployWith(bearer: string, site: string): Promise<Response> {
   const form = new FormData();
   form.append('directory', new File(['<h1>from Actions</h1>'], 'index.html'));
-  return fetch(`${service.origin}/v2/sites/${site}`, { method: 'PUT', headers: { authorization: `Bearer ${bearer}` }, body: form });
+  const { headers, body } = await wholeForm(form);
+  return fetch(`${service.origin}/v2/sites/${site}`, { method: 'PUT', headers: { ...headers, authorization: `Bearer ${bearer}` }, body });
 }
 
 beforeAll(async () => {
