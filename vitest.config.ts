@@ -28,109 +28,6 @@ const workerPackages = [
   'uri-templates',
 ];
 
-/**
- * Workers files that need a runtime no other file used before them: they read state across sites
- * (lists, feeds, scans, crons, a user's usage and tokens, the account's purge budget), drive
- * alarms, or swap globals. Written when each file had a runtime of its own; the others touch only
- * their own domains, and share.
- */
-const isolatedWorkersFiles = [
-  'test/api/configurations-bursts.test.ts',
-  'test/api/configurations-feed.test.ts',
-  'test/api/declared-endpoints.test.ts',
-  'test/api/member-tokens.test.ts',
-  'test/api/members.test.ts',
-  'test/api/openapi.test.ts',
-  'test/api/sites.test.ts',
-  'test/api/suspension.test.ts',
-  'test/api/tokens.test.ts',
-  'test/api/user-suspension.test.ts',
-  'test/auth/token-cost.test.ts',
-  'test/certificates/jobs.test.ts',
-  'test/certificates/lifecycle.test.ts',
-  'test/cloudflare-api/account.test.ts',
-  'test/coordinator/access.test.ts',
-  'test/coordinator/blob-index.test.ts',
-  'test/coordinator/deployment-store.test.ts',
-  'test/coordinator/incremental-deadlines.test.ts',
-  'test/coordinator/object-ledger.test.ts',
-  'test/coordinator/orphan-sweep.test.ts',
-  'test/coordinator/purge.test.ts',
-  'test/coordinator/unpublish-deletion.test.ts',
-  'test/deploy/atomic.test.ts',
-  'test/deploy/crash-safety.test.ts',
-  'test/deploy/deployment-labels.test.ts',
-  'test/deploy/deployments.test.ts',
-  'test/deploy/incremental.test.ts',
-  'test/events/access.test.ts',
-  'test/events/log.test.ts',
-  'test/events/published-once.test.ts',
-  'test/events/stream.test.ts',
-  'test/events/user-stream.test.ts',
-  'test/events/webhook-receiver.test.ts',
-  'test/events/websocket.test.ts',
-  'test/platform/settings.test.ts',
-  'test/quotas/concurrent-uploads.test.ts',
-  'test/quotas/deploy-count.test.ts',
-  'test/quotas/stored-bytes.test.ts',
-  'test/quotas/user-quotas.test.ts',
-  'test/storage/certificates-due.test.ts',
-  'test/storage/dead-letters.test.ts',
-];
-
-/**
- * A project of files run in workerd with local D1, R2, Durable Objects and Queues. Most share one
- * runtime a worker process, file after file (`isolate: false`): each runtime of its own cost about
- * 2 CPU-seconds a file. Files that need a runtime no file used before run isolated.
- */
-function workersProject(migrations: Awaited<ReturnType<typeof readD1Migrations>>, { name, include, exclude = [], isolate }: { name: string; include: string[]; exclude?: string[]; isolate: boolean }) {
-  return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: './wrangler.toml' },
-        miniflare: {
-          bindings: { AUTH_SECRET: testSecret, TEST_MIGRATIONS: migrations, RETIRED_DEPLOYMENT_GRACE_SECONDS: '1', DEPLOYMENTS_KEPT: '1', DEPLOYMENTS_KEPT_DAYS: '0', CERT_ENCRYPTION_KEY: 'test-certificate-encryption-key',
-            DOMAIN_PROOF_SECRET: 'test-secret-for-domain-proof-values-only',
-            // test/serving/freshness.test.ts emulates locations with these caches; a local purge clears them too.
-            EDGE_LOCAL_CACHES: 'location-a,location-b,location-c',
-            // The suite sends thousands of requests a minute as one user: test/api/rate-limit.test.ts
-            // swaps in TEST_RATE_LIMITER, the same binding with a small limit, to reach a limit.
-            API_REQUESTS_PER_MINUTE: '1000000', ANONYMOUS_REQUESTS_PER_MINUTE: '1000000',
-            // The fuzz suite deploys, and begins incremental deploys, by the hundred as one user on one site
-            // (by the thousand under `npm run fuzz`), and test files deploy to over a hundred domains as one
-            // user; test/quotas sets these limits low where it tests them.
-            DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000', MAX_SITES_PER_USER: '1000000' },
-          ratelimits: {
-            USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: 1_000_000, period: 60 } },
-            ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: 1_000_000, period: 60 } },
-            TEST_RATE_LIMITER: { namespace_id: '2699', simple: { limit: 3, period: 60 } },
-          },
-        },
-      }),
-    ],
-    test: {
-      name,
-      isolate,
-      // Each file's runtime loads the Worker's modules one by one from Vitest; the packages among them
-      // are bundled once per run instead (Vite's dependency optimizer), so a file loads a few modules
-      // where it loaded hundreds: 8 small files took 18.0-19.8 CPU-seconds rather than 23.4-24.4.
-      // A package not listed here still works, loaded module by module.
-      deps: { optimizer: { ssr: { enabled: true, include: workerPackages } } },
-      include,
-      exclude: ['test/node/**', 'test/**/*.unit.test.ts', ...exclude],
-      globalSetup: ['./test/support/build-dashboard.mjs'],
-      // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json.
-      setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts'],
-      // Budgets only for a hang, hooks as tests: a busy machine must not fail a file (a beforeAll that deploys
-      // a site took over Vitest's default 10 s on a loaded machine with a cold cache, failing the fuzzed JSON bodies).
-      testTimeout: 60_000,
-      hookTimeout: 60_000,
-      // test/fuzz/settings.ts: `npm run fuzz` sets these; `npm test` leaves them empty (fixed seed, short run).
-      provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },
-    },
-  };
-}
-
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('./schema/migrations');
   return {
@@ -157,8 +54,50 @@ export default defineConfig(async () => {
             testTimeout: 60_000,
           },
         },
-        workersProject(migrations, { name: 'workers', include: ['test/**/*.test.ts'], exclude: isolatedWorkersFiles, isolate: false }),
-        workersProject(migrations, { name: 'workers-isolated', include: isolatedWorkersFiles, isolate: true }),
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: './wrangler.toml' },
+              miniflare: {
+                bindings: { AUTH_SECRET: testSecret, TEST_MIGRATIONS: migrations, RETIRED_DEPLOYMENT_GRACE_SECONDS: '1', DEPLOYMENTS_KEPT: '1', DEPLOYMENTS_KEPT_DAYS: '0', CERT_ENCRYPTION_KEY: 'test-certificate-encryption-key',
+                  DOMAIN_PROOF_SECRET: 'test-secret-for-domain-proof-values-only',
+                  // test/serving/freshness.test.ts emulates locations with these caches; a local purge clears them too.
+                  EDGE_LOCAL_CACHES: 'location-a,location-b,location-c',
+                  // The suite sends thousands of requests a minute as one user: test/api/rate-limit.test.ts
+                  // swaps in TEST_RATE_LIMITER, the same binding with a small limit, to reach a limit.
+                  API_REQUESTS_PER_MINUTE: '1000000', ANONYMOUS_REQUESTS_PER_MINUTE: '1000000',
+                  // The fuzz suite deploys, and begins incremental deploys, by the hundred as one user on one site
+                  // (by the thousand under `npm run fuzz`), and test files deploy to over a hundred domains as one
+                  // user; test/quotas sets these limits low where it tests them.
+                  DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000', MAX_SITES_PER_USER: '1000000' },
+                ratelimits: {
+                  USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: 1_000_000, period: 60 } },
+                  ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: 1_000_000, period: 60 } },
+                  TEST_RATE_LIMITER: { namespace_id: '2699', simple: { limit: 3, period: 60 } },
+                },
+              },
+            }),
+          ],
+          test: {
+            name: 'workers',
+            // Each file's runtime loads the Worker's modules one by one from Vitest; the packages among them
+            // are bundled once per run instead (Vite's dependency optimizer), so a file loads a few modules
+            // where it loaded hundreds: 8 small files took 18.0-19.8 CPU-seconds rather than 23.4-24.4.
+            // A package not listed here still works, loaded module by module.
+            deps: { optimizer: { ssr: { enabled: true, include: workerPackages } } },
+            include: ['test/**/*.test.ts'],
+            exclude: ['test/node/**', 'test/**/*.unit.test.ts'],
+            globalSetup: ['./test/support/build-dashboard.mjs'],
+            // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json.
+            setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts'],
+            // Budgets only for a hang, hooks as tests: a busy machine must not fail a file (a beforeAll that deploys
+            // a site took over Vitest's default 10 s on a loaded machine with a cold cache, failing the fuzzed JSON bodies).
+            testTimeout: 60_000,
+            hookTimeout: 60_000,
+            // test/fuzz/settings.ts: `npm run fuzz` sets these; `npm test` leaves them empty (fixed seed, short run).
+            provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },
+          },
+        },
         {
           test: {
             name: 'node',
