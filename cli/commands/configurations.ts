@@ -86,10 +86,15 @@ class Hints {
   }
 }
 
-/** Hints at every event of `GET /v2/events` until `signal` ends it; a stream that cannot be followed leaves the poll alone. */
+/**
+ * Hints at every event of `GET /v2/events` until `signal` ends it, and whenever the stream opens:
+ * a change made before it was open (after the list, or while it was down) sent no event this
+ * follower saw. A stream that cannot be followed leaves the poll alone.
+ */
 async function hintAtEvents(api: ApiClient, hints: Hints, signal: AbortSignal): Promise<void> {
   try {
-    for await (const _ of followEvents((headers, abort) => api.stream('/v2/events', headers, abort), { signal })) hints.hint();
+    const onOpen = () => hints.hint();
+    for await (const _ of followEvents((headers, abort) => api.stream('/v2/events', headers, abort), { signal, onOpen })) hints.hint();
   } catch (error) {
     console.error(pc.yellow(`The event stream cannot be followed (${error instanceof Error ? error.message : String(error)}); polling instead.`));
   }
