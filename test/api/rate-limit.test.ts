@@ -97,7 +97,7 @@ describe('API rate limits', () => {
       const reads = () => counter.calls.filter((call) => call.startsWith('D1.')).length;
       const contexts: ExecutionContext[] = [];
       // Tokens of the right form and checksum, which no one was ever given: each costs nothing to make.
-      const forged = (bearer = newToken()) => () => {
+      const forged = (bearer = newToken()) => async () => {
         const context = createExecutionContext();
         contexts.push(context);
         const request = new Request('http://localhost/v2/sites', { headers: { 'cf-connecting-ip': address, authorization: `Bearer ${bearer}` } });
