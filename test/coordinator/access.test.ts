@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Requester, type SiteAction, authorize } from '../../src/coordinator/access';
+import { type Requester, type SiteAction, authorize } from '../../src/coordinator/access/access';
 import { outcomeOf } from '../support/outcome';
 
 const owner: Requester = { userId: 'github|1', scopes: new Set(['deploy']) };

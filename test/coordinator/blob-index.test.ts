@@ -1,7 +1,7 @@
 import { createScheduledController, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { moveBlobsOutOfD1 } from '../../src/coordinator/blob-moves';
+import { moveBlobsOutOfD1 } from '../../src/coordinator/records/blob-moves';
 import worker from '../../src/index';
 import { authorized, deploy } from '../support/client';
 import { coordinatorOf, sha256Hex } from '../support/deployments';

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Deployment, DeploymentPage, DeployResult } from '../../src/common/api-types';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
-import { moveDeploymentsOutOfD1 } from '../../src/coordinator/blob-moves';
+import { moveDeploymentsOutOfD1 } from '../../src/coordinator/records/blob-moves';
 import worker from '../../src/index';
 import type { DeploymentRecord } from '../../src/storage/deployments-table';
 import { authorized, call, deploy, deployForm } from '../support/client';

@@ -2,7 +2,7 @@ import { createScheduledController, runDurableObjectAlarm, runInDurableObject } 
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '../../src/common/api-types';
-import { moveStoredObjectsOutOfD1 } from '../../src/coordinator/blob-moves';
+import { moveStoredObjectsOutOfD1 } from '../../src/coordinator/records/blob-moves';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import worker from '../../src/index';
 import { type TokenOptions, authorized, authorizedWith, deploy } from '../support/client';

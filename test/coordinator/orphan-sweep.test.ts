@@ -2,7 +2,7 @@ import { createExecutionContext, createScheduledController, runDurableObjectAlar
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
-import { sweepOrphanedObjects } from '../../src/coordinator/orphan-sweeps';
+import { sweepOrphanedObjects } from '../../src/coordinator/sweeps/orphan-sweeps';
 import worker from '../../src/index';
 import { settingsOf } from '../../src/platform/settings';
 import { deploy, deployForm, token } from '../support/client';

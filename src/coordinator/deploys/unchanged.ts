@@ -2,14 +2,14 @@
  * A live deploy that would serve what the site serves already makes no deployment: a CI job that
  * deploys on every push does not push real deployments out of the kept window, and says so.
  */
-import type { DeployResult } from '../common/api-types';
-import type { DeploymentLabels } from '../content/label-checks';
-import { timestamp } from '../http/time';
-import type { DeploymentRecord } from '../storage/deployments-table';
-import type { FileIndex } from '../storage/file-index';
-import type { SiteRecord } from '../storage/sites-table';
-import { sameConfiguration } from './deployment-records';
-import type { SiteState } from './site-state';
+import type { DeployResult } from '../../common/api-types';
+import type { DeploymentLabels } from '../../content/label-checks';
+import { timestamp } from '../../http/time';
+import type { DeploymentRecord } from '../../storage/deployments-table';
+import type { FileIndex } from '../../storage/file-index';
+import type { SiteRecord } from '../../storage/sites-table';
+import { sameConfiguration } from '../records/deployment-records';
+import type { SiteState } from '../commit/site-state';
 
 /** What a live deploy would make live: its files (an index, or the key of one; undefined: the live files), host options and labels. */
 export interface LiveDeploy {

@@ -7,7 +7,7 @@
  * no kept deployment names it. Every commit collects; so does the coordinator's alarm at an
  * uploading deployment's deadline (./incremental-deadlines.ts), for a site that commits no more.
  */
-import type { DeploymentRecord } from '../storage/deployments-table';
+import type { DeploymentRecord } from '../../storage/deployments-table';
 
 export interface KeptWindow {
   kept: number;

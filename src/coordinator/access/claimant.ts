@@ -4,9 +4,9 @@
  * one whose DNS proves control (src/domains/claim.ts). The Worker asks before it reads a
  * deploy's body; the coordinator again as it commits the claim.
  */
-import { checkClaim } from '../domains/claim';
-import type { Env } from '../platform/env';
-import { getUserSuspension } from '../storage/user-suspensions';
+import { checkClaim } from '../../domains/claim';
+import type { Env } from '../../platform/env';
+import { getUserSuspension } from '../../storage/user-suspensions';
 import { refuseSuspendedUser } from './access';
 
 export async function checkClaimant(env: Env, domain: string, userId: string): Promise<void> {

@@ -4,8 +4,8 @@
  * upload: one whose Worker stopped is found only here, and aborted once abandoned, or at once
  * when the site is unpublished.
  */
-import { log } from '../platform/log';
-import { deleteObjects } from '../storage/objects';
+import { log } from '../../platform/log';
+import { deleteObjects } from '../../storage/objects';
 
 interface RecordedUpload {
   domain: string;

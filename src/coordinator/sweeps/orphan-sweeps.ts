@@ -11,12 +11,12 @@
  * is older: every object is then seen by two scans once it is old enough, however many days a scan
  * takes, and one missed run loses nothing. A sweep deletes every orphan of its site, old ones included.
  */
-import type { Env } from '../platform/env';
-import { log } from '../platform/log';
-import { settingsOf } from '../platform/settings';
-import { type BucketScan, readBucketScan, writeBucketScan } from '../storage/bucket-scans';
-import { keys } from '../storage/file-index';
-import { siteCoordinator } from './coordinator-client';
+import type { Env } from '../../platform/env';
+import { log } from '../../platform/log';
+import { settingsOf } from '../../platform/settings';
+import { type BucketScan, readBucketScan, writeBucketScan } from '../../storage/bucket-scans';
+import { keys } from '../../storage/file-index';
+import { siteCoordinator } from '../coordinator-client';
 
 const dayMs = 86_400_000;
 /** Sweeps running at once: a Worker invocation keeps six connections open at most. */

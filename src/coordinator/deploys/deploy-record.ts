@@ -1,14 +1,14 @@
 /** The deployment a multipart deploy (or a preview) makes, under the coordinator's lock, before it commits. */
-import { Problem } from '../http/problem';
-import { configuredRoot } from '../rules/deployment-rules';
-import type { DeploymentRecord } from '../storage/deployments-table';
-import type { SiteRecord } from '../storage/sites-table';
-import type { StoredObject } from '../storage/usage-ledger';
-import type { DeployCommit } from './changes';
-import { newDeploymentId } from './deployment-id';
-import { readyDeployment } from './deployment-records';
+import { Problem } from '../../http/problem';
+import { configuredRoot } from '../../rules/deployment-rules';
+import type { DeploymentRecord } from '../../storage/deployments-table';
+import type { SiteRecord } from '../../storage/sites-table';
+import type { StoredObject } from '../../storage/usage-ledger';
+import type { DeployCommit } from '../changes';
+import { newDeploymentId } from '../records/deployment-id';
+import { readyDeployment } from '../records/deployment-records';
 import { filesForRoot } from './rules-root';
-import type { SiteState } from './site-state';
+import type { SiteState } from '../commit/site-state';
 import { ownPacks } from './uploaded-objects';
 
 /**

@@ -4,11 +4,11 @@
  * the site's deploys and its unpublish, so that no member or policy outlives the site it was
  * given on, and each is announced once.
  */
-import { Problem } from '../http/problem';
-import { type MemberRecord, deleteMember, memberRole, membersOf, putMember } from '../storage/members-table';
-import { type GithubTrust, type StoredTrust, deleteTrustOf, getTrust, putTrust } from '../storage/trust-table';
+import { Problem } from '../../http/problem';
+import { type MemberRecord, deleteMember, memberRole, membersOf, putMember } from '../../storage/members-table';
+import { type GithubTrust, type StoredTrust, deleteTrustOf, getTrust, putTrust } from '../../storage/trust-table';
 import type { MemberRole } from './access';
-import type { SiteState } from './site-state';
+import type { SiteState } from '../commit/site-state';
 
 /** A site has at most this many members besides its owner (a 403 past it names the limit). */
 export const maxMembersPerSite = 100;

@@ -1,28 +1,28 @@
 /**
  * What a coordinator holds of its one site between changes, and the one way a change that stores
  * a deployment commits: the live record, the index written last, the kept window's collection.
- * The coordinator's changes (./coordinator.ts, ./manifest-commit.ts, ./file-edits.ts) run on it
+ * The coordinator's changes (../coordinator.ts, ../deploys/manifest-commit.ts, ../deploys/file-edits.ts) run on it
  * one at a time, under the coordinator's lock.
  */
-import type { Env } from '../platform/env';
-import { Problem } from '../http/problem';
-import type { BlobLocation, DeploymentRecord } from '../storage/deployments-table';
-import { deleteDeploymentHosts, putDeploymentHost } from '../storage/deployment-hosts';
-import { type FileIndex, readFileIndex, writeFileIndex } from '../storage/file-index';
-import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../storage/sites-table';
-import { type StoredObject, release } from '../storage/usage-ledger';
-import { releaseQuota, reserveQuota } from '../quotas/reservation';
-import { deleteObjects } from '../storage/objects';
-import { log } from '../platform/log';
-import { checkClaimant } from './claimant';
-import { memberRole } from '../storage/members-table';
-import { type MemberRole, authorize } from './access';
+import type { Env } from '../../platform/env';
+import { Problem } from '../../http/problem';
+import type { BlobLocation, DeploymentRecord } from '../../storage/deployments-table';
+import { deleteDeploymentHosts, putDeploymentHost } from '../../storage/deployment-hosts';
+import { type FileIndex, readFileIndex, writeFileIndex } from '../../storage/file-index';
+import { type SiteRecord, emptySite, getSite, tickConfigurationsClock, upsertSite } from '../../storage/sites-table';
+import { type StoredObject, release } from '../../storage/usage-ledger';
+import { releaseQuota, reserveQuota } from '../../quotas/reservation';
+import { deleteObjects } from '../../storage/objects';
+import { log } from '../../platform/log';
+import { checkClaimant } from '../access/claimant';
+import { memberRole } from '../../storage/members-table';
+import { type MemberRole, authorize } from '../access/access';
 import { Commits, type StorageChange } from './commits';
-import type { DeploymentStore } from './deployment-store';
-import { keptWindowOf, newestFirst, sameConfiguration } from './deployment-records';
-import type { FollowUp, PendingChange } from './follow-ups';
-import { LiveRecord } from './freshness';
-import { type Collection, collection, freedBy } from './kept-window';
+import type { DeploymentStore } from '../records/deployment-store';
+import { keptWindowOf, newestFirst, sameConfiguration } from '../records/deployment-records';
+import type { FollowUp, PendingChange } from '../sweeps/follow-ups';
+import { LiveRecord } from '../edge/freshness';
+import { type Collection, collection, freedBy } from '../records/kept-window';
 
 /** A collection as a commit takes it: statements for its batch, the packs the blob index, the deployments the store and the objects the ledger forget, follow-ups now and after the grace period, and the objects it frees. */
 type Freed = { statements: D1PreparedStatement[]; stored: StorageChange; now: FollowUp[]; later: FollowUp[]; objects: string[] };
@@ -53,7 +53,7 @@ export class SiteState {
     return this.envOf();
   }
 
-  /** The site's kept deployments (./deployment-store.ts). */
+  /** The site's kept deployments (../records/deployment-store.ts). */
   get deployments(): DeploymentStore {
     return this.commits.deployments;
   }

@@ -3,10 +3,10 @@
  * change clears the one thing in it that can go stale, a site's live record (docs/serving.md).
  * Keys are URLs on `EDGE_CACHE_HOST`, a host the service fixes: never a visitor's Host.
  */
-import type { PurgeState } from '../cloudflare-api/account';
-import { purgeByUrl } from '../cloudflare-api/account-client';
-import type { Env } from '../platform/env';
-import { type EdgeSettings, settingsOf } from '../platform/settings';
+import type { PurgeState } from '../../cloudflare-api/account';
+import { purgeByUrl } from '../../cloudflare-api/account-client';
+import type { Env } from '../../platform/env';
+import { type EdgeSettings, settingsOf } from '../../platform/settings';
 
 export const edgeKeys = {
   /** A site's live record: purged on every change, and dropped after `liveRecordMaxAgeSeconds` should a purge fail. */

@@ -8,9 +8,9 @@
  * flight, so a stale answer can only delay a refusal to the coordinator's check, never let a
  * change through. Reads ask with the coordinator's live record, which reflects every commit.
  */
-import { Problem } from '../http/problem';
-import { timestamp } from '../http/time';
-import type { SiteOwner } from '../storage/sites-table';
+import { Problem } from '../../http/problem';
+import { timestamp } from '../../http/time';
+import type { SiteOwner } from '../../storage/sites-table';
 
 /** Who is asking. `scopes` are the token's; the coordinator, which sees no token, passes none. */
 export interface Requester {

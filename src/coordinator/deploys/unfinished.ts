@@ -4,12 +4,12 @@
  * so far. One more is refused with a 429 until one is finalized or collected at its deadline.
  * Decided by the coordinator, which alone writes its site's deployments (docs/design.md, "Capacity").
  */
-import { Problem } from '../http/problem';
-import { log } from '../platform/log';
-import { retryAfterSeconds } from '../quotas/user-quotas';
-import type { DeploymentRecord } from '../storage/deployments-table';
-import { abandonedIncrementalMs, deadlineOf } from './kept-window';
-import type { SiteState } from './site-state';
+import { Problem } from '../../http/problem';
+import { log } from '../../platform/log';
+import { retryAfterSeconds } from '../../quotas/user-quotas';
+import type { DeploymentRecord } from '../../storage/deployments-table';
+import { abandonedIncrementalMs, deadlineOf } from '../records/kept-window';
+import type { SiteState } from '../commit/site-state';
 import { discardUnheld } from './uploaded-objects';
 
 /** Stores the uploading `record`, or deletes its manifest and throws the 429 when its site holds `max` already. */

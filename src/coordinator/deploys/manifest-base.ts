@@ -3,10 +3,10 @@
  * leaves alone and where their bytes lie. The Worker reads it to resolve the patch, and the
  * coordinator again under its lock, where the base's being kept is what keeps those bytes.
  */
-import { emptyHash, type ManifestFile } from '../content/manifest';
-import { Problem } from '../http/problem';
-import type { BlobLocation, DeploymentRecord } from '../storage/deployments-table';
-import type { FileIndex } from '../storage/file-index';
+import { emptyHash, type ManifestFile } from '../../content/manifest';
+import { Problem } from '../../http/problem';
+import type { BlobLocation, DeploymentRecord } from '../../storage/deployments-table';
+import type { FileIndex } from '../../storage/file-index';
 
 /** The base deployment `id` of `domain`, `record` being its row as found (none: not kept); 409 unless it is a ready deployment. */
 export function keptBase(domain: string, id: string, record: DeploymentRecord | null | undefined): DeploymentRecord {
@@ -38,7 +38,7 @@ export function addBaseLocations(base: FileIndex | null, known: Map<string, Blob
   }
 }
 
-/** Where the site stores the bytes of some hashes: its blob index (./blob-index.ts), asked in or through the coordinator. */
+/** Where the site stores the bytes of some hashes: its blob index (../records/blob-index.ts), asked in or through the coordinator. */
 export type StoredLookup = (hashes: readonly string[]) => Promise<Map<string, BlobLocation>>;
 
 /**

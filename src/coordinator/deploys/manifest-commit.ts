@@ -3,23 +3,23 @@
  * deployment) resolved against the bytes the site stores and those it uploaded, its index
  * written, and the deployment committed, live or as a preview.
  */
-import type { DeployResult } from '../common/api-types';
-import { deployLimits } from '../content/deploy-limits';
-import { readWithPending, withSiteRules } from '../rules/deployment-rules';
-import { type Manifest, type ManifestContent, patchedManifest } from '../content/manifest';
-import { checkSiteSize } from '../content/file-rules';
-import { Problem } from '../http/problem';
-import { log } from '../platform/log';
-import type { DeploymentRecord } from '../storage/deployments-table';
-import { type FileIndex, keys } from '../storage/file-index';
-import { deleteObjects } from '../storage/objects';
-import { type SiteRecord, upsertSite } from '../storage/sites-table';
-import type { ManifestCommit } from './changes';
-import { deployResult, indexOfManifest, missingHashes, readyDeployment, siteWith } from './deployment-records';
-import type { FollowUp } from './follow-ups';
+import type { DeployResult } from '../../common/api-types';
+import { deployLimits } from '../../content/deploy-limits';
+import { readWithPending, withSiteRules } from '../../rules/deployment-rules';
+import { type Manifest, type ManifestContent, patchedManifest } from '../../content/manifest';
+import { checkSiteSize } from '../../content/file-rules';
+import { Problem } from '../../http/problem';
+import { log } from '../../platform/log';
+import type { DeploymentRecord } from '../../storage/deployments-table';
+import { type FileIndex, keys } from '../../storage/file-index';
+import { deleteObjects } from '../../storage/objects';
+import { type SiteRecord, upsertSite } from '../../storage/sites-table';
+import type { ManifestCommit } from '../changes';
+import { deployResult, indexOfManifest, missingHashes, readyDeployment, siteWith } from '../records/deployment-records';
+import type { FollowUp } from '../sweeps/follow-ups';
 import { addBaseLocations, addStoredLocations, baseIndex, keptBase } from './manifest-base';
-import { configuredRoot } from '../rules/deployment-rules';
-import { configurationChange, previewClaim, type SiteState } from './site-state';
+import { configuredRoot } from '../../rules/deployment-rules';
+import { configurationChange, previewClaim, type SiteState } from '../commit/site-state';
 import { servesAlready, unchangedResult } from './unchanged';
 
 /**

@@ -5,11 +5,11 @@
  * those of domains not used since, a bounded number a run, until D1's table is empty and a
  * migration can drop it (docs/operating.md).
  */
-import type { Env } from '../platform/env';
-import { log } from '../platform/log';
-import { domainsWithD1Blobs, domainsWithD1Deployments } from '../storage/deployments-table';
-import { domainsWithLegacyObjects } from '../storage/usage-ledger';
-import { siteCoordinator } from './coordinator-client';
+import type { Env } from '../../platform/env';
+import { log } from '../../platform/log';
+import { domainsWithD1Blobs, domainsWithD1Deployments } from '../../storage/deployments-table';
+import { domainsWithLegacyObjects } from '../../storage/usage-ledger';
+import { siteCoordinator } from '../coordinator-client';
 
 /** Moves at once: a Worker invocation keeps six connections open at most. */
 const concurrentMoves = 6;

@@ -2,23 +2,23 @@
  * One file added, replaced or removed: a new deployment whose index shares every other file's
  * stored bytes with the live one.
  */
-import type { DeploymentClient } from '../common/deployment-labels';
-import { unlabelled } from '../content/label-checks';
-import { deployLimits } from '../content/deploy-limits';
-import { readFromBucket, withEditedRules } from '../rules/deployment-rules';
-import { checkFilesAndFolders, checkSiteSize } from '../content/file-rules';
-import { Problem } from '../http/problem';
-import { log } from '../platform/log';
-import type { BlobLocation } from '../storage/deployments-table';
-import { type FileEntry, type FileIndex, keys, withFile, withoutFile } from '../storage/file-index';
-import { deleteObjects } from '../storage/objects';
-import { type SiteRecord, upsertSite } from '../storage/sites-table';
-import type { FileUpload } from './changes';
-import { newDeploymentId } from './deployment-id';
-import { readyDeployment, siteWith } from './deployment-records';
-import type { SiteEvent } from './follow-ups';
-import { configuredRoot } from '../rules/deployment-rules';
-import type { SiteState } from './site-state';
+import type { DeploymentClient } from '../../common/deployment-labels';
+import { unlabelled } from '../../content/label-checks';
+import { deployLimits } from '../../content/deploy-limits';
+import { readFromBucket, withEditedRules } from '../../rules/deployment-rules';
+import { checkFilesAndFolders, checkSiteSize } from '../../content/file-rules';
+import { Problem } from '../../http/problem';
+import { log } from '../../platform/log';
+import type { BlobLocation } from '../../storage/deployments-table';
+import { type FileEntry, type FileIndex, keys, withFile, withoutFile } from '../../storage/file-index';
+import { deleteObjects } from '../../storage/objects';
+import { type SiteRecord, upsertSite } from '../../storage/sites-table';
+import type { FileUpload } from '../changes';
+import { newDeploymentId } from '../records/deployment-id';
+import { readyDeployment, siteWith } from '../records/deployment-records';
+import type { SiteEvent } from '../sweeps/follow-ups';
+import { configuredRoot } from '../../rules/deployment-rules';
+import type { SiteState } from '../commit/site-state';
 
 /**
  * Adds or replaces one file. Content the site stores already is not stored twice: the file

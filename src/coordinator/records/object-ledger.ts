@@ -8,15 +8,15 @@
  * The coordinator alone records and frees its domain's objects, under its lock, so the totals are
  * always the sums of its records: what a change records or forgets waits in `pending_ledger` and
  * the batch that commits it changes the totals by as much; it is settled once D1 recorded the
- * change, and dropped when it did not (./commits.ts). What a change frees for its user is then
+ * change, and dropped when it did not (../commit/commits.ts). What a change frees for its user is then
  * read here, from the very records its delta is computed from.
  *
  * A domain's `stored_objects` rows written to D1 before this moved are copied here on first use
  * and, in one D1 batch, added to the totals and deleted: the move takes no stop, each domain
  * moves once, and one cut anywhere is done again whole (a copy here is kept; D1's batch is atomic).
  */
-import type { Env } from '../platform/env';
-import { type StoredObject, addStoredBytes, forgetStoredBytes, legacyObjectsOf, moveLegacyObjects } from '../storage/usage-ledger';
+import type { Env } from '../../platform/env';
+import { type StoredObject, addStoredBytes, forgetStoredBytes, legacyObjectsOf, moveLegacyObjects } from '../../storage/usage-ledger';
 import { MoveOnce } from './move-once';
 
 /** What a change does to the ledger: the objects it stores (counted against `userId`), and those it deletes (all of them: an unpublish). */

@@ -3,20 +3,20 @@
  * coordinator to commit them, so a runtime that stops in between leaves them under the site's
  * prefix with nothing naming them (a Worker's failed clean-up does too). The sweep deletes every
  * object there that nothing holds — no kept deployment (uploading ones included), no unfinished
- * upload recorded with the coordinator (./uploads.ts), no incremental deploy about to store its
- * manifest (./incremental-deadlines.ts), no follow-up that deletes it once reads in flight are
+ * upload recorded with the coordinator (../records/uploads.ts), no incremental deploy about to store its
+ * manifest (../records/incremental-deadlines.ts), no follow-up that deletes it once reads in flight are
  * done (./follow-ups.ts) — once it is older than `ORPHAN_SWEEP_GRACE_SECONDS`:
  * a deploy under way is held by nothing until its commit, and the grace spares it. It runs in the
  * coordinator, under its lock, so no change commits while it reads what is held; the daily cron
  * picks the domains (./orphan-sweeps.ts).
  */
-import type { Env } from '../platform/env';
-import { log } from '../platform/log';
-import { settingsOf } from '../platform/settings';
-import { keys } from '../storage/file-index';
-import { deleteObjects, listObjects } from '../storage/objects';
-import type { Commits } from './commits';
-import { objectsOf } from './kept-window';
+import type { Env } from '../../platform/env';
+import { log } from '../../platform/log';
+import { settingsOf } from '../../platform/settings';
+import { keys } from '../../storage/file-index';
+import { deleteObjects, listObjects } from '../../storage/objects';
+import type { Commits } from '../commit/commits';
+import { objectsOf } from '../records/kept-window';
 
 /** Sweeps `domain`'s prefix and answers the keys it deleted; call it under the coordinator's lock, with no change left unsettled. */
 export async function sweepOrphans(env: Env, domain: string, commits: Commits): Promise<string[]> {

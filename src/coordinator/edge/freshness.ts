@@ -7,13 +7,13 @@
  * answer sent before the change can still be stored (`storeWindowMs`), and only then answers
  * its request.
  */
-import { parseDomain } from '../platform/domain-name';
-import type { Env } from '../platform/env';
-import type { PurgeState } from '../cloudflare-api/account';
-import { log } from '../platform/log';
-import { settingsOf } from '../platform/settings';
-import type { SiteRecord } from '../storage/sites-table';
-import { siteCoordinator } from './coordinator-client';
+import { parseDomain } from '../../platform/domain-name';
+import type { Env } from '../../platform/env';
+import type { PurgeState } from '../../cloudflare-api/account';
+import { log } from '../../platform/log';
+import { settingsOf } from '../../platform/settings';
+import type { SiteRecord } from '../../storage/sites-table';
+import { siteCoordinator } from '../coordinator-client';
 import { edgeKeys, liveRecordMaxAgeSeconds, purgeEverywhere } from './edge-cache';
 
 /** The coordinator's answer: the live record under a version, new with every change. */
@@ -116,7 +116,7 @@ export class LiveRecord {
    * location asked about lately is purged at once; one asked about in no cache's lifetime (a
    * minute) holds no memory to wait for either. A purge Cloudflare has not accepted within
    * `EDGE_PURGE_WAIT_MS` is left to the account, which keeps it until it is; one that could not be
-   * handed over stays stored here, and the alarm (./commits.ts) hands it over again. Either way
+   * handed over stays stored here, and the alarm (../commit/commits.ts) hands it over again. Either way
    * the change answers with its purge pending, and the record's max-age bounds how long a location
    * serves the one it replaced.
    */

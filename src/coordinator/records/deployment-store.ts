@@ -3,7 +3,7 @@
  * global D1 (`deployments`), so that D1 holds per kept deployment only its directory row
  * (src/storage/deployment-hosts.ts), not a copy of its host options.
  *
- * A change's deployments follow its commit as its follow-ups do (./commits.ts): what it writes
+ * A change's deployments follow its commit as its follow-ups do (../commit/commits.ts): what it writes
  * (the deployment it makes or activates, the one it takes off the air, those it collects, all of
  * them on an unpublish) waits pending in the same storage transaction as its follow-ups, and is
  * applied once D1's batch has recorded the change, or dropped when it did not. An incremental
@@ -14,8 +14,8 @@
  * the daily cron moves idle domains, ./blob-moves.ts).
  * Every read below waits for it.
  */
-import type { Env } from '../platform/env';
-import { type DeploymentRecord, type DeploymentsCursor, deploymentsStoredIn, forgetDeploymentsOf } from '../storage/deployments-table';
+import type { Env } from '../../platform/env';
+import { type DeploymentRecord, type DeploymentsCursor, deploymentsStoredIn, forgetDeploymentsOf } from '../../storage/deployments-table';
 import { MoveOnce } from './move-once';
 
 const pendingKey = 'pending-deployments';

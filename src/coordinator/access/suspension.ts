@@ -1,12 +1,12 @@
 /**
  * An operator's suspension of a site (docs/design.md#operators), as the coordinator commits it:
  * a change like any other, so the live record carries it to every location before it answers
- * (./freshness.ts) and its event is announced exactly once (./commits.ts).
+ * (../edge/freshness.ts) and its event is announced exactly once (../commit/commits.ts).
  */
-import { Problem } from '../http/problem';
-import { type SiteRecord, type Suspension, setSuspension } from '../storage/sites-table';
-import { getUserSuspension } from '../storage/user-suspensions';
-import type { SiteState } from './site-state';
+import { Problem } from '../../http/problem';
+import { type SiteRecord, type Suspension, setSuspension } from '../../storage/sites-table';
+import { getUserSuspension } from '../../storage/user-suspensions';
+import type { SiteState } from '../commit/site-state';
 
 /**
  * Suspends `site` for `reason`; a suspended site's reason is replaced, its `since` kept. The

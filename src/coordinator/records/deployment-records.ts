@@ -3,17 +3,17 @@
  * change that goes live, and the index an incremental deploy's manifest resolves to.
  */
 import equal from 'fast-deep-equal';
-import { contentTypeOf } from '../content/content-type';
-import { emptyHash, hashToHex, type Manifest, type ManifestFile } from '../content/manifest';
-import type { Env } from '../platform/env';
-import { Problem } from '../http/problem';
-import { timestamp } from '../http/time';
-import type { DeployResult } from '../common/api-types';
-import type { DeploymentLabels } from '../content/label-checks';
-import { settingsOf } from '../platform/settings';
-import { type BlobLocation, type DeploymentRecord, type DeploymentSource } from '../storage/deployments-table';
-import { type FileEntry, type FileIndex } from '../storage/file-index';
-import type { Deployment, SiteRecord } from '../storage/sites-table';
+import { contentTypeOf } from '../../content/content-type';
+import { emptyHash, hashToHex, type Manifest, type ManifestFile } from '../../content/manifest';
+import type { Env } from '../../platform/env';
+import { Problem } from '../../http/problem';
+import { timestamp } from '../../http/time';
+import type { DeployResult } from '../../common/api-types';
+import type { DeploymentLabels } from '../../content/label-checks';
+import { settingsOf } from '../../platform/settings';
+import { type BlobLocation, type DeploymentRecord, type DeploymentSource } from '../../storage/deployments-table';
+import { type FileEntry, type FileIndex } from '../../storage/file-index';
+import type { Deployment, SiteRecord } from '../../storage/sites-table';
 import type { KeptWindow } from './kept-window';
 
 export function keptWindowOf(env: Env): KeptWindow {

@@ -1,20 +1,20 @@
 /**
  * How the coordinator commits a change so that a stop at any instant ends in the old state or
- * in the new one with everything that follows it (./follow-ups.ts), and how it recovers, runs
+ * in the new one with everything that follows it (../sweeps/follow-ups.ts), and how it recovers, runs
  * what is due and keeps its alarm set for the rest: follow-ups, recorded uploads, the
- * deadlines of incremental deploys and a purge not handed over (./freshness.ts). An object has one alarm: it is set for the earliest of them.
+ * deadlines of incremental deploys and a purge not handed over (../edge/freshness.ts). An object has one alarm: it is set for the earliest of them.
  */
-import type { Env } from '../platform/env';
-import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } from '../storage/sites-table';
-import { keptFollowUps } from '../storage/dead-letters';
-import { type BlobChange, BlobIndex } from './blob-index';
-import { type DeploymentChange, DeploymentStore } from './deployment-store';
-import { FollowUps, type PendingChange } from './follow-ups';
-import type { LiveRecord } from './freshness';
-import { IncrementalDeadlines } from './incremental-deadlines';
-import { type ObjectChange, ObjectLedger } from './object-ledger';
-import { deleteUnheld } from './orphans';
-import { RecordedUploads } from './uploads';
+import type { Env } from '../../platform/env';
+import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } from '../../storage/sites-table';
+import { keptFollowUps } from '../../storage/dead-letters';
+import { type BlobChange, BlobIndex } from '../records/blob-index';
+import { type DeploymentChange, DeploymentStore } from '../records/deployment-store';
+import { FollowUps, type PendingChange } from '../sweeps/follow-ups';
+import type { LiveRecord } from '../edge/freshness';
+import { IncrementalDeadlines } from '../records/incremental-deadlines';
+import { type ObjectChange, ObjectLedger } from '../records/object-ledger';
+import { deleteUnheld } from '../sweeps/orphans';
+import { RecordedUploads } from '../records/uploads';
 
 /** How soon the alarm tries again work that failed, or a change whose outcome is unknown. */
 const retryMs = 10_000;
@@ -44,7 +44,7 @@ export class Commits {
     this.objects = new ObjectLedger(storage, envOf);
   }
 
-  /** Resolves once `domain`'s rows written to D1 before its coordinator kept them are here (./blob-index.ts, ./deployment-store.ts, ./object-ledger.ts): call it before reading them. */
+  /** Resolves once `domain`'s rows written to D1 before its coordinator kept them are here (../records/blob-index.ts, ../records/deployment-store.ts, ../records/object-ledger.ts): call it before reading them. */
   async moved(domain: string): Promise<void> {
     await Promise.all([this.blobs.moved(domain), this.deployments.moved(domain), this.objects.moved(domain)]);
   }

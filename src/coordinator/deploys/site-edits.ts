@@ -2,18 +2,18 @@
  * Edits of a site's host options and metadata, each a merge patch or a replacement, validated
  * after merging, run by the coordinator under its lock.
  */
-import { checkHostConfiguration } from '../configuration/parse';
-import type { DeploymentClient } from '../common/deployment-labels';
-import { unlabelled } from '../content/label-checks';
-import { checkMetadata, type SiteMetadata } from '../content/metadata';
-import { applyMergePatch } from '../http/merge-patch';
-import { configuredRoot } from '../rules/deployment-rules';
-import { type SiteRecord, upsertSite } from '../storage/sites-table';
-import type { Edit } from './changes';
-import { newDeploymentId } from './deployment-id';
-import { readyDeployment, sameConfiguration, siteWith } from './deployment-records';
+import { checkHostConfiguration } from '../../configuration/parse';
+import type { DeploymentClient } from '../../common/deployment-labels';
+import { unlabelled } from '../../content/label-checks';
+import { checkMetadata, type SiteMetadata } from '../../content/metadata';
+import { applyMergePatch } from '../../http/merge-patch';
+import { configuredRoot } from '../../rules/deployment-rules';
+import { type SiteRecord, upsertSite } from '../../storage/sites-table';
+import type { Edit } from '../changes';
+import { newDeploymentId } from '../records/deployment-id';
+import { readyDeployment, sameConfiguration, siteWith } from '../records/deployment-records';
 import { filesForRoot } from './rules-root';
-import { configurationChange, type SiteState } from './site-state';
+import { configurationChange, type SiteState } from '../commit/site-state';
 
 /**
  * Replaces or merge-patches the host options of `site`: a new deployment of the live files with

@@ -4,18 +4,18 @@
  * at once each store them; the coordinator, under its lock, keeps each blob once: a pack that
  * brings nothing new is deleted, and one that brings some blobs the site stores meanwhile is
  * copied without them. So what is counted is what is stored, once. The pack is recorded as a
- * change is committed (./commits.ts): its deployment's row, its blobs and its bytes at once.
+ * change is committed (../commit/commits.ts): its deployment's row, its blobs and its bytes at once.
  */
-import { deployLimits, limitExceeded } from '../content/deploy-limits';
-import { releaseQuota, reserveQuota } from '../quotas/reservation';
-import type { BlobLocation } from '../storage/deployments-table';
-import { keys } from '../storage/file-index';
-import { deleteObjects } from '../storage/objects';
-import { release } from '../storage/usage-ledger';
-import { authorize } from './access';
-import type { BlobUpload } from './changes';
-import { uploadingDeployment } from './deployment-records';
-import type { SiteState } from './site-state';
+import { deployLimits, limitExceeded } from '../../content/deploy-limits';
+import { releaseQuota, reserveQuota } from '../../quotas/reservation';
+import type { BlobLocation } from '../../storage/deployments-table';
+import { keys } from '../../storage/file-index';
+import { deleteObjects } from '../../storage/objects';
+import { release } from '../../storage/usage-ledger';
+import { authorize } from '../access/access';
+import type { BlobUpload } from '../changes';
+import { uploadingDeployment } from '../records/deployment-records';
+import type { SiteState } from '../commit/site-state';
 
 /** A pack as kept: its key, its size, and where its blobs lie in it. */
 interface KeptPack {

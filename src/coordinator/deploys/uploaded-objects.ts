@@ -4,13 +4,13 @@
  * left past its deadline (blob uploads: ./blob-uploads.ts). The coordinator alone deletes what
  * is stored under its site (docs/design.md), always under its lock.
  */
-import { Problem } from '../http/problem';
-import { keys } from '../storage/file-index';
-import { deleteObjects } from '../storage/objects';
-import { deploymentNotFound } from './access';
-import type { DeployCommit } from './changes';
-import { objectsOf } from './kept-window';
-import type { SiteState } from './site-state';
+import { Problem } from '../../http/problem';
+import { keys } from '../../storage/file-index';
+import { deleteObjects } from '../../storage/objects';
+import { deploymentNotFound } from '../access/access';
+import type { DeployCommit } from '../changes';
+import { objectsOf } from '../records/kept-window';
+import type { SiteState } from '../commit/site-state';
 
 /** The packs a deploy wrote itself: those its new bytes lie in (the others hold stored bytes it reuses). */
 export function ownPacks(files: NonNullable<DeployCommit['files']>): string[] {

@@ -6,13 +6,13 @@
  * It follows D1's commits as a hint may: an entry is added only once the change that stored its
  * bytes committed, and removed before the change that deletes its pack commits. So an entry
  * always names bytes that exist; one missing (a change that did not commit) costs a re-upload.
- * The blobs a change stores wait in `pending_blobs` until it is settled (./commits.ts).
+ * The blobs a change stores wait in `pending_blobs` until it is settled (../commit/commits.ts).
  *
  * A domain's rows written to D1 before this moved are copied here on first use and then deleted
  * from D1: the move takes no stop, and each domain moves once.
  */
-import type { Env } from '../platform/env';
-import { type BlobLocation, blobsStoredIn, forgetBlobsOf } from '../storage/deployments-table';
+import type { Env } from '../../platform/env';
+import { type BlobLocation, blobsStoredIn, forgetBlobsOf } from '../../storage/deployments-table';
 import { MoveOnce } from './move-once';
 
 /** What a change does to the index: the blobs it stores, and the packs it deletes (all of them: an unpublish). */

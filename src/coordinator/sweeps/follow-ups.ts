@@ -13,18 +13,18 @@
  * back nothing else. A notification is written into the event log by its
  * follow-up (../events/notifications.ts, `publish`), so it is logged before it is forgotten.
  */
-import { forgetCertificate } from '../certificates/unpublish';
-import type { DeployResult } from '../common/api-types';
-import type { Env } from '../platform/env';
-import { publish } from '../events/notifications';
-import { log } from '../platform/log';
-import { settingsOf } from '../platform/settings';
-import { deleteObjects } from '../storage/objects';
-import { type KeptFollowUp, keepFollowUp } from '../storage/dead-letters';
-import { edgeKeys, purgeEverywhere } from './edge-cache';
-import { lastSiteChange } from '../storage/sites-table';
-import type { GithubTrust } from '../storage/trust-table';
-import type { MemberRole } from './access';
+import { forgetCertificate } from '../../certificates/unpublish';
+import type { DeployResult } from '../../common/api-types';
+import type { Env } from '../../platform/env';
+import { publish } from '../../events/notifications';
+import { log } from '../../platform/log';
+import { settingsOf } from '../../platform/settings';
+import { deleteObjects } from '../../storage/objects';
+import { type KeptFollowUp, keepFollowUp } from '../../storage/dead-letters';
+import { edgeKeys, purgeEverywhere } from '../edge/edge-cache';
+import { lastSiteChange } from '../../storage/sites-table';
+import type { GithubTrust } from '../../storage/trust-table';
+import type { MemberRole } from '../access/access';
 
 /** The events a change announces: in the event log, and on the notifications queue. */
 export type SiteEvent =

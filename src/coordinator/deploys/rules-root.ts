@@ -3,12 +3,12 @@
  * files and the host options that pair in a new deployment name another root than the one its
  * index's rules were read under, the rules files are read again.
  */
-import { readFromBucket, rulesRootOf, withSiteRules } from '../rules/deployment-rules';
-import { keys } from '../storage/file-index';
-import type { Deployment } from '../storage/sites-table';
-import type { StoredObject } from '../storage/usage-ledger';
-import type { DeployCommit } from './changes';
-import type { SiteState } from './site-state';
+import { readFromBucket, rulesRootOf, withSiteRules } from '../../rules/deployment-rules';
+import { keys } from '../../storage/file-index';
+import type { Deployment } from '../../storage/sites-table';
+import type { StoredObject } from '../../storage/usage-ledger';
+import type { DeployCommit } from '../changes';
+import type { SiteState } from '../commit/site-state';
 
 /**
  * The index at `indexKey` with the rules of `root`, written at `key` (the same key for an index
