@@ -1,4 +1,10 @@
 /**
+ * The room access/ owns who may do what with a site: the one rule (this file), who may claim a
+ * domain (./claimant.ts), and the changes to it a site's owner or an operator makes: members and
+ * trust (./access-changes.ts), suspensions (./suspension.ts). It imports no other room; its
+ * changes take the site's state (../commit/site-state.ts) by type only and write D1 only through
+ * that state's commit, never on their own.
+ *
  * The one rule for who may do what with a site; every route and the coordinator use it.
  *
  * Which owner to ask about: inside a change, the coordinator's own record. Changes to a domain

@@ -1,4 +1,10 @@
 /**
+ * The room commit/ owns the two-phase commit with D1 of the changes the class (../coordinator.ts)
+ * runs one at a time under its lock: this file runs a change's D1 batch with its pending records
+ * and follow-ups and recovers after a stop; ./site-state.ts holds a site's state between changes
+ * and commits a deployment under the quotas. It is the one room that runs a change's batch on D1;
+ * it may call sweeps/, records/, edge/ and access/ below it.
+ *
  * How the coordinator commits a change so that a stop at any instant ends in the old state or
  * in the new one with everything that follows it (../sweeps/follow-ups.ts), and how it recovers, runs
  * what is due and keeps its alarm set for the rest: follow-ups, recorded uploads, the

@@ -1,4 +1,12 @@
-/** The deployment a multipart deploy (or a preview) makes, under the coordinator's lock, before it commits. */
+/**
+ * The room deploys/ owns what each change to a site's content builds under the lock: a deploy's
+ * deployment (this file), an incremental deploy's manifest (./manifest-commit.ts) and blob
+ * uploads, file edits, configuration and metadata edits, uploads cancelled or left unfinished. It
+ * may call every room below it; it writes D1 only by handing statements to the commit
+ * (../commit/).
+ *
+ * The deployment a multipart deploy (or a preview) makes, under the coordinator's lock, before it commits.
+ */
 import { Problem } from '../../http/problem';
 import { configuredRoot } from '../../rules/deployment-rules';
 import type { DeploymentRecord } from '../../storage/deployments-table';

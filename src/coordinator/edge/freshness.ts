@@ -1,4 +1,9 @@
 /**
+ * The room edge/ owns what the edge caches of a site and how it stays fresh: the cache keys and
+ * purges (./edge-cache.ts) and the live record (this file), read by src/serving/ too. It imports
+ * no other room, only the coordinator's client at the top (../coordinator-client.ts) to ask on a
+ * miss, and writes nothing to D1.
+ *
  * Serving freshness, both halves: how a site's live record reaches the locations that serve it,
  * and why a change is visible on the very next request in every one of them (docs/serving.md).
  *

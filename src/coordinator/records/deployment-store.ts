@@ -1,4 +1,11 @@
 /**
+ * The room records/ owns the records a coordinator keeps in its own storage and the rules that
+ * shape them: the kept deployments (this file), the blob index, the object ledger, recorded
+ * uploads, the deadlines of incremental deploys, the kept window, a deployment's record and id,
+ * and the one-time move of their old rows out of D1 (./move-once.ts, ./blob-moves.ts). It imports
+ * no other room; it writes D1 only to delete the old rows it moved, and a change's own writes
+ * reach it from the commit (../commit/commits.ts).
+ *
  * A site's kept deployments (issue 32): in its coordinator's own SQLite storage, no longer in the
  * global D1 (`deployments`), so that D1 holds per kept deployment only its directory row
  * (src/storage/deployment-hosts.ts), not a copy of its host options.

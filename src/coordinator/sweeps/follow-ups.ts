@@ -1,4 +1,9 @@
 /**
+ * The room sweeps/ owns what runs after a change or on a schedule to clean up: a commit's follow-
+ * ups (this file), the deletion of objects nothing holds (./orphans.ts) and the daily orphan sweep
+ * over the bucket (./orphan-sweeps.ts). It may call records/, edge/ and access/ below it; it
+ * writes D1 only to keep a follow-up that spent its attempts as a dead letter.
+ *
  * What a committed change must still do (announce it, queue its certificate, retire replaced
  * files), kept durably in the coordinator's storage so that a stop at any instant ends in the
  * old state, or in the new one with every follow-up done.
@@ -11,7 +16,7 @@
  * `site-follow-ups`), who can replay it. Only what depends on order runs in order (`laneOf`): a
  * domain's events, and its certificate's issue and removal; a failing deletion or purge holds
  * back nothing else. A notification is written into the event log by its
- * follow-up (../events/notifications.ts, `publish`), so it is logged before it is forgotten.
+ * follow-up (../../events/notifications.ts, `publish`), so it is logged before it is forgotten.
  */
 import { forgetCertificate } from '../../certificates/unpublish';
 import type { DeployResult } from '../../common/api-types';

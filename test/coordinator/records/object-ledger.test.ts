@@ -1,14 +1,14 @@
 import { createScheduledController, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { Usage } from '../../src/common/api-types';
-import { moveStoredObjectsOutOfD1 } from '../../src/coordinator/records/blob-moves';
-import type { SiteCoordinator } from '../../src/coordinator/coordinator';
-import worker from '../../src/index';
-import { type TokenOptions, authorized, authorizedWith, deploy } from '../support/client';
-import { coordinatorOf, keepDeployments } from '../support/deployments';
-import { type LedgerRow, coordinatorLedger, d1Totals, legacyRows, sumsByUser } from '../support/ledger';
-import { noise } from '../quotas/support';
+import type { Usage } from '../../../src/common/api-types';
+import { moveStoredObjectsOutOfD1 } from '../../../src/coordinator/records/blob-moves';
+import type { SiteCoordinator } from '../../../src/coordinator/coordinator';
+import worker from '../../../src/index';
+import { type TokenOptions, authorized, authorizedWith, deploy } from '../../support/client';
+import { coordinatorOf, keepDeployments } from '../../support/deployments';
+import { type LedgerRow, coordinatorLedger, d1Totals, legacyRows, sumsByUser } from '../../support/ledger';
+import { noise } from '../../quotas/support';
 
 /**
  * The quota ledger (issue 32): each object a site stores is recorded by its coordinator, and the

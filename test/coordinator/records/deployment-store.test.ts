@@ -1,14 +1,14 @@
 import { createScheduledController, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { Deployment, DeploymentPage, DeployResult } from '../../src/common/api-types';
-import type { SiteCoordinator } from '../../src/coordinator/coordinator';
-import { moveDeploymentsOutOfD1 } from '../../src/coordinator/records/blob-moves';
-import worker from '../../src/index';
-import type { DeploymentRecord } from '../../src/storage/deployments-table';
-import { authorized, call, deploy, deployForm } from '../support/client';
-import { coordinatorOf, keepDeployments, keptDeployments } from '../support/deployments';
-import { liveFiles } from '../support/live-files';
+import type { Deployment, DeploymentPage, DeployResult } from '../../../src/common/api-types';
+import type { SiteCoordinator } from '../../../src/coordinator/coordinator';
+import { moveDeploymentsOutOfD1 } from '../../../src/coordinator/records/blob-moves';
+import worker from '../../../src/index';
+import type { DeploymentRecord } from '../../../src/storage/deployments-table';
+import { authorized, call, deploy, deployForm } from '../../support/client';
+import { coordinatorOf, keepDeployments, keptDeployments } from '../../support/deployments';
+import { liveFiles } from '../../support/live-files';
 
 /**
  * A site's kept deployments live in its coordinator's storage (issue 32, docs/design.md

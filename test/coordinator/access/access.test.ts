@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Requester, type SiteAction, authorize } from '../../src/coordinator/access/access';
-import { outcomeOf } from '../support/outcome';
+import { type Requester, type SiteAction, authorize } from '../../../src/coordinator/access/access';
+import { outcomeOf } from '../../support/outcome';
 
 const owner: Requester = { userId: 'github|1', scopes: new Set(['deploy']) };
 const stranger: Requester = { userId: 'github|2', scopes: new Set(['deploy']) };

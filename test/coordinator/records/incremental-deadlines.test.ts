@@ -1,15 +1,15 @@
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Deployment } from '../../src/common/api-types';
-import { settingsOf } from '../../src/platform/settings';
-import { abandonedIncrementalMs, deadlineOf } from '../../src/coordinator/records/kept-window';
-import { newDeploymentId } from '../../src/coordinator/records/deployment-id';
-import { keys } from '../../src/storage/file-index';
-import { call, deploy } from '../support/client';
-import { coordinatorOf, keptDeployment, sha256Hex, storedObjects } from '../support/deployments';
-import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../support/incremental';
-import { liveFiles } from '../support/live-files';
+import type { Deployment } from '../../../src/common/api-types';
+import { settingsOf } from '../../../src/platform/settings';
+import { abandonedIncrementalMs, deadlineOf } from '../../../src/coordinator/records/kept-window';
+import { newDeploymentId } from '../../../src/coordinator/records/deployment-id';
+import { keys } from '../../../src/storage/file-index';
+import { call, deploy } from '../../support/client';
+import { coordinatorOf, keptDeployment, sha256Hex, storedObjects } from '../../support/deployments';
+import { begin, blobForm, finalize, manifestOf, sendBlobs } from '../../support/incremental';
+import { liveFiles } from '../../support/live-files';
 
 const graceMs = settingsOf(env).retiredDeploymentGraceSeconds * 1000;
 

@@ -1,14 +1,14 @@
 import { createExecutionContext, createScheduledController, runDurableObjectAlarm, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { SiteCoordinator } from '../../src/coordinator/coordinator';
-import { sweepOrphanedObjects } from '../../src/coordinator/sweeps/orphan-sweeps';
-import worker from '../../src/index';
-import { settingsOf } from '../../src/platform/settings';
-import { deploy, deployForm, token } from '../support/client';
-import { coordinatorOf, keepDeployments, keptDeployments } from '../support/deployments';
-import { begin, blobForm, manifestOf, sendBlobs } from '../support/incremental';
-import { liveFiles, liveKeys, storedKeys } from '../support/live-files';
+import type { SiteCoordinator } from '../../../src/coordinator/coordinator';
+import { sweepOrphanedObjects } from '../../../src/coordinator/sweeps/orphan-sweeps';
+import worker from '../../../src/index';
+import { settingsOf } from '../../../src/platform/settings';
+import { deploy, deployForm, token } from '../../support/client';
+import { coordinatorOf, keepDeployments, keptDeployments } from '../../support/deployments';
+import { begin, blobForm, manifestOf, sendBlobs } from '../../support/incremental';
+import { liveFiles, liveKeys, storedKeys } from '../../support/live-files';
 
 const graceMs = settingsOf(env).orphanSweepGraceSeconds * 1000;
 

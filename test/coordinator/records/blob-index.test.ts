@@ -1,12 +1,12 @@
 import { createScheduledController, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { moveBlobsOutOfD1 } from '../../src/coordinator/records/blob-moves';
-import worker from '../../src/index';
-import { authorized, deploy } from '../support/client';
-import { coordinatorOf, sha256Hex } from '../support/deployments';
-import { begin, manifestOf } from '../support/incremental';
-import { liveFiles } from '../support/live-files';
+import { moveBlobsOutOfD1 } from '../../../src/coordinator/records/blob-moves';
+import worker from '../../../src/index';
+import { authorized, deploy } from '../../support/client';
+import { coordinatorOf, sha256Hex } from '../../support/deployments';
+import { begin, manifestOf } from '../../support/incremental';
+import { liveFiles } from '../../support/live-files';
 
 /**
  * Where a site's stored hashes lie lives in its coordinator (issue 32), not in the global D1: a
