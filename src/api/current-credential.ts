@@ -11,7 +11,7 @@ import type { AppEnv } from '../platform/app-env';
 import { invalidToken } from '../auth/middleware';
 import { type Standing, standingOf } from '../auth/token-store';
 import type { Principal } from '../auth/tokens';
-import { refuseSuspendedUser } from '../coordinator/access';
+import { refuseSuspendedUser } from '../coordinator/access/access';
 import type { Env } from '../platform/env';
 
 /** Throws 401 when `principal`'s credential no longer holds, 403 `user-suspended` when its user is suspended. */

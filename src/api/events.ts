@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireSiteRead } from '../auth/middleware';
-import { type Role, authorize, roleOf } from '../coordinator/access';
+import { type Role, authorize, roleOf } from '../coordinator/access/access';
 import type { Audience } from '../events/event';
 import { subscribe } from '../events/subscribe';
 import { Problem } from '../http/problem';
