@@ -50,18 +50,26 @@ resource(tokens, '/v2/tokens', {
       const { userId } = caller;
       const token = newToken();
       const record: ApiTokenRecord = {
-        ...{ id: newTokenId(), userId, hash: await sha256Hex(token), name: request.name, scopes: request.scopes, sites: request.sites },
-        ...{ created: now, expires: request.expires, lastUsed: null, parentId: caller.tokenId },
+        id: newTokenId(),
+        userId,
+        hash: await sha256Hex(token),
+        name: request.name,
+        scopes: request.scopes,
+        sites: request.sites,
+        created: now,
+        expires: request.expires,
+        lastUsed: null,
+        parentId: caller.tokenId,
       };
       const { perUser } = settingsOf(c.env).apiTokens;
       // Inserted only while the caller's credential holds in D1 at this instant, whatever the location remembers of it.
       const refused = await insertToken(c.env.DB, record, perUser, now, caller);
-      if (refused !== null && refused !== 'quota') refuseLapsed(caller, refused);
       if (refused === 'quota') {
         throw new Problem('quota-exceeded', `You hold ${perUser} unexpired tokens, as many as you may: revoke one first (API_TOKENS_PER_USER is ${perUser}).`, {
           extensions: { limit: 'API_TOKENS_PER_USER', value: perUser },
         });
       }
+      if (refused !== null) refuseLapsed(caller, refused);
       const created = view(record);
       await announce(c.env, `token-create:${record.id}`, { type: 'token-create', userId, ...created });
       const body: CreatedApiToken = { ...created, token };

@@ -90,12 +90,12 @@ export async function standingOf(db: D1Database, credential: Credential, now: nu
 }
 
 /**
- * Stores a new token unless its user already holds `perUser` unexpired ones; the reason when
- * refused: `quota`, or the maker's standing when that refused it. One statement counts and inserts, so concurrent creations cannot pass the limit
- * together; the user's expired tokens are dropped first, in the same batch. With the credential
- * that makes it (`maker`, whose token id becomes the new token's parent), the same statement
- * inserts only while that credential still holds and its user is not suspended, as D1 has them at
- * that instant: a credential revoked a moment ago, at whatever location, makes nothing.
+ * Stores a new token unless its user already holds `perUser` unexpired ones; when refused, why:
+ * `quota`, or the maker's standing. One statement counts and inserts, so concurrent creations
+ * cannot pass the limit together; the user's expired tokens are dropped first, in the same batch.
+ * With the credential that makes it (`maker`, whose token id is the new token's `parentId`), the
+ * same statement inserts only while that credential still holds and its user is not suspended, as
+ * D1 has them at that instant: a credential revoked a moment ago, at whatever location, makes nothing.
  */
 export async function insertToken(db: D1Database, token: ApiTokenRecord, perUser: number, now: number, maker?: Credential): Promise<'quota' | Standing | null> {
   const conditions: Condition[] = [
