@@ -102,9 +102,12 @@ describe('a site stream carries what its reader may see', () => {
       expect((await deploy(site, { 'index.html': 'first owner' }, undefined, owner)).status).toBe(200);
       expect((await authorized(`/v2/sites/${site}/members/${encodeURIComponent(viewer.user!)}`, json('PUT', { role: 'viewer' }), owner)).status).toBe(201);
       expect((await authorized(`/v2/sites/${site}/trust/github`, json('PUT', policy), owner)).status).toBe(201);
-      expect((await authorized(`/v2/sites/${site}`, { method: 'DELETE' }, owner)).status).toBe(200);
+      const operator: TokenOptions = { user: 'github|site-stream-operator', scope: 'admin' };
+      expect((await authorized(`/v2/sites/${site}/suspension`, json('PUT', { reason: 'Reported' }), operator)).status).toBe(201);
+      expect((await authorized(`/v2/sites/${site}`, { method: 'DELETE' }, operator)).status).toBe(200);
       // The first claim's history is whole before the next claim begins.
       await service.until(() => service.of([site]).some((event) => event.event === 'site-delete'));
+      expect(service.of([site]).map((event) => event.event)).toEqual(['site-deploy', 'member-add', 'trust-change', 'site-suspend', 'site-delete']);
     } finally {
       await service.close();
     }
@@ -115,6 +118,7 @@ describe('a site stream carries what its reader may see', () => {
       expect(types(replayed)).toEqual([['site-deploy', site]]);
       expect(replayed.raw).not.toContain(viewer.user!);
       expect(replayed.raw).not.toContain('octo/stream-site');
+      expect(replayed.raw).not.toContain('Reported');
     } finally {
       await replayed.close();
     }
