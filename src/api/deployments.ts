@@ -10,7 +10,7 @@ import { settingsOf } from '../platform/settings';
 import type { DeployResult, Deployment, DeploymentPage } from '../common/api-types';
 import { deploymentNotFound } from '../coordinator/access/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
-import { unchangedResult } from '../coordinator/unchanged';
+import { unchangedResult } from '../coordinator/deploys/unchanged';
 import { purgeNotice } from './purge-notice';
 import { isDeploymentId } from '../coordinator/records/deployment-id';
 import type { DeploymentRecord, DeploymentsCursor } from '../storage/deployments-table';
