@@ -479,7 +479,9 @@ describe('live responses match the document', () => {
     blobs.append('blob', new File(['three'], await hex('three')));
     await request('PUT', `${site}/deployments/${id}/blobs`, { body: blobs }, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 200);
-    await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 404);
+    // Asked again, it is answered as done; no deployment of the caller's uploading there is 404.
+    await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 200);
+    await request('POST', `${site}/deployments/${'a'.repeat(20)}/finalize`, {}, owner, 404);
     // Labelled, unchanged, and a preview claiming a new domain.
     const labelled = deployForm({ 'index.html': 'three' });
     labelled.append('message', 'labelled');
