@@ -6,7 +6,7 @@
 // quiet machine. A BENCH_* variable set by hand wins over either mode's default.
 //
 // A target is one line ending `(target <goal>: met)` or `(target <goal>: MISSED)`: `target()`
-// prints it, and bench/quick.mjs counts the lines that match `targetLine`. In quick mode a bench
+// prints it, and bench/quick.mjs counts them (`targetLinesOf`). In quick mode a bench
 // exits 0 when it only missed targets; a crash exits non-zero in either mode.
 
 export const quick = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
@@ -24,7 +24,22 @@ export function listSetting(name, full, small = full) {
 }
 
 /** What a target line looks like. */
-export const targetLine = /\(target .+: (met|MISSED)\)$/;
+const targetLine = /\(target .+: (met|MISSED)\)$/;
+
+/** The target lines of a bench's output, trimmed. */
+export function targetLinesOf(output) {
+  return output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => targetLine.test(line));
+}
+
+/** Why a quick run failed, from how it exited and what it printed; undefined when it ran and printed a target line. */
+export function quickRunProblem({ code, signal, output }) {
+  if (code !== 0) return `exited with ${signal ?? code}`;
+  if (targetLinesOf(output).length === 0) return 'printed no target line';
+  return undefined;
+}
 
 /** Prints `<figure> (target <goal>: met|MISSED)`; answers whether it was met. */
 export function target(figure, goal, met) {

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDebianTools } from '../scripts/debian-tools.mjs';
-import { targetLine } from './mode.mjs';
+import { quickRunProblem, targetLinesOf } from './mode.mjs';
 
 const repo = new URL('..', import.meta.url).pathname;
 /** The whole run's budget on the project's 2-core machine (CONTRIBUTING.md, "Benches"): reported, never a failure. */
@@ -71,10 +71,10 @@ for (const name of benches) {
   console.log(`\n${name} (quick mode)`);
   const { code, signal, output, seconds } = await run(name);
   writeFileSync(join(logs, `${name.slice('bench:'.length)}.log`), output);
-  const targets = output.split('\n').map((line) => line.trim()).filter((line) => targetLine.test(line));
+  const targets = targetLinesOf(output);
   for (const line of targets) console.log(`  ${line}`);
   const missed = targets.filter((line) => line.endsWith('MISSED)')).length;
-  const problem = code !== 0 ? `exited with ${signal ?? code}` : targets.length === 0 ? 'printed no target line' : undefined;
+  const problem = quickRunProblem({ code, signal, output });
   if (problem) {
     failed.push(name);
     console.log(`${name}: FAILED, ${problem} after ${seconds.toFixed(1)} s; its last lines:\n${output.trimEnd().split('\n').slice(-30).join('\n')}`);

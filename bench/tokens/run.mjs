@@ -6,7 +6,7 @@
 // timing them. Prints one line per target; exits non-zero when the run fails or a target is missed.
 // Already small: quick mode (bench/mode.mjs) runs the same, and exits 0 when a target is missed.
 import { spawnSync } from 'node:child_process';
-import { announce, quick, targetLine } from '../mode.mjs';
+import { announce, quick, targetLinesOf } from '../mode.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 announce('bench:tokens');
@@ -16,7 +16,7 @@ const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run'
   env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
 });
 const output = `${run.stdout}${run.stderr}`;
-const targets = output.split('\n').map((line) => line.trim()).filter((line) => targetLine.test(line));
+const targets = targetLinesOf(output);
 for (const line of targets) console.log(line);
 if (run.status !== 0 || targets.length === 0 || (!quick && targets.some((line) => line.endsWith('MISSED)')))) {
   if (run.status !== 0) console.error(output);
