@@ -1,5 +1,6 @@
 // `npm run bench:quick`: every bench (each `bench:*` script of package.json) in its quick mode
-// (bench/mode.mjs), one after another, as .ci/run does after `npm test`. Fails when a bench
+// (bench/mode.mjs), two at a time (BENCH_QUICK_JOBS), as .ci/run does after `npm test`: quick
+// runs measure nothing, and most of their time is waiting on servers. Fails when a bench
 // crashes (exits non-zero) or prints no target line; a target it misses is fine here, since a
 // quick run on a busy machine measures nothing. Prints each bench's target lines and time, and
 // writes its whole output to test-results/bench-quick/<name>.log. Names given as arguments
@@ -19,6 +20,7 @@ const budgetSeconds = 90;
 /** A budget only for a hang: a bench still running after it is stopped, and fails. */
 const hangSeconds = 600;
 const logs = join(repo, 'test-results/bench-quick');
+const jobs = Number(process.env.BENCH_QUICK_JOBS ?? 2);
 
 const scripts = Object.keys(JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).scripts);
 const all = scripts.filter((name) => name.startsWith('bench:') && name !== 'bench:quick');
@@ -64,24 +66,29 @@ function run(name) {
   });
 }
 
+/** Prints a bench's result in one piece (benches run side by side); answers whether it ran and printed its targets. */
+function report(name, { code, signal, output, seconds }) {
+  writeFileSync(join(logs, `${name.slice('bench:'.length)}.log`), output);
+  const targets = targetLinesOf(output);
+  const missed = targets.filter((line) => line.endsWith('MISSED)')).length;
+  const problem = quickRunProblem({ code, signal, output });
+  const lines = [`\n${name} (quick mode)`, ...targets.map((line) => `  ${line}`)];
+  if (problem) lines.push(`${name}: FAILED, ${problem} after ${seconds.toFixed(1)} s; its last lines:`, ...output.trimEnd().split('\n').slice(-30));
+  else lines.push(`${name}: ran in ${seconds.toFixed(1)} s, ${targets.length} target lines (${missed} missed, fine in quick mode)`);
+  console.log(lines.join('\n'));
+  return problem === undefined;
+}
+
 mkdirSync(logs, { recursive: true });
 const started = performance.now();
 const failed = [];
-for (const name of benches) {
-  console.log(`\n${name} (quick mode)`);
-  const { code, signal, output, seconds } = await run(name);
-  writeFileSync(join(logs, `${name.slice('bench:'.length)}.log`), output);
-  const targets = targetLinesOf(output);
-  for (const line of targets) console.log(`  ${line}`);
-  const missed = targets.filter((line) => line.endsWith('MISSED)')).length;
-  const problem = quickRunProblem({ code, signal, output });
-  if (problem) {
-    failed.push(name);
-    console.log(`${name}: FAILED, ${problem} after ${seconds.toFixed(1)} s; its last lines:\n${output.trimEnd().split('\n').slice(-30).join('\n')}`);
-  } else {
-    console.log(`${name}: ran in ${seconds.toFixed(1)} s, ${targets.length} target lines (${missed} missed, fine in quick mode)`);
+const queue = [...benches];
+const lane = async () => {
+  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+    if (!report(name, await run(name))) failed.push(name);
   }
-}
+};
+await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, benches.length)) }, lane));
 const elapsed = (performance.now() - started) / 1000;
 console.log(`\nbench:quick: ${benches.length - failed.length} of ${benches.length} benches ran and printed their targets${failed.length ? `; failed: ${failed.join(', ')}` : ''} (whole output in ${logs})`);
 console.log(`bench:quick: ${elapsed.toFixed(0)} s (budget ${budgetSeconds} s: ${elapsed <= budgetSeconds ? 'met' : 'MISSED'})`);

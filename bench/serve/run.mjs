@@ -30,7 +30,7 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../deploy/processes.mjs';
+import { freePort, inspectorArgs } from '../deploy/processes.mjs';
 import { announce, quick, setting, target } from '../mode.mjs';
 import { startProcess } from './servers.mjs';
 
@@ -85,7 +85,7 @@ const quiet = ['--ip', '127.0.0.1', '--log-level', 'warn', '--show-interactive-d
 async function wranglerDev(config, extra = []) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const args = [wrangler, 'dev', '--config', config, '--port', String(port), ...quiet, ...extra];
+  const args = [wrangler, 'dev', '--config', config, '--port', String(port), ...quiet, ...(await inspectorArgs()), ...extra];
   servers.push(await startProcess(process.execPath, args, { cwd: repo, readyUrl: origin }));
   return origin;
 }
@@ -95,7 +95,7 @@ async function startService() {
   const origin = `http://127.0.0.1:${port}`;
   const secret = randomBytes(32).toString('base64url');
   const env = { PORT: String(port), SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: secret };
-  servers.push(await startProcess(process.execPath, ['scripts/start.mjs', ...quiet], { cwd: repo, env, readyUrl: origin }));
+  servers.push(await startProcess(process.execPath, ['scripts/start.mjs', ...quiet, ...(await inspectorArgs())], { cwd: repo, env, readyUrl: origin }));
   const token = execFileSync(process.execPath, ['scripts/token.mjs', '--user', 'github|bench', '--scope', 'deploy'], {
     cwd: repo,
     env: { ...process.env, AUTH_SECRET: secret },

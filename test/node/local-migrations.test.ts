@@ -1,14 +1,15 @@
 /**
  * The one migration applier (scripts/local-migrations.mjs: `wrangler d1 migrations apply --local`),
  * which `npm start`, the black-box tests' state and every bench use: what it makes of an empty
- * database is the schema the Worker expects, and `npm start` skips starting wrangler for a
- * database that holds every migration as it is now.
+ * database is the schema the Worker expects, the workers tests' databases get the same, and
+ * `npm start` skips starting wrangler for a database that holds every migration as it is now.
  */
 import { readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { readD1Migrations } from '@cloudflare/vitest-plugin';
 import { afterEach, expect, it } from 'vitest';
 import { copyMigratedState } from './support/migrated-state';
 import { workerStatements } from './support/worker-statements';
@@ -68,6 +69,17 @@ it('makes of an empty database the schema the Worker expects: the checked-in one
       }
     });
     expect(refused).toEqual([]);
+  } finally {
+    db.close();
+  }
+});
+
+it('gives the workers tests the same schema: the statements readD1Migrations splits the migrations into, run in order', async () => {
+  // test/support/apply-migrations.ts runs these in each workers test file's database, one batch a migration.
+  const db = new DatabaseSync(':memory:');
+  try {
+    for (const { queries } of await readD1Migrations(join(repo, 'schema/migrations'))) for (const query of queries) db.exec(query);
+    await expect(schemaOf(db)).toMatchFileSnapshot('../../schema/expected-schema.sql');
   } finally {
     db.close();
   }
