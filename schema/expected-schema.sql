@@ -30,7 +30,7 @@ CREATE TABLE api_tokens (
   expires INTEGER NOT NULL,
   -- Set on first use, then at most every few minutes (src/auth/api-tokens.ts).
   last_used INTEGER
-);
+, parent_id TEXT);
 
 CREATE TABLE bucket_scans (
   name TEXT PRIMARY KEY,
@@ -216,6 +216,8 @@ CREATE TABLE user_suspensions (
 );
 
 CREATE INDEX acme_challenges_by_domain ON acme_challenges (domain);
+
+CREATE INDEX api_tokens_by_parent ON api_tokens (parent_id) WHERE parent_id IS NOT NULL;
 
 CREATE INDEX api_tokens_by_user ON api_tokens (user_id, created);
 
