@@ -9,6 +9,7 @@ import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } 
 import { keptFollowUps } from '../storage/dead-letters';
 import { type BlobChange, BlobIndex } from './blob-index';
 import { type DeploymentChange, DeploymentStore } from './deployment-store';
+import { claimOf } from './claims';
 import { FollowUps, type PendingChange } from './follow-ups';
 import type { LiveRecord } from './freshness';
 import { IncrementalDeadlines } from './incremental-deadlines';
@@ -65,7 +66,8 @@ export class Commits {
     stored: StorageChange = {},
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.envOf();
-    const change: PendingChange = { id: crypto.randomUUID(), domain, ...followUps };
+    // The claim the change is made for: the site it makes (a claim's first change), else the one it changes or unpublishes.
+    const change: PendingChange = { id: crypto.randomUUID(), domain, claim: claimOf(live ?? this.live.site), ...followUps };
     await this.moved(domain);
     const totals = this.storage.transactionSync(() => {
       this.#followUps.pend(change);
@@ -102,17 +104,33 @@ export class Commits {
     });
   }
 
-  /** Settles a change the object began but did not see through (it stopped between its commit and its follow-ups, say). */
+  /** Whether a change this object began is not settled yet: its reads then recover first. */
+  unsettled(): boolean {
+    return this.#followUps.pending() !== undefined;
+  }
+
+  /**
+   * Settles a change the object began but did not see through (it stopped between its commit and
+   * its follow-ups, say), and catches up: an alarm that gave up (D1 down for all its retries) is
+   * set no more, so what is due runs now, and an alarm is set again for the rest.
+   */
   async recover(): Promise<void> {
     const change = this.#followUps.pending();
+    let settled = false;
     if (change && (await this.#followUps.committed(change))) {
       this.#settle(change);
+      settled = true;
       // Locations may still hold the record from before the change, and an object that kept running holds it too.
       await this.live.replace(change.domain, await getSite(this.envOf().DB, change.domain));
     }
     // What was held for a change that did not commit.
     this.#drop();
     await this.live.resumePurge();
+    if (settled) return this.catchUp();
+    if ((await this.storage.getAlarm()) !== null) return;
+    const due = this.#followUps.nextDue();
+    if (due !== undefined && due <= Date.now()) await this.catchUp();
+    else await this.scheduleAlarm();
   }
 
   #drop(): void {

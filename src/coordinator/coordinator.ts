@@ -90,14 +90,22 @@ export class SiteCoordinator extends DurableObject<Env> {
    * The site's ready deployments after `cursor`, newest first (at most `limit`), one by id, or the
    * newest with an alias host's `label`: the Worker reads them only here (./deployment-store.ts).
    */
-  deployments(domain: string, limit: number, cursor?: DeploymentsCursor): Promise<DeploymentRecord[]> {
+  async deployments(domain: string, limit: number, cursor?: DeploymentsCursor): Promise<DeploymentRecord[]> {
+    await this.#recovered();
     return this.#state.deployments.page(domain, limit, cursor);
   }
-  deployment(domain: string, id: string): Promise<DeploymentRecord | null> {
+  async deployment(domain: string, id: string): Promise<DeploymentRecord | null> {
+    await this.#recovered();
     return this.#state.deployments.get(domain, id);
   }
-  aliased(domain: string, label: string): Promise<DeploymentRecord | null> {
+  async aliased(domain: string, label: string): Promise<DeploymentRecord | null> {
+    await this.#recovered();
     return this.#state.deployments.newestAliased(domain, label);
+  }
+
+  /** Settles a change this object committed and did not settle (it stopped, and no change or alarm came since): reads answer what D1 holds. */
+  async #recovered(): Promise<void> {
+    if (this.#state.commits.unsettled()) await this.#exclusive(() => this.#state.commits.recover());
   }
 
   /** The Worker aborted the upload of `key`. */
@@ -323,10 +331,10 @@ export class SiteCoordinator extends DurableObject<Env> {
    * before its commit left (./orphans.ts). The daily cron asks (./orphan-sweeps.ts). Queued behind
    * changes, after any left unsettled: no change commits while it reads what is held.
    */
-  sweepOrphans(domain: string): Promise<string[]> {
+  sweepOrphans(domain: string, hosted: readonly string[]): Promise<string[]> {
     return this.#exclusive(async () => {
       await this.#state.commits.recover();
-      return sweepOrphans(this.env, domain, this.#state.commits);
+      return sweepOrphans(this.env, domain, this.#state.commits, hosted);
     });
   }
 
