@@ -32,6 +32,7 @@ import { editConfiguration, editMetadata } from './deploys/site-edits';
 import { refreshOwnerSuspension, resume, suspend } from './access/suspension';
 import { servesAlready, unchangedResult } from './deploys/unchanged';
 import { storeUploading } from './deploys/unfinished';
+import { type ReconciledSite, reconcile } from './commit/reconcile';
 
 /**
  * One per domain (`idFromName(domain)`): every change to a domain goes through here, one at
@@ -273,6 +274,14 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#exclusive(async () => {
       await this.#state.commits.recover();
       return this.#state.commits.replayDeadLetters(domain);
+    });
+  }
+
+  /** An operator reconciles the site with D1 after a restore, or a loss of this object's storage (./commit/reconcile.ts). */
+  reconcile(domain: string): Promise<ReconciledSite> {
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      return reconcile(this.#state, domain);
     });
   }
 

@@ -43,8 +43,10 @@ async function deploySite(running: Service, domain: string, content: string): Pr
   expect(response.status).toBe(200);
 }
 
+type Bucket = Awaited<ReturnType<Miniflare['getR2Bucket']>>;
+
 /** Runs `fn` on the R2 buckets of the stopped states `roots` (wrangler dev's `--persist-to` folders). */
-async function withBuckets<T>(roots: string[], fn: (buckets: R2Bucket[]) => Promise<T>): Promise<T> {
+async function withBuckets<T>(roots: string[], fn: (buckets: Bucket[]) => Promise<T>): Promise<T> {
   const runtimes = roots.map(
     (root) =>
       new Miniflare(
@@ -55,7 +57,7 @@ async function withBuckets<T>(roots: string[], fn: (buckets: R2Bucket[]) => Prom
       ),
   );
   try {
-    return await fn(await Promise.all(runtimes.map((runtime) => runtime.getR2Bucket('FILES') as unknown as Promise<R2Bucket>)));
+    return await fn(await Promise.all(runtimes.map((runtime) => runtime.getR2Bucket('FILES'))));
   } finally {
     await Promise.all(runtimes.map((runtime) => runtime.dispose()));
   }

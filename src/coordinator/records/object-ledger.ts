@@ -121,6 +121,28 @@ export class ObjectLedger {
     return byUser.size > 0 ? [addStoredBytes(DB, domain, byUser)] : [];
   }
 
+  /**
+   * Brings the records in line with the bucket after D1 was restored or this storage lost (an
+   * operator's reconciliation, ../commit/reconcile.ts): a record of an object the bucket no longer
+   * has goes, and each of `held` (what the site holds now) the bucket has and no record names is
+   * counted against `owner` (none without a site). Answers each user's bytes, the totals D1 is to
+   * keep. Call it under the coordinator's lock, with no change pending.
+   */
+  async reconcile(held: readonly string[], owner: string | null, bucket: R2Bucket): Promise<Map<string, number>> {
+    const { sql } = this.storage;
+    const recorded = new Set([...sql.exec<{ key: string }>('SELECT key FROM ledger')].map((row) => row.key));
+    const sizes = new Map<string, number | null>();
+    for (const key of new Set([...recorded, ...(owner === null ? [] : held)])) sizes.set(key, (await bucket.head(key))?.size ?? null);
+    this.storage.transactionSync(() => {
+      for (const [key, size] of sizes) {
+        if (size === null) sql.exec('DELETE FROM ledger WHERE key = ?', key);
+        else if (!recorded.has(key)) sql.exec('INSERT INTO ledger (key, user_id, bytes) VALUES (?, ?, ?)', key, owner!, size);
+      }
+    });
+    const totals = sql.exec<{ user_id: string; bytes: number }>('SELECT user_id, SUM(bytes) AS bytes FROM ledger GROUP BY user_id');
+    return new Map([...totals].map((row) => [row.user_id, row.bytes]));
+  }
+
   /** The change committed: its records are the ledger's. */
   settle(): void {
     const { sql } = this.storage;
