@@ -104,8 +104,8 @@ describe("docs/operating.md's restore", () => {
     await deploySite(service, live, 'lost');
     const unpublishing = await fetch(`${service.origin}/v2/sites/${unpublished}`, { method: 'DELETE', headers: { authorization: `Bearer ${await token(service, user)}` } });
     expect(unpublishing.status).toBe(200);
-    const reader = { authorization: `Bearer ${await token(service, 'github|restore-reader', 'global_read')}` };
-    const cursor = (await fetch(`${service.origin}/v2/configurations?limit=1`, { headers: reader })).headers.get('sitehost-cursor')!;
+    const reader = async (running: Service) => ({ authorization: `Bearer ${await token(running, 'github|restore-reader', 'global_read')}` });
+    const cursor = (await fetch(`${service.origin}/v2/configurations?limit=1`, { headers: await reader(service) })).headers.get('sitehost-cursor')!;
     expect(cursor).toBeTruthy();
     expect((await getFromSite(service, unpublished, '/')).status).toBe(404);
     await service.stop();
@@ -128,7 +128,7 @@ describe("docs/operating.md's restore", () => {
     expect(await getFromSite(service, live, '/')).toEqual({ status: 200, body: '<p>restored</p>' });
     expect(await getFromSite(service, unpublished, '/')).toEqual({ status: 200, body: '<p>restored too</p>' });
 
-    const gone = await fetch(`${service.origin}/v2/configurations?${new URLSearchParams({ since: cursor })}`, { headers: reader });
+    const gone = await fetch(`${service.origin}/v2/configurations?${new URLSearchParams({ since: cursor })}`, { headers: await reader(service) });
     expect(gone.status).toBe(410);
     const usage = await fetch(`${service.origin}/v2/usage`, { headers: { authorization: `Bearer ${await token(service, user)}` } });
     const used = ((await usage.json()) as { bytes: { used: number } }).bytes.used;
