@@ -119,6 +119,10 @@ describe("docs/operating.md's restore", () => {
     for (const domain of [live, unpublished]) {
       const reconciled = await fetch(`${service.origin}/v2/sites/${domain}/reconcile`, { method: 'POST', headers: operator });
       expect(reconciled.status).toBe(200);
+      // The live deployment D1 names is its coordinator's again: listed, and collected like any other later.
+      const listed = await fetch(`${service.origin}/v2/sites/${domain}/deployments`, { headers: { authorization: `Bearer ${await token(service, user)}` } });
+      const { deployments } = (await listed.json()) as { deployments: { id: string; live: boolean }[] };
+      expect(deployments.filter((deployment) => deployment.live)).toHaveLength(1);
     }
 
     // The daily sweep, as the Cron Trigger runs it; it logs a line when done.

@@ -20,7 +20,7 @@ import { FollowUps, type PendingChange } from '../sweeps/follow-ups';
 import type { LiveRecord } from '../edge/freshness';
 import { IncrementalDeadlines } from '../records/incremental-deadlines';
 import { type ObjectChange, ObjectLedger } from '../records/object-ledger';
-import { deleteUnheld } from '../sweeps/orphans';
+import { deleteIfUnheld, deleteUnheld } from '../sweeps/orphans';
 import { RecordedUploads } from '../records/uploads';
 
 /** How soon the alarm tries again work that failed, or a change whose outcome is unknown. */
@@ -43,7 +43,10 @@ export class Commits {
     private readonly envOf: () => Env,
     private readonly live: LiveRecord,
   ) {
-    this.#followUps = new FollowUps(storage, envOf, (domain, cutoff) => deleteUnheld(envOf(), domain, this, cutoff));
+    this.#followUps = new FollowUps(storage, envOf, {
+      before: (domain, cutoff) => deleteUnheld(envOf(), domain, this, cutoff),
+      of: (domain, objects) => deleteIfUnheld(envOf(), domain, this, objects),
+    });
     this.uploads = new RecordedUploads(storage, () => envOf().FILES);
     this.deadlines = new IncrementalDeadlines(storage);
     this.blobs = new BlobIndex(storage, envOf);

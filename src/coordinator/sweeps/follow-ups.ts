@@ -120,8 +120,8 @@ export class FollowUps {
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly envOf: () => Env,
-    /** Deletes the objects under `domain`'s prefix uploaded before `cutoff` that nothing holds (./orphans.ts). */
-    private readonly deleteUnheld: (domain: string, cutoff: number) => Promise<unknown>,
+    /** Deletes what the site does not hold (./orphans.ts): under `domain`'s prefix uploaded before `cutoff`, or of `objects`. */
+    private readonly unheld: { before(domain: string, cutoff: number): Promise<unknown>; of(domain: string, objects: readonly string[]): Promise<unknown> },
   ) {}
 
   private get env(): Env {
@@ -247,9 +247,10 @@ export class FollowUps {
         return forgetCertificate(this.env, work.domain, work.customHostname ?? null, claimedAgain);
       }
       case 'delete-objects':
-        return deleteObjects(this.env.FILES, work.objects);
+        // Replayed, it may come after a restore or a new claim: only what the site does not hold now goes.
+        return work.replayed ? this.unheld.of(work.site ?? '', work.objects) : deleteObjects(this.env.FILES, work.objects);
       case 'delete-site-objects':
-        return this.deleteUnheld(work.domain, work.before ?? dueOf(key));
+        return this.unheld.before(work.domain, work.before ?? dueOf(key));
       case 'purge-previews': {
         const { edge } = settingsOf(this.env);
         // Handed over, not awaited: the account keeps the purge until Cloudflare accepts it.

@@ -42,15 +42,26 @@ export async function deleteUnheld(env: Env, domain: string, commits: Commits, c
     for (const object of page) if (object.uploaded.getTime() < cutoff) old.push(object.key);
   }
   if (old.length === 0) return [];
-  const deployments = await commits.deployments.all(domain);
-  const held = new Set([
-    ...deployments.flatMap(objectsOf),
-    ...(await namedInD1(env, domain, hosted, new Set(deployments.map((deployment) => deployment.id)))),
-    ...commits.uploads.keys(),
-    ...commits.scheduledDeletions(),
-    ...commits.deadlines.deploymentIds().map((id) => keys.manifest(domain, id)),
-  ]);
+  const held = await heldObjects(env, domain, commits, hosted);
+  for (const key of commits.scheduledDeletions()) held.add(key);
   const unheld = old.filter((key) => !held.has(key));
   await deleteObjects(env.FILES, unheld);
   return unheld;
+}
+
+/** Deletes those of `objects` that `domain`'s site does not hold now: a replayed deletion, which may run long after its change (a restore, or a new claim, since). */
+export async function deleteIfUnheld(env: Env, domain: string, commits: Commits, objects: readonly string[]): Promise<void> {
+  const held = await heldObjects(env, domain, commits);
+  await deleteObjects(env.FILES, objects.filter((key) => !held.has(key)));
+}
+
+/** What `domain`'s site holds now: its kept deployments' objects (uploading ones' too), what D1 names, recorded uploads, and incremental deploys about to store their manifest. */
+async function heldObjects(env: Env, domain: string, commits: Commits, hosted: readonly string[] = []): Promise<Set<string>> {
+  const deployments = await commits.deployments.all(domain);
+  return new Set([
+    ...deployments.flatMap(objectsOf),
+    ...(await namedInD1(env, domain, hosted, new Set(deployments.map((deployment) => deployment.id)))),
+    ...commits.uploads.keys(),
+    ...commits.deadlines.deploymentIds().map((id) => keys.manifest(domain, id)),
+  ]);
 }

@@ -9,6 +9,7 @@ import { keepFollowUp } from '../../../src/storage/dead-letters';
 import { getSite } from '../../../src/storage/sites-table';
 import { authorized, deploy } from '../../support/client';
 import { coordinatorOf } from '../../support/deployments';
+import { liveFiles, liveKeys } from '../../support/live-files';
 import { subscribe } from '../../events/subscriber';
 
 /**
@@ -100,6 +101,18 @@ describe('a dead letter replayed after the domain was claimed again', () => {
     expect(subscriber.of([domain]).map((event) => event.event)).toEqual(['site-deploy', 'site-delete', 'site-deploy', 'configuration-update']);
     expect(subscriber.of([domain])[2]!.data).toContain(claimed.deploymentId);
     await subscriber.close();
+  });
+});
+
+describe('a dead deletion replayed after a restore', () => {
+  it('deletes none of what the site holds now', async () => {
+    const domain = 'replay-deletion-held.example';
+    expect((await deploy(domain, { 'index.html': 'live' })).status).toBe(200);
+    // A deletion of objects the live deployment holds again: D1, restored to an earlier minute, names them.
+    await deadLetter(domain, { kind: 'delete-objects', objects: await liveKeys(domain) });
+    const replayed = await authorized(`/v2/sites/${domain}/dead-letters/replay`, { method: 'POST' }, operator);
+    expect(await replayed.json()).toEqual({ domain, replayed: 1 });
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'live' });
   });
 });
 
