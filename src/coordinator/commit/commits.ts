@@ -2,7 +2,8 @@
  * The room commit/ owns the two-phase commit with D1 of the changes the class (../coordinator.ts)
  * runs one at a time under its lock: this file runs a change's D1 batch with its pending records
  * and follow-ups and recovers after a stop; ./site-state.ts holds a site's state between changes
- * and commits a deployment under the quotas. It is the one room that runs a change's batch on D1;
+ * and commits a deployment under the quotas; ./reconcile.ts brings a site's records in line with
+ * D1 after a restore. It is the one room that runs a change's batch on D1;
  * it may call sweeps/, records/, edge/ and access/ below it.
  *
  * How the coordinator commits a change so that a stop at any instant ends in the old state or
