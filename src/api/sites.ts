@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireScopeAcrossSites } from '../auth/middleware';
+import { provenanceOf } from '../auth/tokens';
 import { deploySite } from '../deploy/deploy-site';
 import { deployLimits } from '../content/deploy-limits';
 import { checkDeployLength } from '../deploy/receive';
@@ -14,6 +15,7 @@ import { listReachableSites } from '../storage/members-table';
 import { deployAnswer, deploymentView } from './deployments';
 import { domainParam } from './domain-param';
 import { unpublishAsOperator } from './operators';
+import { requesterOf } from './site-access';
 
 /** `?preview=true` stores the deploy as a deployment that is not live. */
 function previewQuery(value: string | undefined): boolean {
@@ -51,7 +53,7 @@ resource(sites, '/v2/sites/:domain', {
       const domain = domainParam(c);
       checkDeployLength(c.req.raw, deployLimits(c.env));
       const preview = previewQuery(c.req.query('preview'));
-      const deployed = await deploySite(c.env, c.req.raw, domain, c.get('principal').userId, preview, purgeNotice(c));
+      const deployed = await deploySite(c.env, c.req.raw, domain, c.get('principal').userId, provenanceOf(c.get('principal')), preview, purgeNotice(c));
       return 'type' in deployed ? deployAnswer(c, deployed) : c.json(deploymentView(c, deployed, null));
     },
   ],
@@ -59,9 +61,8 @@ resource(sites, '/v2/sites/:domain', {
     requireScope('deploy', 'admin'),
     async (c) => {
       const domain = domainParam(c);
-      const { userId, scopes } = c.get('principal');
-      if (scopes.has('admin')) await unpublishAsOperator(c, domain);
-      else await siteCoordinator(c.env, domain, purgeNotice(c)).unpublish(domain, userId);
+      if (c.get('principal').scopes.has('admin')) await unpublishAsOperator(c, domain);
+      else await siteCoordinator(c.env, domain, purgeNotice(c)).unpublish(domain, requesterOf(c.get('principal')));
       return c.body(null, 200);
     },
   ],

@@ -22,8 +22,20 @@ import { tokenRequestOf } from './token-request';
 export const tokens = new Hono<AppEnv>();
 
 export function view(record: ApiTokenRecord): ApiToken {
-  const { id, name, scopes, sites, created, expires, lastUsed } = record;
-  return { id, name, scopes, sites, createdAt: timestamp(created), expiresAt: timestamp(expires), lastUsedAt: lastUsed === null ? null : timestamp(lastUsed) };
+  const { id, name, scopes, sites, created, expires, lastUsed, job } = record;
+  // A site token made before roles acts as a deployer (src/auth/authority.ts), and says so.
+  const role = sites === null ? null : job ? 'deployer' : (record.role ?? 'deployer');
+  return {
+    id,
+    name,
+    scopes,
+    sites,
+    role,
+    ...(job ? { via: 'github-oidc' as const } : {}),
+    createdAt: timestamp(created),
+    expiresAt: timestamp(expires),
+    lastUsedAt: lastUsed === null ? null : timestamp(lastUsed),
+  };
 }
 
 /**
@@ -47,7 +59,19 @@ resource(tokens, '/v2/tokens', {
       const request = await tokenRequestOf(await readJsonBody(c.req.raw, 'application/json'), c, now);
       const { userId } = c.get('principal');
       const token = newToken();
-      const record: ApiTokenRecord = { id: newTokenId(), userId, hash: await sha256Hex(token), name: request.name, scopes: request.scopes, sites: request.sites, created: now, expires: request.expires, lastUsed: null };
+      const record: ApiTokenRecord = {
+        id: newTokenId(),
+        userId,
+        hash: await sha256Hex(token),
+        name: request.name,
+        scopes: request.scopes,
+        sites: request.sites,
+        role: request.role,
+        job: null,
+        created: now,
+        expires: request.expires,
+        lastUsed: null,
+      };
       const { perUser } = settingsOf(c.env).apiTokens;
       if (!(await insertToken(c.env.DB, record, perUser, now))) {
         throw new Problem('quota-exceeded', `You hold ${perUser} unexpired tokens, as many as you may: revoke one first (API_TOKENS_PER_USER is ${perUser}).`, {

@@ -21,9 +21,17 @@ export interface GithubClaims {
   job_workflow_ref: string;
   ref?: string;
   environment?: string;
+  /** The event that started the run (`push`, `pull_request_target`, …). */
+  event_name?: string;
+  /** What a deployment records of the job (docs/api.md, "Provenance"). */
+  sha?: string;
+  run_id?: string;
+  run_attempt?: string;
+  actor?: string;
 }
 
 const requiredClaims = ['exp', 'iat', 'jti', 'repository', 'repository_id', 'repository_owner_id', 'job_workflow_ref'] as const;
+const optionalClaims = ['ref', 'environment', 'event_name', 'sha', 'run_id', 'run_attempt', 'actor'] as const;
 /** Discovery documents are read again after this long: an issuer may move its keys. */
 const discoveryMs = 60 * 60_000;
 const discovered = new Map<string, { jwksUri: string; at: number }>();
@@ -77,7 +85,7 @@ export async function verifyGithubIdToken(token: string, settings: GithubOidcSet
   for (const claim of requiredClaims) {
     if (claim !== 'exp' && claim !== 'iat' && typeof payload[claim] !== 'string') throw new InvalidToken(`The ID token's "${claim}" claim is not a string.`);
   }
-  for (const claim of ['ref', 'environment'] as const) {
+  for (const claim of optionalClaims) {
     if (payload[claim] !== undefined && typeof payload[claim] !== 'string') throw new InvalidToken(`The ID token's "${claim}" claim is not a string.`);
   }
   return payload as unknown as GithubClaims;

@@ -44,6 +44,8 @@ export interface GithubTrustPolicy {
   /** The `ref` and `environment` claims required; null: any. */
   ref: string | null;
   environment: string | null;
+  /** The `event_name` claim required (e.g. `push`); null: any but `pull_request_target`, which only a policy naming it accepts. */
+  eventName: string | null;
   modified: Timestamp;
 }
 
@@ -91,6 +93,30 @@ export interface DeployResult {
 
 export type DeploymentSource = 'deploy' | 'incremental' | 'file-put' | 'file-delete' | 'configuration';
 
+/**
+ * With what credential a deployment was made, as the service verified it, never as the request
+ * claimed: a sign-in (a JWT), an API token (its id and name), or a GitHub Actions job through
+ * `POST /v2/oidc/github` (the ID token's verified claims, and the exchanged token's id).
+ */
+export type DeploymentProvenance =
+  | { credential: 'jwt' }
+  | { credential: 'api-token'; tokenId: string; tokenName: string }
+  | ({ credential: 'github-actions'; tokenId: string } & GithubJobProvenance);
+
+/** A GitHub Actions job as its verified ID token names it; null where the token carried no such claim. */
+export interface GithubJobProvenance {
+  repository: string;
+  repositoryId: string;
+  /** The workflow file, e.g. `.github/workflows/deploy.yml`. */
+  workflow: string;
+  ref: string | null;
+  sha: string | null;
+  runId: string | null;
+  runAttempt: string | null;
+  actor: string | null;
+  environment: string | null;
+}
+
 /** A kept deployment of a site (`GET .../deployments/<id>`): its files and host options, immutable. */
 export interface Deployment {
   /** Lowercase base32, a valid DNS label: the preview host is `<id>.<PREVIEW_HOSTNAME>`. */
@@ -114,6 +140,8 @@ export interface Deployment {
   alias: string | null;
   /** The alias host, `<alias>--<site part>.<PREVIEW_HOSTNAME>`, or null without an alias. */
   aliasUrl: string | null;
+  /** With what credential it was made; null when made before this was recorded, or by an edit of files or configuration. */
+  provenance: DeploymentProvenance | null;
   /** `uploading` while an incremental deploy still lacks bytes; listed deployments are `ready`. */
   state: 'uploading' | 'ready';
   /** While uploading: the SHA-256 (hex) of the bytes still to send. */
@@ -265,6 +293,9 @@ export interface Identity {
   suspension?: SiteSuspension;
 }
 
+/** The most a token limited to sites may be there: `deployer` (the default) deploys and edits; `owner` also unpublishes and manages members and trust. */
+export type TokenRole = 'owner' | 'deployer';
+
 /** An API token as `GET /v2/tokens` lists it: never its secret. */
 export interface ApiToken {
   id: string;
@@ -272,6 +303,10 @@ export interface ApiToken {
   scopes: string[];
   /** The domains it is limited to; null: every site of its user. */
   sites: string[] | null;
+  /** The most it is on each of its sites (null for a token of every site: its user's own role there). */
+  role: TokenRole | null;
+  /** `github-oidc`: made by `POST /v2/oidc/github` for a job (a deployer, outside API_TOKENS_PER_USER); absent: made by its user. */
+  via?: 'github-oidc';
   createdAt: Timestamp;
   expiresAt: Timestamp;
   lastUsedAt: Timestamp | null;

@@ -6,6 +6,7 @@ import type { SiteRecord } from '../storage/sites-table';
 import type { StoredObject } from '../storage/usage-ledger';
 import type { DeployCommit } from './changes';
 import { newDeploymentId } from './deployment-id';
+import { asDeployer } from './access';
 import { readyDeployment } from './deployment-records';
 import { filesForRoot } from './rules-root';
 import type { SiteState } from './site-state';
@@ -23,7 +24,7 @@ export async function deploymentOf(
   preview = false,
 ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[]; written: StoredObject[] }> {
   const { domain } = commit;
-  const site = await state.permitted(domain, commit.userId, 'deploy');
+  const site = await state.permitted(domain, asDeployer(commit.userId), 'deploy');
   let deployments: DeploymentRecord[] | undefined;
   if (commit.files) {
     const own = ownPacks(commit.files);

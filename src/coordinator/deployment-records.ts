@@ -92,7 +92,7 @@ export function siteWith(previous: SiteRecord | null, record: DeploymentRecord, 
 
 /** The labels `record` was given when it was made (an incremental deploy's, while it uploaded). */
 export function labelsOfRecord(record: DeploymentRecord): DeploymentLabels {
-  return { message: record.message, client: record.client ?? 'api', alias: record.alias, aliasLabel: record.aliasLabel };
+  return { message: record.message, client: record.client ?? 'api', alias: record.alias, aliasLabel: record.aliasLabel, provenance: record.provenance ?? null };
 }
 
 /** The answer of a change that made `next` live, replacing `previous`; also its `site-deploy` event. */

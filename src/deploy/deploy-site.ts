@@ -1,6 +1,6 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { authorize } from '../coordinator/access';
+import { asDeployer, authorize } from '../coordinator/access';
 import { checkClaimant } from '../coordinator/claimant';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import { newDeploymentId } from '../coordinator/deployment-id';
@@ -10,7 +10,7 @@ import { configuredRoot, readFromBucket, withSiteRules } from '../rules/deployme
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import type { DeploymentRecord } from '../storage/deployments-table';
 import { siteAccess } from '../storage/members-table';
-import type { DeployResult } from '../common/api-types';
+import type { DeployResult, DeploymentProvenance } from '../common/api-types';
 import { discard, handOver } from './hand-over';
 import { deployLimits } from '../content/deploy-limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
@@ -30,6 +30,7 @@ export async function deploySite(
   request: Request,
   domain: string,
   userId: string,
+  provenance: DeploymentProvenance,
   preview = false,
   onPurgePending?: OnPurgePending,
 ): Promise<DeployResult | DeploymentRecord> {
@@ -41,10 +42,10 @@ export async function deploySite(
   const admission = await admitDeploy(env, domain, owner?.userId ?? userId);
   return admission.run(async () => {
     // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
-    authorize({ userId }, domain, owner, 'deploy', member);
+    authorize(asDeployer(userId), domain, owner, 'deploy', member);
     if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
-    return store(env, request, { domain, userId, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });
+    return store(env, request, { domain, userId, provenance, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });
   });
 }
 
@@ -55,12 +56,13 @@ async function store(
   {
     domain,
     userId,
+    provenance,
     preview,
     room,
     reading,
     onPurgePending,
     liveRoot,
-  }: { domain: string; userId: string; preview: boolean; room: StorageRoom; reading: () => void; onPurgePending?: OnPurgePending; liveRoot: unknown },
+  }: { domain: string; userId: string; provenance: DeploymentProvenance; preview: boolean; room: StorageRoom; reading: () => void; onPurgePending?: OnPurgePending; liveRoot: unknown },
 ): Promise<DeployResult | DeploymentRecord> {
   const deploymentId = newDeploymentId();
   const now = Date.now();
@@ -75,7 +77,7 @@ async function store(
   const written = ownPack.map((object) => object.key);
   let commit: DeployCommit;
   try {
-    commit = { domain, userId, configuration: received.configuration, labels: await labelsOf(domain, received.labels, requestClient(request)) };
+    commit = { domain, userId, configuration: received.configuration, labels: await labelsOf(domain, received.labels, requestClient(request), provenance) };
     if (received.files) {
       const indexKey = keys.index(domain, deploymentId);
       const { packs, blobs } = received.files;

@@ -1,7 +1,7 @@
 import { base64url } from 'jose';
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { authorize } from '../coordinator/access';
+import { asDeployer, authorize } from '../coordinator/access';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import type { FileUpload } from '../coordinator/changes';
 import { checkFileSize } from '../content/file-rules';
@@ -31,7 +31,7 @@ export async function uploadFile(
   }
   // Checked again by the coordinator; refusing here spares the upload.
   const { site, member } = await siteAccess(env.DB, domain, userId);
-  authorize({ userId }, domain, site, 'change', member);
+  authorize(asDeployer(userId), domain, site, 'change', member);
 
   const limits = deployLimits(env);
   checkFileSize(limits, Number(request.headers.get('content-length') ?? 0));

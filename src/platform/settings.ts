@@ -49,6 +49,7 @@ export interface SettingVars {
   API_TOKEN_CHECK_SECONDS?: unknown;
   GITHUB_OIDC_ISSUER?: unknown;
   OIDC_AUDIENCE?: unknown;
+  OIDC_EXCHANGES_PER_SITE_HOUR?: unknown;
 }
 
 export interface Settings {
@@ -99,6 +100,8 @@ export interface GithubOidcSettings {
   issuer: string;
   /** The `aud` an ID token must name; null: the API's origin, as the request reached it. */
   audience: string | null;
+  /** Exchanges that name a site within any clock hour, at most (429 past it). */
+  exchangesPerSiteHour: number;
 }
 
 export interface ApiTokenSettings {
@@ -198,7 +201,7 @@ function githubOidcSettings(vars: SettingVars): GithubOidcSettings {
     throw new InvalidSetting('GITHUB_OIDC_ISSUER', vars.GITHUB_OIDC_ISSUER, 'an https URL (http only on loopback), e.g. https://token.actions.githubusercontent.com');
   }
   const audience = typeof vars.OIDC_AUDIENCE === 'string' ? vars.OIDC_AUDIENCE.trim() : '';
-  return { issuer: value.replace(/\/+$/, ''), audience: audience === '' ? null : audience };
+  return { issuer: value.replace(/\/+$/, ''), audience: audience === '' ? null : audience, exchangesPerSiteHour: wholeNumber(vars, 'OIDC_EXCHANGES_PER_SITE_HOUR', 1) };
 }
 
 /** The most URLs Cloudflare takes in one purge request, on any plan. */

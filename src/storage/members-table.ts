@@ -1,5 +1,5 @@
 /** D1 access to a site's members (schema/migrations/0015_members_and_trust.sql). Times are epoch milliseconds. */
-import { type SiteOwner, type SiteOwnerRow, siteOwnerColumns, siteOwnerFrom, siteOwnerOf } from './sites-table';
+import { type SiteOwner, type SiteOwnerRow, type Suspension, siteOwnerColumns, siteOwnerFrom, siteOwnerOf } from './sites-table';
 
 /** A member's role: what src/coordinator/access.ts allows it. */
 export type StoredRole = 'deployer' | 'viewer';
@@ -14,6 +14,23 @@ export interface MemberRecord {
 export async function memberRole(db: D1Database, domain: string, userId: string): Promise<StoredRole | null> {
   const row = await db.prepare('SELECT role FROM site_members WHERE domain = ? AND user_id = ?').bind(domain, userId).first<{ role: StoredRole }>();
   return row?.role ?? null;
+}
+
+/**
+ * The role `userId` holds on `domain` (null: not a member) and, for a member, their own suspension
+ * in force (null: none), in one query: a suspended member changes nothing (src/coordinator/site-state.ts).
+ */
+export async function memberAccess(db: D1Database, domain: string, userId: string): Promise<{ role: StoredRole | null; suspension: Suspension | null }> {
+  const row = await db
+    .prepare(
+      `SELECT m.role, u.reason, u.suspended_at FROM site_members m
+       LEFT JOIN user_suspensions u ON u.user_id = m.user_id AND u.resumed_at IS NULL
+       WHERE m.domain = ? AND m.user_id = ?`,
+    )
+    .bind(domain, userId)
+    .first<{ role: StoredRole; reason: string | null; suspended_at: number | null }>();
+  if (!row) return { role: null, suspension: null };
+  return { role: row.role, suspension: row.reason === null ? null : { reason: row.reason, since: row.suspended_at! } };
 }
 
 /**

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { type Requester, type SiteAction, authorize } from '../../src/coordinator/access';
 import { outcomeOf } from '../support/outcome';
 
-const owner: Requester = { userId: 'github|1', scopes: new Set(['deploy']) };
-const stranger: Requester = { userId: 'github|2', scopes: new Set(['deploy']) };
-const reader: Requester = { userId: 'github|3', scopes: new Set(['global_read']) };
+const owner: Requester = { userId: 'github|1', ceiling: 'owner', scopes: new Set(['deploy']) };
+const stranger: Requester = { userId: 'github|2', ceiling: 'owner', scopes: new Set(['deploy']) };
+const reader: Requester = { userId: 'github|3', ceiling: 'owner', scopes: new Set(['global_read']) };
 /** The coordinator asks with no token, so with no scopes. */
-const coordinatorForOwner: Requester = { userId: 'github|1' };
-const coordinatorForStranger: Requester = { userId: 'github|2' };
+const coordinatorForOwner: Requester = { userId: 'github|1', ceiling: 'owner' };
+const coordinatorForStranger: Requester = { userId: 'github|2', ceiling: 'owner' };
 
 /** The rule alone; test/events/access.test.ts and test/api/sites.test.ts show it answering requests. */
 describe('authorize', () => {
