@@ -83,6 +83,8 @@ export interface DeployResult {
   deploymentId: string;
   /** When it went live: of concurrent deploys, the latest commit is the one left live. */
   committedAt: Timestamp;
+  /** With what credential the deployment now live was made, when that was recorded (absent: made before). */
+  provenance?: DeploymentProvenance;
   /**
    * Only in a deploy's answer, never in an event: the site served these files and host options
    * already, so no deployment was made; `deploymentId` is the live one, `committedAt` when the

@@ -140,7 +140,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const next = siteWith(site, record, commit.userId, record.created);
       const { DB } = this.env;
       const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
-      const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined);
+      const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined, record);
       await this.#state.commitDeployment(
         record,
         statements,
@@ -177,7 +177,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const hasNewConfiguration = !sameConfiguration(site.configuration, record.configuration);
       const { DB } = this.env;
       const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
-      const result = deployResult(site, next, next.deployment?.indexKey !== site.deployment?.indexKey, hasNewConfiguration);
+      const result = deployResult(site, next, next.deployment?.indexKey !== site.deployment?.indexKey, hasNewConfiguration, record);
       await this.#state.commitDeployment(record, statements, next, { now: [{ kind: 'notify', event: result }] });
       return result;
     });

@@ -96,7 +96,7 @@ export function labelsOfRecord(record: DeploymentRecord): DeploymentLabels {
 }
 
 /** The answer of a change that made `next` live, replacing `previous`; also its `site-deploy` event. */
-export function deployResult(previous: SiteRecord | null, next: SiteRecord, hasNewFiles: boolean, hasNewConfiguration: boolean): DeployResult {
+export function deployResult(previous: SiteRecord | null, next: SiteRecord, hasNewFiles: boolean, hasNewConfiguration: boolean, live: DeploymentRecord): DeployResult {
   return {
     type: 'site-deploy',
     domain: next.domain,
@@ -105,6 +105,7 @@ export function deployResult(previous: SiteRecord | null, next: SiteRecord, hasN
     hasNewConfiguration,
     deploymentId: next.liveDeploymentId!,
     committedAt: timestamp(next.modified),
+    ...(live.provenance ? { provenance: live.provenance } : {}),
   };
 }
 

@@ -50,6 +50,7 @@ export interface SettingVars {
   GITHUB_OIDC_ISSUER?: unknown;
   OIDC_AUDIENCE?: unknown;
   OIDC_EXCHANGES_PER_SITE_HOUR?: unknown;
+  OIDC_ISSUER_RETRY_SECONDS?: unknown;
 }
 
 export interface Settings {
@@ -100,8 +101,9 @@ export interface GithubOidcSettings {
   issuer: string;
   /** The `aud` an ID token must name; null: the API's origin, as the request reached it. */
   audience: string | null;
-  /** Exchanges that name a site within any clock hour, at most (429 past it). */
+  /** Exchanges that name a site within any clock hour, at most (429 past it); after the issuer failed, how long exchanges answer 503 without asking it. */
   exchangesPerSiteHour: number;
+  issuerRetrySeconds: number;
 }
 
 export interface ApiTokenSettings {
@@ -201,7 +203,8 @@ function githubOidcSettings(vars: SettingVars): GithubOidcSettings {
     throw new InvalidSetting('GITHUB_OIDC_ISSUER', vars.GITHUB_OIDC_ISSUER, 'an https URL (http only on loopback), e.g. https://token.actions.githubusercontent.com');
   }
   const audience = typeof vars.OIDC_AUDIENCE === 'string' ? vars.OIDC_AUDIENCE.trim() : '';
-  return { issuer: value.replace(/\/+$/, ''), audience: audience === '' ? null : audience, exchangesPerSiteHour: wholeNumber(vars, 'OIDC_EXCHANGES_PER_SITE_HOUR', 1) };
+  const [exchangesPerSiteHour, issuerRetrySeconds] = [wholeNumber(vars, 'OIDC_EXCHANGES_PER_SITE_HOUR', 1), wholeNumber(vars, 'OIDC_ISSUER_RETRY_SECONDS', 0)];
+  return { issuer: value.replace(/\/+$/, ''), audience: audience === '' ? null : audience, exchangesPerSiteHour, issuerRetrySeconds };
 }
 
 /** The most URLs Cloudflare takes in one purge request, on any plan. */

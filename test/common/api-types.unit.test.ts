@@ -99,6 +99,7 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       hasNewConfiguration: 'required',
       deploymentId: 'required',
       committedAt: 'required',
+      provenance: 'optional',
       unchanged: 'optional',
     } satisfies Shape<DeployResult>,
   ],
