@@ -1,16 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import type { CreatedApiToken, DeployResult, GithubTrustPolicy, Site, SiteMembers } from '../../src/common/api-types';
+import type { DeployResult, GithubTrustPolicy, Site, SiteMembers } from '../../src/common/api-types';
 import { call, deployForm, problemOf, token } from '../support/client';
 import { manifestOf } from '../support/incremental';
 
 /**
- * Site members, and the one access rule (src/coordinator/access.ts) as every route applies it:
- * a table of each role against each route, through the Worker and its coordinators.
+ * Site members through the Worker and its coordinators; test/api/authority.test.ts walks the
+ * access rule's table, each caller against each route.
  */
 
 const owner = 'github|member-owner';
 const deployer = 'github|member-deployer';
 const viewer = 'github|member-viewer';
+
+const json = (method: string, body: unknown, type = 'application/json'): RequestInit => ({ method, headers: { 'content-type': type }, body: JSON.stringify(body) });
+const trustPolicy = { repository: 'octo-org/site', repositoryId: '101', repositoryOwnerId: '202', workflow: '.github/workflows/deploy.yml' };
+
+async function bearer(user: string, scope = 'deploy'): Promise<string> {
+  return token({ user, scope });
+}
+
+async function send(path: string, init: RequestInit, secret: string): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('authorization', `Bearer ${secret}`);
+  return call(path, { ...init, headers });
+}
+
+async function ok(response: Response): Promise<Response> {
+  expect(response.status, await response.clone().text()).toBeLessThan(300);
+  return response;
+}
+
+/** A site of `owner` with a deployer, a viewer and a trust policy; its live deployment's id. */
+async function siteWithMembers(domain: string): Promise<string> {
+  const as = await bearer(owner);
+  const deployed = await (await ok(await send(`/v2/sites/${domain}`, { method: 'PUT', body: deployForm({ 'index.html': 'v1' }) }, as))).json<DeployResult & { deploymentId: string }>();
+  await ok(await send(`/v2/sites/${domain}/members/${encodeURIComponent(deployer)}`, json('PUT', { role: 'deployer' }), as));
+  await ok(await send(`/v2/sites/${domain}/members/${encodeURIComponent(viewer)}`, json('PUT', { role: 'viewer' }), as));
+  await ok(await send(`/v2/sites/${domain}/trust/github`, json('PUT', trustPolicy), as));
+  return deployed.deploymentId;
+}
 
 describe('members', () => {
   it('lists the owner and the members; a member sees the site in GET /v2/sites with its role; removal ends its access', async () => {
