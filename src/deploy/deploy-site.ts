@@ -1,6 +1,6 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { asDeployer, authorize } from '../coordinator/access';
+import { asDeployer, authorize, refuseSuspendedUser } from '../coordinator/access';
 import { checkClaimant } from '../coordinator/claimant';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import { newDeploymentId } from '../coordinator/deployment-id';
@@ -37,12 +37,13 @@ export async function deploySite(
   if (!isMultipartFormData(request)) {
     throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
-  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
+  const { site: owner, member, suspension } = await siteAccess(env.DB, domain, userId);
   // A member's deploy counts against the owner's quotas.
   const admission = await admitDeploy(env, domain, owner?.userId ?? userId);
   return admission.run(async () => {
     // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
     authorize(asDeployer(userId), domain, owner, 'deploy', member);
+    refuseSuspendedUser(userId, suspension);
     if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
     return store(env, request, { domain, userId, provenance, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });

@@ -135,12 +135,13 @@ interface BeginRequest {
  * with, and answered with what it still lacks. A request that fails stores nothing.
  */
 export async function beginIncremental(env: Env, request: Request, domain: string, userId: string, provenance: DeploymentProvenance, onPurgePending?: OnPurgePending): Promise<Begun> {
-  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
+  const { site: owner, member, suspension } = await siteAccess(env.DB, domain, userId);
   // A member's deploy counts against the owner's quotas.
   const admission = await admitDeploy(env, domain, owner?.userId ?? userId);
   return admission.run(async () => {
     // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
     authorize(asDeployer(userId), domain, owner, 'deploy', member);
+    refuseSuspendedUser(userId, suspension);
     if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
     return begin(env, request, { domain, userId, provenance, limits: deployLimits(env), room: admission.room, reading: admission.reading, onPurgePending });
@@ -297,11 +298,11 @@ async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<
  */
 export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
-  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
+  const { site: owner, member, suspension } = await siteAccess(env.DB, domain, userId);
   // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here,
   // and one of a user suspended since it began (for a new domain, no site record tells).
   authorize(asDeployer(userId), domain, owner, 'deploy', member);
-  if (owner === null) refuseSuspendedUser(userId, await getUserSuspension(env.DB, userId));
+  refuseSuspendedUser(userId, owner === null ? await getUserSuspension(env.DB, userId) : suspension);
   const room = await storageRoom(env, owner?.userId ?? userId, domain);
   const record = uploadingDeployment(await siteCoordinator(env, domain).deployment(domain, id), domain, id, userId);
   const limits = deployLimits(env);

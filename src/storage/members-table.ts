@@ -34,16 +34,22 @@ export async function memberAccess(db: D1Database, domain: string, userId: strin
 }
 
 /**
- * Who owns `domain` (null: no site) and the role `userId` holds on it, in one query: what the
- * Worker checks a change against before it reads a body (src/coordinator/access.ts).
+ * Who owns `domain` (null: no site), the role `userId` holds on it and `userId`'s own suspension
+ * in force (null: none, or no site), in one query: what the Worker checks a change against before
+ * it reads a body (src/coordinator/access.ts).
  */
-export async function siteAccess(db: D1Database, domain: string, userId: string): Promise<{ site: SiteOwner | null; member: StoredRole | null }> {
+export async function siteAccess(db: D1Database, domain: string, userId: string): Promise<{ site: SiteOwner | null; member: StoredRole | null; suspension: Suspension | null }> {
   const row = await db
-    .prepare(`SELECT ${siteOwnerColumns}, m.role FROM ${siteOwnerFrom} LEFT JOIN site_members m ON m.domain = sites.domain AND m.user_id = ? WHERE sites.domain = ?`)
+    .prepare(
+      `SELECT ${siteOwnerColumns}, m.role, me.reason AS my_reason, me.suspended_at AS my_since FROM ${siteOwnerFrom}
+       LEFT JOIN site_members m ON m.domain = sites.domain AND m.user_id = ?1
+       LEFT JOIN user_suspensions me ON me.user_id = ?1 AND me.resumed_at IS NULL
+       WHERE sites.domain = ?2`,
+    )
     .bind(userId, domain)
-    .first<SiteOwnerRow & { role: StoredRole | null }>();
-  if (!row) return { site: null, member: null };
-  return { site: siteOwnerOf(row), member: row.role };
+    .first<SiteOwnerRow & { role: StoredRole | null; my_reason: string | null; my_since: number | null }>();
+  if (!row) return { site: null, member: null, suspension: null };
+  return { site: siteOwnerOf(row), member: row.role, suspension: row.my_reason === null ? null : { reason: row.my_reason, since: row.my_since! } };
 }
 
 /** The members of `domain`, by user id. */
