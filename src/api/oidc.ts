@@ -84,15 +84,16 @@ resource(oidc, '/v2/oidc/github', {
       }
       const policies = await trustsWithOwners(c.env.DB, domain === null ? { repositoryId: claims.repository_id } : { domain }, maxPoliciesPerRepository);
       const { userId, sites } = ownerOf(matching(policies, claims, domain));
+      if (!(await recordExchange(c.env.DB, claims.jti, claims.exp * 1000, now))) {
+        throw unauthorized('This ID token was exchanged already: a job requests a new one for each exchange.');
+      }
+      // After the replay check: a replayed token spends none of the site's exchanges.
       const full = await countExchange(c.env.DB, sites, settings.exchangesPerSiteHour, now);
       if (full !== null) {
         throw new Problem('rate-limited', `${full} had ${settings.exchangesPerSiteHour} exchanges this hour, as many as a site may (OIDC_EXCHANGES_PER_SITE_HOUR): try again next hour.`, {
           headers: { 'retry-after': String(Math.ceil((3_600_000 - (now % 3_600_000)) / 1000)) },
           extensions: { limit: 'OIDC_EXCHANGES_PER_SITE_HOUR', value: settings.exchangesPerSiteHour },
         });
-      }
-      if (!(await recordExchange(c.env.DB, claims.jti, claims.exp * 1000, now))) {
-        throw unauthorized('This ID token was exchanged already: a job requests a new one for each exchange.');
       }
       const { token, record } = await mintCiToken(c.env.DB, userId, sites, jobOf(claims), now);
       await announce(c.env, `token-create:${record.id}`, { type: 'token-create', userId, ...view(record) });
