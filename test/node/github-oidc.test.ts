@@ -69,9 +69,9 @@ async function problem(response: Response): Promise<{ status: number; detail: st
 }
 
 /** Sent whole with its headers (see wholeForm): the deploy refused before its body is read meets no EPIPE. */
-async function deployWith(bearer: string, site: string): Promise<Response> {
+async function deployWith(bearer: string, site: string, page = '<h1>from Actions</h1>'): Promise<Response> {
   const form = new FormData();
-  form.append('directory', new File(['<h1>from Actions</h1>'], 'index.html'));
+  form.append('directory', new File([page], 'index.html'));
   const { headers, body } = await wholeForm(form);
   return fetch(`${service.origin}/v2/sites/${site}`, { method: 'PUT', headers: { ...headers, authorization: `Bearer ${bearer}` }, body });
 }
@@ -216,7 +216,7 @@ describe('POST /v2/oidc/github', () => {
   it('records the job’s verified claims on the deployment it makes', async () => {
     await trustingSite('ci-provenance.example');
     const { token: ci } = await exchanged({ token: await issuer.sign(service.origin, { run_id: '9001', run_attempt: '3', sha: 'c0ffee', actor: 'mona' }), domain: 'ci-provenance.example' });
-    expect((await deployWith(ci, 'ci-provenance.example')).status).toBe(200);
+    expect((await deployWith(ci, 'ci-provenance.example', '<h1>run 9001</h1>')).status).toBe(200);
     const page = await (await withToken(await token(service, owner), '/v2/sites/ci-provenance.example/deployments')).json();
     expect(page.deployments[0].provenance).toEqual({
       credential: 'github-actions',
