@@ -13,6 +13,7 @@ import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { listReachableSites } from '../storage/members-table';
 import { deployAnswer, deploymentView } from './deployments';
+import { recheckCaller } from './current-credential';
 import { domainParam } from './domain-param';
 import { unpublishAsOperator } from './operators';
 import { requesterOf } from './site-access';
@@ -59,6 +60,7 @@ resource(sites, '/v2/sites/:domain', {
   ],
   DELETE: [
     requireScope('deploy', 'admin'),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
       if (c.get('principal').scopes.has('admin')) await unpublishAsOperator(c, domain);

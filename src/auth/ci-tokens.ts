@@ -49,6 +49,7 @@ export async function mintCiToken(db: D1Database, userId: string, sites: readonl
     created: now,
     expires: now + exchangedTokenMs,
     lastUsed: null,
+    parentId: null,
   };
   // Outside API_TOKENS_PER_USER (the count leaves out tokens with a job): the exchange limits them per site and hour.
   await insertToken(db, record, Number.MAX_SAFE_INTEGER, now);

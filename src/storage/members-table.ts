@@ -1,7 +1,7 @@
 /** D1 access to a site's members (schema/migrations/0015_members_and_trust.sql). Times are epoch milliseconds. */
 import { type SiteOwner, type SiteOwnerRow, type Suspension, siteOwnerColumns, siteOwnerFrom, siteOwnerOf } from './sites-table';
 
-/** A member's role: what src/coordinator/access.ts allows it. */
+/** A member's role: what src/coordinator/access/access.ts allows it. */
 export type StoredRole = 'deployer' | 'viewer';
 
 export interface MemberRecord {
@@ -18,7 +18,7 @@ export async function memberRole(db: D1Database, domain: string, userId: string)
 
 /**
  * The role `userId` holds on `domain` (null: not a member) and, for a member, their own suspension
- * in force (null: none), in one query: a suspended member changes nothing (src/coordinator/site-state.ts).
+ * in force (null: none), in one query: a suspended member changes nothing (src/coordinator/commit/site-state.ts).
  */
 export async function memberAccess(db: D1Database, domain: string, userId: string): Promise<{ role: StoredRole | null; suspension: Suspension | null }> {
   const row = await db
@@ -36,7 +36,7 @@ export async function memberAccess(db: D1Database, domain: string, userId: strin
 /**
  * Who owns `domain` (null: no site), the role `userId` holds on it and `userId`'s own suspension
  * in force (null: none, or no site), in one query: what the Worker checks a change against before
- * it reads a body (src/coordinator/access.ts).
+ * it reads a body (src/coordinator/access/access.ts).
  */
 export async function siteAccess(db: D1Database, domain: string, userId: string): Promise<{ site: SiteOwner | null; member: StoredRole | null; suspension: Suspension | null }> {
   const row = await db
