@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireScopeAcrossSites } from '../auth/middleware';
+import { capped } from '../auth/authority';
 import { provenanceOf } from '../auth/tokens';
 import { deploySite } from '../deploy/deploy-site';
 import { deployLimits } from '../content/deploy-limits';
@@ -33,7 +34,7 @@ resource(sites, '/v2/sites', {
     async (c) => {
       const url = new URL(c.req.url);
       const { limit, cursor } = pageQuery(url);
-      const { userId, sites: within } = c.get('principal');
+      const { userId, sites: within, ceiling } = c.get('principal');
       // One more than asked tells whether another page follows. A site-restricted token lists its
       // sites only: all the user reaches are read (at most MAX_SITES_PER_USER owned, and those they
       // are a member of) and filtered.
@@ -42,7 +43,8 @@ resource(sites, '/v2/sites', {
       const list = within ? reachable.filter((site) => within.has(site.domain)).slice(0, more) : reachable;
       const page = list.slice(0, limit);
       if (limit !== undefined && list.length > limit) c.header('link', nextPageLink(url, limit, page.at(-1)!.domain));
-      return c.json(page.map((site) => ({ ...site, modified: timestamp(site.modified) })));
+      // The role the caller holds there through this credential: a CI identity lists its sites as a deployer.
+      return c.json(page.map((site) => ({ ...site, role: capped(site.role, ceiling), modified: timestamp(site.modified) })));
     },
   ],
 });

@@ -47,6 +47,8 @@ describe('provenance', () => {
     const jobResult = await byJob.json<DeployResult>();
     const fromJob = { credential: 'github-actions', tokenId: ci.record.id, ...job };
     expect(jobResult.provenance).toEqual(fromJob);
+    // It lists its site as what it is there: a deployer.
+    expect(await (await call('/v2/sites', withBearer(ci.token))).json()).toMatchObject([{ domain, role: 'deployer' }]);
 
     const laptop = await madeToken({ name: 'laptop', scopes: ['deploy'] }, owner);
     const incremental = await call(`/v2/sites/${domain}/deployments`, withBearer(laptop.token, json('POST', { files: await manifestOf({ 'index.html': 'from Actions', 'again.html': 'from Actions' }), finalize: 'live' })));
