@@ -50,7 +50,7 @@ export type { SiteAction };
  * What each action needs is src/auth/authority.ts's table. Every action but a read is refused
  * while the site's owner is suspended (`refuseSuspendedUser`), a deployer's too; a suspended
  * member is refused by the coordinator, which looks their suspension up with their role
- * (./site-state.ts); a suspended user's claim of a new domain is refused by the same function,
+ * (../commit/site-state.ts); a suspended user's claim of a new domain is refused by the same function,
  * since no site record carries the claimant's suspension. What an operator (scope `admin`) does
  * to any site needs only that it exists: see `administer`.
  */
@@ -69,10 +69,10 @@ export function deploymentNotFound(domain: string, id: string): Problem {
 }
 
 /** 403: the site is someone else's, and the requester's role on it (if any) does not allow `action`. */
-function refused(domain: string, role: Role, action: SiteAction, requester: Requester): Problem {
+function refused(domain: string, role: Role, action: SiteAction, ownerCapped: boolean): Problem {
   if (role === null) return new Problem('forbidden', `The site ${domain} is owned by another user.`);
   const what = action === 'change' || action === 'deploy' ? 'change it' : 'unpublish it, manage its members or see and set its trust policy';
-  const through = role === 'deployer' && requester.ceiling === 'deployer' ? ' through this credential (a CI identity, or a token limited to sites without role "owner", acts as a deployer at most)' : '';
+  const through = ownerCapped ? ' through this credential (a CI identity, or a token limited to sites without role "owner", acts as a deployer at most)' : '';
   return new Problem('forbidden', `You are a ${role} of ${domain}${through}: only its owner may ${what}.`, { extensions: { role } });
 }
 
@@ -116,7 +116,7 @@ export function authorize(requester: Requester, domain: string, site: SiteOwner 
     return;
   }
   if (reads && requester.scopes?.has('global_read')) return;
-  throw refused(domain, role, action, requester);
+  throw refused(domain, role, action, site.userId === requester.userId && role !== 'owner');
 }
 
 /** Throws the 404 unless `domain` has a site, for an operator's change to it (the route checked the `admin` scope). */

@@ -59,4 +59,17 @@ describe('authorize', () => {
   ])('%s', (_, requester, action, expected) => {
     expect(outcomeOf(() => authorize(requester, 'site.example', ownerSuspended, action))).toBe(expected);
   });
+
+  // The owner through a credential capped at deployer (a CI identity, a site token without role owner).
+  const ownersDeployer: Requester = { userId: 'github|1', ceiling: 'deployer', scopes: new Set(['deploy']) };
+  const site = { userId: 'github|1', suspension: null, userSuspension: null };
+  it.each<[string, SiteAction, string]>([
+    ['reads', 'read', 'ok'],
+    ['changes', 'change', 'ok'],
+    ['deploys', 'deploy', 'ok'],
+    ['does not unpublish, manage members or set trust', 'own', '403 forbidden'],
+    ['does not see the trust policy', 'read-own', '403 forbidden'],
+  ])('the owner through a deployer’s credential %s', (_, action, expected) => {
+    expect(outcomeOf(() => authorize(ownersDeployer, 'site.example', site, action))).toBe(expected);
+  });
 });
