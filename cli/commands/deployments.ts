@@ -7,7 +7,8 @@ import { CliError } from '../errors.ts';
 import { count, formatTimestamp, printJson, table } from '../format.ts';
 import { confirm } from '../input.ts';
 import type { DeployResult, Deployment, DeploymentPage } from '../../src/common/api-types.ts';
-import { aliasHostNote, messageSummary, provenanceSummary } from '../../src/common/deployment-labels.ts';
+import { aliasHostNote, messageSummary } from '../../src/common/deployment-labels.ts';
+import { provenanceSummary } from '../../src/common/provenance.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 

@@ -1,5 +1,6 @@
 import type { DeployResult, Deployment, DeploymentPage } from '../../src/common/api-types';
-import { aliasHostNote, provenanceSummary } from '../../src/common/deployment-labels';
+import { aliasHostNote } from '../../src/common/deployment-labels';
+import { provenanceSummary } from '../../src/common/provenance';
 import { formatBytes } from '../../src/common/format-bytes';
 import { sitePath } from '../../src/common/site-paths';
 import { request } from './api';

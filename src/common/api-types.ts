@@ -3,6 +3,9 @@
 // name; test/common/api-types.test.ts checks that the two agree.
 
 import type { DeploymentClient } from './deployment-labels.ts';
+import type { DeploymentProvenance } from './provenance.ts';
+
+export type { DeploymentProvenance, GithubJobProvenance } from './provenance.ts';
 
 /** UTC, `YYYY-MM-DDTHH:mm:ss.SSS`, no zone designator. */
 export type Timestamp = string;
@@ -94,30 +97,6 @@ export interface DeployResult {
 }
 
 export type DeploymentSource = 'deploy' | 'incremental' | 'file-put' | 'file-delete' | 'configuration';
-
-/**
- * With what credential a deployment was made, as the service verified it, never as the request
- * claimed: a sign-in (a JWT), an API token (its id and name), or a GitHub Actions job through
- * `POST /v2/oidc/github` (the ID token's verified claims, and the exchanged token's id).
- */
-export type DeploymentProvenance =
-  | { credential: 'jwt' }
-  | { credential: 'api-token'; tokenId: string; tokenName: string }
-  | ({ credential: 'github-actions'; tokenId: string } & GithubJobProvenance);
-
-/** A GitHub Actions job as its verified ID token names it; null where the token carried no such claim. */
-export interface GithubJobProvenance {
-  repository: string;
-  repositoryId: string;
-  /** The workflow file, e.g. `.github/workflows/deploy.yml`. */
-  workflow: string;
-  ref: string | null;
-  sha: string | null;
-  runId: string | null;
-  runAttempt: string | null;
-  actor: string | null;
-  environment: string | null;
-}
 
 /** A kept deployment of a site (`GET .../deployments/<id>`): its files and host options, immutable. */
 export interface Deployment {
@@ -279,6 +258,18 @@ export interface UserSuspension extends SiteSuspension {
   userId: string;
   /** The user's sites, each answering 451 now. */
   domains: string[];
+}
+
+/** `GET /v2/info`: the service's version, and the `sitehost` package it hands out (docs/cli.md, "Installing"). */
+export interface ServiceInfo {
+  version: string;
+  cli: {
+    version: string;
+    /** The versioned tarball: `npm install --global <url>`. */
+    url: string;
+    /** npm's `sha512-…` of the tarball. */
+    integrity: string;
+  };
 }
 
 /** `GET /v2/whoami`: the token's subject, scopes, issuer and expiry, as the service verified them. */

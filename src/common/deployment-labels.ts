@@ -1,7 +1,6 @@
 // What tells deployments apart besides their files (docs/design.md, "Deployments"): a message,
-// an alias, the client that made them and with what credential. Shared by the Worker (which checks them), the CLI and
+// an alias and the client that made them. Shared by the Worker (which checks them), the CLI and
 // the dashboard (which send them): it imports only its siblings and uses only erasable TypeScript.
-import type { DeploymentProvenance } from './api-types.ts';
 import { controlCharacterIn } from './control-characters.ts';
 
 /** The most characters (Unicode code points) a deployment's message may have: `MAX_MESSAGE_LENGTH`. */
@@ -75,17 +74,4 @@ export function messageSummary(message: string | null, width: number): string {
   const line = message.trim().split(/\r?\n/)[0] ?? '';
   const characters = [...line];
   return characters.length <= width ? line : `${characters.slice(0, width - 1).join('')}…`;
-}
-
-/**
- * A deployment's provenance in a few words, for a listing: the job (`octo-org/site run 4242.2`,
- * its workflow, ref and actor), the token's name, or a sign-in; empty when not recorded.
- */
-export function provenanceSummary(provenance: DeploymentProvenance | null): string {
-  if (provenance === null) return '';
-  if (provenance.credential === 'jwt') return 'sign-in';
-  if (provenance.credential === 'api-token') return `token ${provenance.tokenName}`;
-  const run = provenance.runId === null ? '' : ` run ${provenance.runId}${provenance.runAttempt === null ? '' : `.${provenance.runAttempt}`}`;
-  const details = [provenance.workflow, provenance.ref, provenance.sha?.slice(0, 7), provenance.actor && `by ${provenance.actor}`].filter(Boolean).join(' ');
-  return `${provenance.repository}${run} (${details})`;
 }
