@@ -125,7 +125,15 @@ describe('sitehost tokens create --site, by a member', () => {
     const deployer = as(await token(service, 'github|cli-mt-deployer'));
     const made = await runCli(['tokens', 'create', '--name', 'CI', '--site', domain], { env: deployer });
     expect(made.code, made.stderr).toBe(0);
-    expect(made.stderr).toContain(`deploy on the sites ${domain}`);
+    expect(made.stderr).toContain(`deploy on the sites ${domain} as a deployer at most`);
+    // The owner's token limited to the site manages its members only when made with --role owner.
+    const plain = await runCli(['tokens', 'create', '--name', 'plain', '--site', domain], { env: owner });
+    expect((await runCli(['members', 'add', domain, 'github|cli-mt-third', '--role', 'viewer'], { env: as(plain.stdout.trim()) })).code).toBe(5);
+    const owning = await runCli(['tokens', 'create', '--name', 'admin', '--site', domain, '--role', 'owner'], { env: owner });
+    expect(owning.code, owning.stderr).toBe(0);
+    expect(owning.stderr).toContain('as their owner');
+    expect((await runCli(['members', 'add', domain, 'github|cli-mt-third', '--role', 'viewer'], { env: as(owning.stdout.trim()) })).code).toBe(0);
+    expect((await runCli(['tokens', 'create', '--name', 'beyond', '--site', domain, '--role', 'owner'], { env: deployer })).code).toBe(5);
     const deployed = await runCli(['deploy', await site('member-site-v2'), '--domain', domain, '--message', 'by the deployer’s token'], { env: as(made.stdout.trim()) });
     expect(deployed.code, deployed.stderr).toBe(0);
 
