@@ -282,6 +282,9 @@ export interface Identity {
   /** An API token's id, and the sites it is limited to (null: every site of its user); absent for a JWT. */
   tokenId?: string;
   sites?: string[] | null;
+  /** With `sites`: the most the token is on them; `via` a CI identity's (as `GET /v2/tokens` lists them). */
+  role?: TokenRole;
+  via?: 'github-oidc';
   /** Present while an operator has suspended the user: they claim and change nothing, and their sites answer 451. */
   suspension?: SiteSuspension;
 }

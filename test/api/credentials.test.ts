@@ -47,7 +47,8 @@ describe('provenance', () => {
     const jobResult = await byJob.json<DeployResult>();
     const fromJob = { credential: 'github-actions', tokenId: ci.record.id, ...job };
     expect(jobResult.provenance).toEqual(fromJob);
-    // It lists its site as what it is there: a deployer.
+    // It says what it is, and lists its site as what it is there: a deployer.
+    expect(await (await call('/v2/whoami', withBearer(ci.token))).json()).toMatchObject({ tokenId: ci.record.id, sites: [domain], role: 'deployer', via: 'github-oidc' });
     expect(await (await call('/v2/sites', withBearer(ci.token))).json()).toMatchObject([{ domain, role: 'deployer' }]);
 
     const laptop = await madeToken({ name: 'laptop', scopes: ['deploy'] }, owner);

@@ -155,7 +155,7 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
       missing: 'optional',
     } satisfies Shape<Deployment>,
   ],
-  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required', tokenId: 'optional', sites: 'optional', suspension: 'optional' } satisfies Shape<Identity>],
+  ['Identity', schemas.Identity, { userId: 'required', scopes: 'required', issuer: 'required', expiresAt: 'required', tokenId: 'optional', sites: 'optional', role: 'optional', via: 'optional', suspension: 'optional' } satisfies Shape<Identity>],
   ['ApiToken', schemas.ApiToken, tokenShape satisfies Shape<ApiToken>],
   ['CreatedApiToken', schemas.CreatedApiToken, { ...tokenShape, token: 'required' } satisfies Shape<CreatedApiToken>],
   ['SignOut', schemas.SignOut, { revoked: 'required', signedOutBefore: 'required' } satisfies Shape<SignOut>],
