@@ -95,6 +95,7 @@ describe('sitehost tokens', () => {
     const identity = await runCli(['whoami'], { env: as(made.token) });
     expect(identity.stdout).toMatch(new RegExp(`token\\s+${made.id}`));
     expect(identity.stdout).toMatch(/sites\s+cli-mine\.example/);
+    expect(identity.stdout).toMatch(/role\s+deployer\n/);
     expect((await runCli(['deploy', await site('mine'), '--domain', 'cli-mine.example'], { env: as(made.token) })).code).toBe(0);
     const elsewhere = await runCli(['deploy', await site('other'), '--domain', 'cli-other.example'], { env: as(made.token) });
     expect(elsewhere.code).toBe(5);
