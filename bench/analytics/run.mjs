@@ -19,6 +19,7 @@
 //    (BENCH_READS times, default 20): p50 (target ≤ 50 ms).
 // 4. Storage: a site with 100,000 distinct paths within a day (1,000 batches of 100 paths, 404s
 //    too), its traffic object's bytes (target: within the caps, ≤ 1 MiB).
+// BENCH_PARTS (default accuracy,cost,reading,storage) runs only the parts named.
 import { startCluster } from '../edge/cluster.mjs';
 import { percentile, sleep } from '../edge/serving.mjs';
 
@@ -28,12 +29,14 @@ const rounds = env('BENCH_ROUNDS', 5, 3);
 const seconds = env('BENCH_SECONDS', 4, 2);
 const connections = env('BENCH_CONNECTIONS', 16, 16);
 const reads = env('BENCH_READS', 20, 10);
+const parts = new Set((process.env.BENCH_PARTS ?? 'accuracy,cost,reading,storage').split(','));
 const counting = 4;
 const off = counting;
 const flushSeconds = 10;
 const hourMs = 3_600_000;
 const dayMs = 86_400_000;
 
+const median = (values) => percentile([...values].sort((a, b) => a - b), 0.5);
 const line = (figure, goal, met) => console.log(`${figure} (target ${goal}: ${met ? 'met' : 'MISSED'})`);
 const page = `<!doctype html><title>Bench</title>${'<p>Counted, not tracked.</p>'.repeat(60)}`;
 const bot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -96,7 +99,15 @@ try {
     await cluster.deploy(0, domain, page);
   }
 
-  // 1. Accuracy of the counts.
+  if (parts.has('accuracy')) await accuracy();
+  if (parts.has('cost')) await cost();
+  if (parts.has('reading')) await reading();
+  if (parts.has('storage')) await storage();
+} finally {
+  await cluster.dispose();
+}
+
+async function accuracy() {
   const humans = quick ? 2_000 : 8_000;
   const kinds = (i) => (i % 10 === 0 ? { path: '/missing' } : i % 10 === 1 ? { path: '/', method: 'HEAD' } : { path: '/' });
   const humanBytes = await send(humans, (i) => ({ location: i % counting, ...kinds(i), headers: visitor(i % 500) }));
@@ -119,7 +130,9 @@ try {
     line(`Unique visitors, ${distinct} distinct pairs each seen twice over ${counting} locations: estimated ${body.live.totals.visitors} (${(100 * error).toFixed(2)} %)`, '±3 %', Math.abs(error) <= 0.03);
   }
 
-  // 2. What counting costs serving.
+}
+
+async function cost() {
   const stats = async (location) => (await workers[location].fetch('http://bench.stats/')).json();
   await send(200, (i) => ({ location: i % 2 === 0 ? 0 : off, path: '/', headers: visitor(i) }));
   const before = [await stats(0), await stats(off)];
@@ -145,7 +158,6 @@ try {
   }
   const elapsed = (performance.now() - started) / 1000;
   const after = [await stats(0), await stats(off)];
-  const median = (values) => percentile([...values].sort((a, b) => a - b), 0.5);
   const ratio = median(rates[0]) / median(rates[off]);
   console.log(`\nCost: ${rounds} rounds of ${seconds} s, ${connections} connections, taking turns: counting ${median(rates[0]).toFixed(0)} requests/s, not counting ${median(rates[off]).toFixed(0)} requests/s`);
   line(`Throughput counting on ÷ off: ${ratio.toFixed(3)}`, '≥ 0.97', ratio >= 0.97);
@@ -155,7 +167,9 @@ try {
   const perTen = messages / Math.max(1, elapsed / 10);
   line(`Traffic queue messages at full load: ${messages} in ${elapsed.toFixed(1)} s from the counting location (${perTen.toFixed(2)} per 10 s, ${served[0]} requests)`, '≤ 1 per isolate per 10 s', perTen <= 1.0001 || messages <= Math.ceil(elapsed / 10));
 
-  // 3. Reading 31 days hourly with top lists.
+}
+
+async function reading() {
   const history = 'history.example';
   const claim = await claimOf(history);
   const end = Date.now() - (Date.now() % hourMs);
@@ -184,7 +198,9 @@ try {
   console.log(`\nReading: ${hours.length} hourly buckets (100 pages, 20 referrers, 30 countries, 20 not-found paths each), ${reads} reads`);
   line(`Reading 31 days hourly with top lists: p50 ${readP50.toFixed(1)} ms, p90 ${percentile([...timings].sort((a, b) => a - b), 0.9).toFixed(1)} ms`, '≤ 50 ms', readP50 <= 50);
 
-  // 4. Storage for 100,000 distinct paths in a day.
+}
+
+async function storage() {
   const paths = 'paths.example';
   const pathsClaim = await claimOf(paths);
   const dayStart = Date.now() - (Date.now() % dayMs);
@@ -205,6 +221,4 @@ try {
   const bytes = await (await workers[0].fetch(`http://bench.traffic-size/${paths}`)).json();
   console.log(`\nStorage: 100,000 distinct paths (page views and 404s) within one day, in 1,000 batches`);
   line(`Bytes stored for the site: ${bytes} (${(bytes / 1024).toFixed(0)} KiB)`, '≤ 1 MiB: the caps hold', bytes <= 1024 * 1024);
-} finally {
-  await cluster.dispose();
 }
