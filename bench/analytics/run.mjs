@@ -41,7 +41,9 @@ const line = (figure, goal, met) => console.log(`${figure} (target ${goal}: ${me
 const page = `<!doctype html><title>Bench</title>${'<p>Counted, not tracked.</p>'.repeat(60)}`;
 const bot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
-const cluster = await startCluster({ locations: counting + 1, rttMs: 0, locationVars: (index) => (index === off ? { ANALYTICS: 'off' } : {}) });
+// BENCH_NOISE=1 leaves counting on at the fifth location too: the cost part's ratio is then the noise floor.
+const noise = process.env.BENCH_NOISE === '1';
+const cluster = await startCluster({ locations: counting + 1, rttMs: 0, locationVars: (index) => (index === off && !noise ? { ANALYTICS: 'off' } : {}) });
 const { workers } = cluster;
 const api = (path) => cluster.api(0, path);
 
@@ -133,14 +135,16 @@ async function accuracy() {
 }
 
 async function cost() {
+  // A location that made no API call (location 0 deployed every site): its isolate is like the one that does not count.
+  const on = counting - 1;
   const stats = async (location) => (await workers[location].fetch('http://bench.stats/')).json();
-  await send(200, (i) => ({ location: i % 2 === 0 ? 0 : off, path: '/', headers: visitor(i) }));
-  const before = [await stats(0), await stats(off)];
+  await send(200, (i) => ({ location: i % 2 === 0 ? on : off, path: '/', headers: visitor(i) }));
+  const before = [await stats(on), await stats(off)];
   const started = performance.now();
-  const rates = { 0: [], [off]: [] };
-  const served = { 0: 0, [off]: 0 };
+  const rates = { [on]: [], [off]: [] };
+  const served = { [on]: 0, [off]: 0 };
   for (let round = 0; round < rounds; round++) {
-    for (const location of round % 2 === 0 ? [0, off] : [off, 0]) {
+    for (const location of round % 2 === 0 ? [on, off] : [off, on]) {
       const until = performance.now() + seconds * 1000;
       let done = 0;
       await Promise.all(
@@ -157,15 +161,15 @@ async function cost() {
     }
   }
   const elapsed = (performance.now() - started) / 1000;
-  const after = [await stats(0), await stats(off)];
-  const ratio = median(rates[0]) / median(rates[off]);
-  console.log(`\nCost: ${rounds} rounds of ${seconds} s, ${connections} connections, taking turns: counting ${median(rates[0]).toFixed(0)} requests/s, not counting ${median(rates[off]).toFixed(0)} requests/s`);
+  const after = [await stats(on), await stats(off)];
+  const ratio = median(rates[on]) / median(rates[off]);
+  console.log(`\nCost: ${rounds} rounds of ${seconds} s, ${connections} connections, taking turns: counting ${median(rates[on]).toFixed(0)} requests/s, not counting ${median(rates[off]).toFixed(0)} requests/s`);
   line(`Throughput counting on ÷ off: ${ratio.toFixed(3)}`, '≥ 0.97', ratio >= 0.97);
   const perRequest = (index, location) => (after[index].d1Statements - before[index].d1Statements + after[index].objectCalls - before[index].objectCalls) / served[location];
-  line(`D1 statements and Durable Object calls per served request: ${perRequest(0, 0).toFixed(4)} counting, ${perRequest(1, off).toFixed(4)} not (the visitor secret asked ${after[0].saltAsks - before[0].saltAsks} times, in the background)`, '0', perRequest(0, 0) === 0);
+  line(`D1 statements and Durable Object calls per served request: ${perRequest(0, on).toFixed(4)} counting, ${perRequest(1, off).toFixed(4)} not (the visitor secret asked ${after[0].saltAsks - before[0].saltAsks} times, in the background)`, '0', perRequest(0, on) === 0);
   const messages = after[0].trafficMessages - before[0].trafficMessages;
   const perTen = messages / Math.max(1, elapsed / 10);
-  line(`Traffic queue messages at full load: ${messages} in ${elapsed.toFixed(1)} s from the counting location (${perTen.toFixed(2)} per 10 s, ${served[0]} requests)`, '≤ 1 per isolate per 10 s', perTen <= 1.0001 || messages <= Math.ceil(elapsed / 10));
+  line(`Traffic queue messages at full load: ${messages} in ${elapsed.toFixed(1)} s from the counting location (${perTen.toFixed(2)} per 10 s, ${served[on]} requests)`, '≤ 1 per isolate per 10 s', perTen <= 1.0001 || messages <= Math.ceil(elapsed / 10));
 
 }
 
