@@ -10,7 +10,7 @@ import type { SiteAnalytics } from '../../src/common/api-types';
 import { consumeQueue } from '../../src/queues';
 import { emptyCounts, type TrafficBatch } from '../../src/traffic/batch';
 import { sendCounted } from '../../src/traffic/counting';
-import { authorized, problemOf } from '../support/client';
+import { authorized, call, problemOf } from '../support/client';
 import { deployed, site } from '../serving/support';
 
 const page = '<!doctype html><title>Home</title><a href="/about">About</a>';
@@ -85,6 +85,17 @@ describe('traffic analytics', () => {
     expect(body.preview.totals.requests).toBe(0);
     expect(body.deployments).toHaveLength(1);
     expect(body.deployments[0]).toMatchObject({ requests: 15, status4xx: 2, rate4xx: 2 / 15, previous: null, brokenLinks: [] });
+
+    // The deployment's own host is preview traffic, kept apart from the live site's.
+    const { deploymentId } = body.deployments[0]!;
+    await Promise.all([0, 1].map((i) => call(`http://${deploymentId}.preview.localhost/about`, visitor(i)).then((response) => response.arrayBuffer())));
+    await expect
+      .poll(async () => {
+        await sendCounted(env);
+        const { preview, live } = await analyticsOf(domain, today());
+        return [preview.totals.requests, preview.totals.pageViews, preview.top.pages.entries, live.totals.requests];
+      }, { timeout: 30_000, interval: 200 })
+      .toEqual([2, 2, [{ value: '/about', count: 2 }], 15]);
   });
 
   it('estimates unique visitors against a known number of distinct address and user agent pairs', async () => {
