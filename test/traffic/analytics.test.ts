@@ -135,6 +135,43 @@ describe('traffic analytics', () => {
     expect((await analyticsOf(domain, today())).live.totals.requests).toBe(7);
   });
 
+  it('retries a batch one site failed to merge, with backoff, holding back no other site, and counts it once per site', async () => {
+    const [failing, fine, other] = ['traffic-fail-a.example', 'traffic-fail-b.example', 'traffic-fail-c.example'];
+    for (const domain of [failing, fine, other]) await deployed(domain, { 'index.html': page });
+    const hour = Date.now() - (Date.now() % 3_600_000);
+    const entry = async (domain: string, requests: number) => ({ domain, claim: await claimOf(domain), host: 'live' as const, hour, deployment: 'd1', counts: [requests, 0, 0, requests, 0, 0, 0, 0, 0, 0], tops: [[], [], [], []], other: [0, 0, 0, 0] });
+    const both: TrafficBatch = { id: crypto.randomUUID(), entries: [await entry(failing, 3), await entry(fine, 4)], visitors: [] };
+    const alone: TrafficBatch = { id: crypto.randomUUID(), entries: [await entry(other, 5)], visitors: [] };
+    // The failing site's object cannot be reached (its namespace refuses it); every other call is the real one.
+    const failingId = env.SITE_TRAFFIC.idFromName(failing).toString();
+    const broken = {
+      ...env,
+      SITE_TRAFFIC: new Proxy(env.SITE_TRAFFIC, {
+        get: (namespace, name) =>
+          name === 'get'
+            ? (id: DurableObjectId) => {
+                if (id.toString() === failingId) throw new Error('unreachable');
+                return namespace.get(id);
+              }
+            : Reflect.get(namespace, name).bind(namespace),
+      }),
+    };
+    const first = createMessageBatch('sitehost-traffic', [
+      { id: 'both-1', timestamp: new Date(), attempts: 2, body: both },
+      { id: 'alone-1', timestamp: new Date(), attempts: 1, body: alone },
+    ]);
+    await consumeQueue(first, broken);
+    expect(await getQueueResult(first, createExecutionContext())).toMatchObject({ explicitAcks: ['alone-1'], retryMessages: [{ msgId: 'both-1' }] });
+    expect((await analyticsOf(fine, today())).live.totals.requests).toBe(4);
+    expect((await analyticsOf(other, today())).live.totals.requests).toBe(5);
+    expect((await analyticsOf(failing, today())).live.totals.requests).toBe(0);
+    const again = createMessageBatch('sitehost-traffic', [{ id: 'both-1', timestamp: new Date(), attempts: 3, body: both }]);
+    await consumeQueue(again, env);
+    expect(await getQueueResult(again, createExecutionContext())).toMatchObject({ explicitAcks: ['both-1'], retryMessages: [] });
+    expect((await analyticsOf(failing, today())).live.totals.requests).toBe(3);
+    expect((await analyticsOf(fine, today())).live.totals.requests).toBe(4);
+  });
+
   it('forgets an unpublished site, and shows a domain claimed again nothing of the previous claim', async () => {
     const domain = 'traffic-reclaim.example';
     await deployed(domain, { 'index.html': page });
