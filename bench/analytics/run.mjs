@@ -107,7 +107,7 @@ async function claimOf(domain) {
 }
 
 try {
-  for (const domain of ['counted.example', 'marker.example', 'visitors-10000.example', 'visitors-100000.example', 'history.example', 'paths.example']) {
+  for (const domain of ['counted.example', 'marker.example', ...visitorCounts.map((count) => `visitors-${count}.example`), 'history.example', 'paths.example']) {
     await cluster.deploy(0, domain, page);
   }
 
