@@ -15,6 +15,7 @@ enableCompileCache(process.env.NODE_COMPILE_CACHE);
 const workerPackages = [
   '@abraham/reflection',
   '@cfworker/json-schema',
+  '@noble/hashes/sha2.js',
   '@peculiar/x509',
   '@remix-run/headers/accept',
   '@remix-run/headers/accept-encoding',
@@ -27,6 +28,7 @@ const workerPackages = [
   'hono',
   'hono/factory',
   'hono/utils/ipaddr',
+  'isbot',
   'jose',
   'mime',
   'picomatch/posix',
