@@ -65,6 +65,8 @@ export default defineConfig(async () => {
             isolate: false,
             // A budget only for a hang: a busy machine must not fail a test.
             testTimeout: 60_000,
+            // test/fuzz/settings.ts, for the properties of pure logic (as in the workers project below).
+            provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },
           },
         },
         {
