@@ -28,6 +28,9 @@ function markersPlugin(markers: readonly Marker[], colour: string): uPlot.Plugin
         ctx.setLineDash([4 * devicePixelRatio, 4 * devicePixelRatio]);
         ctx.lineWidth = devicePixelRatio;
         ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+        // uPlot leaves the alignment of its last axis labels set.
+        ctx.textAlign = 'left';
+        ctx.textBaseline = 'top';
         for (const marker of markers) {
           const x = Math.round(chart.valToPos(marker.at, 'x', true));
           if (x < bbox.left || x > bbox.left + bbox.width) continue;
@@ -35,7 +38,7 @@ function markersPlugin(markers: readonly Marker[], colour: string): uPlot.Plugin
           ctx.moveTo(x, bbox.top);
           ctx.lineTo(x, bbox.top + bbox.height);
           ctx.stroke();
-          ctx.fillText(marker.label, x + 3 * devicePixelRatio, bbox.top + 11 * devicePixelRatio);
+          ctx.fillText(marker.label, x + 3 * devicePixelRatio, bbox.top + 2 * devicePixelRatio);
         }
         ctx.restore();
       },

@@ -68,10 +68,10 @@ function seriesTable(report: TrafficReport, interval: TrafficInterval): HTMLElem
 }
 
 /** One top list as a table (its entries, then "Other" for what the caps counted without a value), or a line saying it is empty. */
-function topTable(id: string, title: string, unit: string, list: TopList): HTMLElement {
+function topTable(id: string, title: string, [what, unit]: [string, string], list: TopList): HTMLElement {
   const rows: Child[] = list.entries.map((entry) => h('tr', {}, h('th', { scope: 'row' }, entry.value), h('td', {}, entry.count)));
   if (list.other > 0) rows.push(h('tr', {}, h('th', { scope: 'row', class: 'hint' }, 'Other'), h('td', {}, list.other)));
-  const body = rows.length > 0 ? h('table', { id }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, title), h('th', { scope: 'col' }, unit))), h('tbody', {}, rows)) : h('p', { id, class: 'hint' }, 'None in this range.');
+  const body = rows.length > 0 ? h('table', { id }, h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, what), h('th', { scope: 'col' }, unit))), h('tbody', {}, rows)) : h('p', { id, class: 'hint' }, 'None in this range.');
   return h('section', { class: 'top-list', 'aria-label': title }, h('h3', {}, title), body);
 }
 
@@ -106,10 +106,10 @@ function render(analytics: SiteAnalytics, signal: AbortSignal): Child[] {
     h(
       'div',
       { class: 'columns top-lists' },
-      topTable('traffic-pages', 'Top pages', 'Views', live.top.pages),
-      topTable('traffic-referrers', 'Referrers', 'Requests', live.top.referrers),
-      topTable('traffic-countries', 'Countries', 'Requests', live.top.countries),
-      topTable('traffic-not-found', 'Not found', '404s', live.top.notFound),
+      topTable('traffic-pages', 'Top pages', ['Path', 'Views'], live.top.pages),
+      topTable('traffic-referrers', 'Referrers', ['Host', 'Requests'], live.top.referrers),
+      topTable('traffic-countries', 'Countries', ['Country', 'Requests'], live.top.countries),
+      topTable('traffic-not-found', 'Not found', ['Path', '404s'], live.top.notFound),
     ),
     h('h3', {}, 'Deployments and the links they broke'),
     deploymentsTable(analytics.deployments),
