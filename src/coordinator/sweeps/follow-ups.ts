@@ -30,6 +30,8 @@ import { edgeKeys, purgeEverywhere } from '../edge/edge-cache';
 import { lastSiteChange } from '../../storage/sites-table';
 import type { GithubTrust } from '../../storage/trust-table';
 import type { MemberRole } from '../access/access';
+import type { SiteKey } from '../../traffic/batch';
+import { siteTraffic } from '../../traffic/site-traffic';
 
 /** The events a change announces: in the event log, and on the notifications queue. */
 export type SiteEvent =
@@ -52,6 +54,8 @@ export type FollowUp =
   | { kind: 'notify'; event: SiteEvent; changeId?: string }
   | { kind: 'issue-certificate'; domain: string }
   | { kind: 'forget-certificate'; domain: string }
+  /** An unpublished site's traffic (src/traffic/site-traffic.ts): that claim's, so a domain claimed again meanwhile keeps its own. */
+  | { kind: 'forget-traffic'; traffic: SiteKey }
   | { kind: 'delete-objects'; objects: string[] }
   /**
    * An unpublished site's objects: those under its prefix uploaded `before` the unpublish that
@@ -222,6 +226,8 @@ export class FollowUps {
         return this.env.CERTIFICATES.send({ domain: work.domain }, { contentType: 'json' });
       case 'forget-certificate':
         return forgetCertificate(this.env, work.domain);
+      case 'forget-traffic':
+        return siteTraffic(this.env, work.traffic.domain).forget(work.traffic);
       case 'delete-objects':
         return deleteObjects(this.env.FILES, work.objects);
       case 'delete-site-objects':
