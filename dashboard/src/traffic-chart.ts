@@ -16,29 +16,39 @@ function cssColour(element: Element, name: string, fallback: string): string {
   return getComputedStyle(element).getPropertyValue(name).trim() || fallback;
 }
 
-/** Draws each marker within the plot: a dashed line from top to bottom, and its label at the top. */
+/**
+ * Draws each marker within the plot: a dashed line from top to bottom, and its label at the top,
+ * beside the line (to its left near the right edge). A label that would overlap the one before
+ * (deployments minutes apart) goes a line lower.
+ */
 function markersPlugin(markers: readonly Marker[], colour: string): uPlot.Plugin {
   return {
     hooks: {
       draw: (chart) => {
         const { ctx, bbox } = chart;
+        const pixel = devicePixelRatio;
         ctx.save();
         ctx.strokeStyle = colour;
         ctx.fillStyle = colour;
-        ctx.setLineDash([4 * devicePixelRatio, 4 * devicePixelRatio]);
-        ctx.lineWidth = devicePixelRatio;
-        ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
-        // uPlot leaves the alignment of its last axis labels set.
-        ctx.textAlign = 'left';
+        ctx.setLineDash([4 * pixel, 4 * pixel]);
+        ctx.lineWidth = pixel;
+        ctx.font = `${11 * pixel}px system-ui, sans-serif`;
         ctx.textBaseline = 'top';
-        for (const marker of markers) {
+        let line = 0;
+        let previousEnd = -Infinity;
+        for (const marker of [...markers].sort((a, b) => a.at - b.at)) {
           const x = Math.round(chart.valToPos(marker.at, 'x', true));
           if (x < bbox.left || x > bbox.left + bbox.width) continue;
           ctx.beginPath();
           ctx.moveTo(x, bbox.top);
           ctx.lineTo(x, bbox.top + bbox.height);
           ctx.stroke();
-          ctx.fillText(marker.label, x + 3 * devicePixelRatio, bbox.top + 2 * devicePixelRatio);
+          const width = ctx.measureText(marker.label).width;
+          const left = x + 3 * pixel + width > bbox.left + bbox.width ? x - 3 * pixel - width : x + 3 * pixel;
+          line = left < previousEnd ? line + 1 : 0;
+          previousEnd = left + width + 3 * pixel;
+          ctx.textAlign = 'left';
+          ctx.fillText(marker.label, left, bbox.top + (2 + 13 * line) * pixel);
         }
         ctx.restore();
       },

@@ -88,9 +88,10 @@ describe('the Traffic section of the site screen', () => {
     // The hour the pointer is over: the legend shows what the table of numbers says of it.
     const requests = await tabledRequests(page);
     expect(requests.reduce((sum, value) => sum + value, 0)).toBe(5);
-    const plot = await chart.locator('.u-over').boundingBox();
-    if (!plot) throw new Error('The chart has no plotting area');
-    await page.mouse.move(plot.x + plot.width - 1, plot.y + plot.height / 2);
+    const plot = chart.locator('.u-over');
+    const area = await plot.boundingBox();
+    if (!area) throw new Error('The chart has no plotting area');
+    await plot.hover({ position: { x: area.width - 1, y: area.height / 2 } });
     const legendRequests = chart.locator('.u-legend .u-series', { hasText: 'Requests' }).locator('.u-value');
     await expect.poll(() => legendRequests.textContent()).toBe(String(requests.at(-1)));
 
