@@ -38,8 +38,16 @@ function tallyOf(settings: AnalyticsSettings): Tally {
   return tally;
 }
 
-/** Counts one answered request of `counted` (nothing when counting is off), and sends the tally when it is due. */
+/** Counts one answered request of `counted` (nothing when counting is off), and sends the tally when it is due. Never throws: counting must not fail an answer. */
 export function countServed(env: Env, ctx: ExecutionContext, request: Request, url: URL, counted: CountedSite, answered: Answered): void {
+  try {
+    count(env, ctx, request, url, counted, answered);
+  } catch (error) {
+    log.error('A request was not counted', { error });
+  }
+}
+
+function count(env: Env, ctx: ExecutionContext, request: Request, url: URL, counted: CountedSite, answered: Answered): void {
   const settings = settingsOf(env).analytics;
   if (!settings.counting) return;
   const now = Date.now();

@@ -55,6 +55,11 @@ export class SiteTraffic extends DurableObject<Env> {
     createTables(this.ctx.storage.sql);
   }
 
+  /** The bytes its storage takes (for operators, and bench:analytics's storage figure). */
+  size(): number {
+    return this.ctx.storage.sql.databaseSize;
+  }
+
   /** Daily: buckets past their retention go; everything goes once the stored claim is no longer the domain's. */
   override async alarm(): Promise<void> {
     const stored = storedClaim(this.ctx.storage.sql);
