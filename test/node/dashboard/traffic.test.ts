@@ -111,6 +111,12 @@ describe('the Traffic section of the site screen', () => {
     expect(await section.getByLabel('By day').isChecked()).toBe(true);
     await expect.poll(() => chart.getAttribute('data-requests')).toBe('5');
     expect((await tabledRequests(page)).length).toBeGreaterThanOrEqual(7);
+
+    // On a phone the chart narrows with the page, which scrolls no wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(async () => (await chart.locator('canvas').boundingBox())?.width ?? Infinity).toBeLessThan(390);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await section.screenshot({ path: join(screenshots, 'site-traffic-phone.png') });
     expect(pageProblems).toEqual([]);
   });
 });
