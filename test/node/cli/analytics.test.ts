@@ -59,14 +59,23 @@ describe('sitehost analytics', () => {
     expect(out).toContain('Preview hosts: 0 requests; alias hosts: 0 requests.');
   });
 
-  it('refuses an unreadable --since before asking the service, and a stranger', async () => {
+  it('refuses an unreadable --since before asking the service, and a stranger, and shows a viewer the traffic', async () => {
     const since = await runCli(['analytics', domain, '--since', '1w'], { env: ciEnvironment(session, session.alice) });
     expect(since.code).toBe(2);
     expectOneLineError(since);
     expect(since.stderr).toContain('--since takes hours or days back from now');
 
-    const stranger = await runCli(['analytics', domain], { env: ciEnvironment(session, session.bob) });
+    const viewerSite = 'cli-analytics-viewer.example';
+    await aliceSite(session, 'viewer-site', viewerSite, { 'index.html': '<h1>shared</h1>' });
+    const stranger = await runCli(['analytics', viewerSite], { env: ciEnvironment(session, session.bob) });
     expect(stranger.code).not.toBe(0);
     expectOneLineError(stranger);
+
+    const added = await runCli(['members', 'add', viewerSite, 'github|bob', '--role', 'viewer'], { env: ciEnvironment(session, session.alice) });
+    expect(added.code, added.stderr).toBe(0);
+    const viewer = await runCli(['analytics', viewerSite, '--since', '2026-11-01'], { env: ciEnvironment(session, session.bob) });
+    expect(viewer.code, viewer.stderr).toBe(0);
+    expect(viewer.stdout).toContain(`${viewerSite}: live traffic from 2026-11-01 00:00:00 UTC to `);
+    expect(viewer.stdout).toMatch(/^Live deployment \w+: no traffic in this range\.$/m);
   });
 });
