@@ -144,17 +144,30 @@ function directFetcher(base, agent) {
   return { fetch: (url, init = {}) => send(url, init, false) };
 }
 
+/** A migration's statements: each ends at a line-final `;`, except within a trigger's BEGIN … END. */
+function statementsOf(sql) {
+  const statements = [];
+  let current = [];
+  let inTrigger = false;
+  for (const line of sql.split('\n')) {
+    if (line.trim().startsWith('--')) continue;
+    current.push(line);
+    if (/^\s*BEGIN\s*$/i.test(line)) inTrigger = true;
+    if (/^\s*END\s*;\s*$/i.test(line)) inTrigger = false;
+    if (!inTrigger && /;\s*$/.test(line)) {
+      statements.push(current.join('\n').trim().replace(/;$/, ''));
+      current = [];
+    }
+  }
+  const rest = current.join('\n').trim();
+  return rest ? [...statements, rest] : statements;
+}
+
 async function migrate(mf) {
   const db = await mf.getD1Database('DB', 'objects');
   const folder = join(repo, 'schema/migrations');
   for (const file of readdirSync(folder).filter((name) => name.endsWith('.sql')).sort()) {
-    const statements = readFileSync(join(folder, file), 'utf8')
-      .split('\n')
-      .filter((line) => !line.trim().startsWith('--'))
-      .join('\n')
-      .split(/;\s*$/m)
-      .map((statement) => statement.trim())
-      .filter(Boolean);
+    const statements = statementsOf(readFileSync(join(folder, file), 'utf8'));
     await db.batch(statements.map((statement) => db.prepare(statement)));
   }
 }

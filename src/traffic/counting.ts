@@ -2,8 +2,8 @@
  * Counting on the serving path (docs/analytics.md): each answered request is added to the
  * isolate's tally in memory, with no I/O of its own. The tally is sent as one queue message (or a
  * few, when it outgrows one) with `waitUntil`, at most every `ANALYTICS_FLUSH_SECONDS`, sooner only
- * when it nears a message's size. A visitor is hashed with the day's secret in the background of
- * the request, and only the hash's sketch register is kept.
+ * when it nears a message's size. A visitor is hashed with the day's secret (in the background
+ * of the request until the isolate has it), and only the hash's sketch register is kept.
  */
 import { isbot } from 'isbot';
 import type { Env } from '../platform/env';
@@ -68,13 +68,10 @@ function count(env: Env, ctx: ExecutionContext, request: Request, url: URL, coun
   });
   if (!bot) {
     const address = request.headers.get('cf-connecting-ip') ?? '';
-    const waitUntil = (promise: Promise<unknown>) => ctx.waitUntil(promise);
-    ctx.waitUntil(
-      saltOf(env, now, waitUntil)
-        .then((salt) => visitorRegister(salt, address, userAgent, counted.site.domain))
-        .then((register) => into.visit(counted.site, counted.host, now, register))
-        .catch((error: unknown) => log.warn('A visitor was not counted: the day\'s secret was not to be had', { error })),
-    );
+    const visit = (salt: Uint8Array) => into.visit(counted.site, counted.host, now, visitorRegister(salt, address, userAgent, counted.site.domain));
+    const salt = saltOf(env, now, (promise) => ctx.waitUntil(promise));
+    if (salt instanceof Uint8Array) visit(salt);
+    else ctx.waitUntil(salt.then(visit).catch((error: unknown) => log.warn("A visitor was not counted: the day's secret was not to be had", { error })));
   }
   if (now - lastSent >= settings.flushSeconds * 1000 || into.approximateBytes >= sendSoonerBytes) {
     ctx.waitUntil(sendCounted(env, now));

@@ -58,17 +58,18 @@ export function readTraffic(sql: SqlStorage, range: TrafficRange): StoredTraffic
 
 /** A report per host kind with nothing counted: every point of the series at zero. */
 export function emptyReports(range: TrafficRange): Record<HostKind, TrafficReport> {
-  return Object.fromEntries(hostKinds.map((host) => [host, emptyReport(range)])) as Record<HostKind, TrafficReport>;
+  const { ms } = grains[range.interval];
+  const starts: string[] = [];
+  for (let start = range.from; start < range.to; start += ms) starts.push(timestamp(start));
+  return Object.fromEntries(hostKinds.map((host) => [host, emptyReport(starts)])) as Record<HostKind, TrafficReport>;
 }
 
 function emptyCounts(): TrafficCounts {
   return { requests: 0, pageViews: 0, visitors: 0, bytes: 0, status2xx: 0, status3xx: 0, status4xx: 0, status5xx: 0 };
 }
 
-function emptyReport(range: TrafficRange): TrafficReport {
-  const { ms } = grains[range.interval];
-  const series: TrafficPoint[] = [];
-  for (let start = range.from; start < range.to; start += ms) series.push({ start: timestamp(start), ...emptyCounts() });
+function emptyReport(starts: readonly string[]): TrafficReport {
+  const series: TrafficPoint[] = starts.map((start) => ({ start, ...emptyCounts() }));
   const empty: TopList = { entries: [], other: 0 };
   const top: TrafficTops = { pages: empty, referrers: empty, countries: empty, notFound: empty };
   return { totals: emptyCounts(), series, top, bots: { requests: 0, pageViews: 0, bytes: 0 } };
