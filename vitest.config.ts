@@ -40,8 +40,8 @@ export default defineConfig(async () => {
       maxWorkers: 4,
       // The black-box files, which mostly wait, run beside the workers files, which compute (test/support/interleaved-sequencer.ts).
       sequence: { sequencer: InterleavedSequencer },
-      // The ten slowest files after every run (test/support/slowest-files.ts).
-      reporters: ['default', './test/support/slowest-files.ts'],
+      // The ten slowest files and each project's time after every run (test/support/slowest-files.ts, project-times.ts).
+      reporters: ['default', './test/support/slowest-files.ts', './test/support/project-times.ts'],
       projects: [
         {
           // Pure logic, in Node: no runtime starts. `npm run test:unit` is the inner loop.

@@ -275,6 +275,8 @@ export interface ApiToken {
   createdAt: Timestamp;
   expiresAt: Timestamp;
   lastUsedAt: Timestamp | null;
+  /** The API token that made it (revoking that one revokes this one too); null when a JWT or the GitHub exchange made it. */
+  parentId: string | null;
 }
 
 /** `POST /v2/tokens`' answer: the token itself, shown this once. */

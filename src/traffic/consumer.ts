@@ -38,7 +38,8 @@ async function mergeBatch(env: Env, body: Parameters<typeof bySite>[0]): Promise
   const claims = await currentClaims(env.DB, [...sites.values()].map(({ site }) => site.domain));
   const merges = [...sites.values()]
     .filter(({ site }) => claims.get(site.domain) === site.claim)
-    .map(({ site, entries, visitors }) => siteTraffic(env, site.domain).merge(site, body.id, entries, visitors));
+    // Each site on its own: one that fails, even before its call is made, holds back none of the others.
+    .map(async ({ site, entries, visitors }) => siteTraffic(env, site.domain).merge(site, body.id, entries, visitors));
   const failed = (await Promise.allSettled(merges)).find((merge) => merge.status === 'rejected');
   if (failed) throw failed.reason;
 }

@@ -93,24 +93,27 @@ function addRow(point: TrafficCounts, totals: TrafficCounts, bots: BotTraffic, r
 function visitorsOver(sql: SqlStorage, host: HostKind, range: TrafficRange, series: TrafficPoint[]): number {
   if (range.interval === 'day') return series.reduce((sum, point) => sum + point.visitors, 0);
   let total = 0;
-  for (let day = range.from - (range.from % dayMs); day < range.to; day += dayMs) {
-    const whole = day >= range.from && day + dayMs <= range.to;
-    if (whole) {
-      const row = sql.exec<{ registers: ArrayBuffer }>('SELECT registers FROM day_visitors WHERE start = ? AND host = ?', day, host).toArray()[0];
-      total += row ? estimate(new Uint8Array(row.registers)) : 0;
-      continue;
+  const partDays = new Map<number, Uint8Array>();
+  for (const [grain, from, to] of segmentsOf(range)) {
+    const rows = sql.exec<{ start: number; registers: ArrayBuffer }>(`SELECT start, registers FROM ${grains[grain].table}_visitors WHERE host = ? AND start >= ? AND start < ?`, host, from, to);
+    for (const row of rows) {
+      const registers = new Uint8Array(row.registers);
+      if (grain === 'day') {
+        total += estimate(registers);
+        continue;
+      }
+      const day = row.start - (row.start % dayMs);
+      const union = partDays.get(day);
+      if (union) mergeRegisters(union, registers);
+      else partDays.set(day, registers);
     }
-    const rows = sql.exec<{ registers: ArrayBuffer }>('SELECT registers FROM hour_visitors WHERE start >= ? AND start < ? AND host = ?', Math.max(day, range.from), Math.min(day + dayMs, range.to), host).toArray();
-    if (rows.length === 0) continue;
-    const union = new Uint8Array(rows[0]!.registers.byteLength);
-    for (const row of rows) mergeRegisters(union, new Uint8Array(row.registers));
-    total += estimate(union);
   }
+  for (const union of partDays.values()) total += estimate(union);
   return total;
 }
 
-/** The segments of the range whose top lists are read, each from the buckets of one grain. */
-function topSegments(range: TrafficRange): [Grain, number, number][] {
+/** The segments of the range whose top lists and visitor totals are read, each from the buckets of one grain: whole days from daily ones. */
+function segmentsOf(range: TrafficRange): [Grain, number, number][] {
   if (range.interval === 'day') return [['day', range.from, range.to]];
   const firstDay = Math.ceil(range.from / dayMs) * dayMs;
   const lastDay = Math.floor(range.to / dayMs) * dayMs;
@@ -126,7 +129,7 @@ function topSegments(range: TrafficRange): [Grain, number, number][] {
 function topRows(sql: SqlStorage, range: TrafficRange, groups: string, where: string): Map<string, Map<string, number>> {
   const keyed = new Map<string, Map<string, number>>();
   const keyColumns = groups.split(',').map((column) => column.trim()).slice(0, -1);
-  for (const [grain, from, to] of topSegments(range)) {
+  for (const [grain, from, to] of segmentsOf(range)) {
     if (from >= to) continue;
     const rows = sql.exec<Record<string, string | number>>(`SELECT ${groups}, SUM(count) AS count FROM ${grains[grain].table}_tops WHERE start >= ? AND start < ? ${where} GROUP BY ${groups}`, from, to);
     for (const row of rows) {

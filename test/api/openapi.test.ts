@@ -135,6 +135,7 @@ const endpointsBeyondSpec: Record<string, string> = {
   'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
   'DELETE /v2/sites/{domain}/deployments/{id}': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/dead-letters/replay': 'docs/design.md § Operators',
+  'POST /v2/sites/{domain}/reconcile': 'docs/design.md § Operators',
   'GET /v2/whoami': 'docs/design.md § Authentication',
   'PUT /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
   'DELETE /v2/sites/{domain}/suspension': 'docs/design.md § Operators',

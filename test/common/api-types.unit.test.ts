@@ -67,6 +67,7 @@ const tokenShape = {
   createdAt: 'required',
   expiresAt: 'required',
   lastUsedAt: 'required',
+  parentId: 'required',
 } as const;
 
 const trafficCountsShape = {

@@ -10,7 +10,7 @@ import type { SiteAnalytics } from '../../src/common/api-types';
 import { consumeQueue } from '../../src/queues';
 import { emptyCounts, type TrafficBatch } from '../../src/traffic/batch';
 import { sendCounted } from '../../src/traffic/counting';
-import { authorized, problemOf } from '../support/client';
+import { authorized, call, problemOf } from '../support/client';
 import { deployed, site } from '../serving/support';
 
 const page = '<!doctype html><title>Home</title><a href="/about">About</a>';
@@ -85,6 +85,17 @@ describe('traffic analytics', () => {
     expect(body.preview.totals.requests).toBe(0);
     expect(body.deployments).toHaveLength(1);
     expect(body.deployments[0]).toMatchObject({ requests: 15, status4xx: 2, rate4xx: 2 / 15, previous: null, brokenLinks: [] });
+
+    // The deployment's own host is preview traffic, kept apart from the live site's.
+    const { deploymentId } = body.deployments[0]!;
+    await Promise.all([0, 1].map((i) => call(`http://${deploymentId}.preview.localhost/about`, visitor(i)).then((response) => response.arrayBuffer())));
+    await expect
+      .poll(async () => {
+        await sendCounted(env);
+        const { preview, live } = await analyticsOf(domain, today());
+        return [preview.totals.requests, preview.totals.pageViews, preview.top.pages.entries, live.totals.requests];
+      }, { timeout: 30_000, interval: 200 })
+      .toEqual([2, 2, [{ value: '/about', count: 2 }], 15]);
   });
 
   it('estimates unique visitors against a known number of distinct address and user agent pairs', async () => {
@@ -122,6 +133,43 @@ describe('traffic analytics', () => {
       expect(await getQueueResult(messages, createExecutionContext())).toMatchObject({ ackAll: false, explicitAcks: [`retry-${delivery}`], retryMessages: [] });
     }
     expect((await analyticsOf(domain, today())).live.totals.requests).toBe(7);
+  });
+
+  it('retries a batch one site failed to merge, with backoff, holding back no other site, and counts it once per site', async () => {
+    const [failing, fine, other] = ['traffic-fail-a.example', 'traffic-fail-b.example', 'traffic-fail-c.example'];
+    for (const domain of [failing, fine, other]) await deployed(domain, { 'index.html': page });
+    const hour = Date.now() - (Date.now() % 3_600_000);
+    const entry = async (domain: string, requests: number) => ({ domain, claim: await claimOf(domain), host: 'live' as const, hour, deployment: 'd1', counts: [requests, 0, 0, requests, 0, 0, 0, 0, 0, 0], tops: [[], [], [], []], other: [0, 0, 0, 0] });
+    const both: TrafficBatch = { id: crypto.randomUUID(), entries: [await entry(failing, 3), await entry(fine, 4)], visitors: [] };
+    const alone: TrafficBatch = { id: crypto.randomUUID(), entries: [await entry(other, 5)], visitors: [] };
+    // The failing site's object cannot be reached (its namespace refuses it); every other call is the real one.
+    const failingId = env.SITE_TRAFFIC.idFromName(failing).toString();
+    const broken = {
+      ...env,
+      SITE_TRAFFIC: new Proxy(env.SITE_TRAFFIC, {
+        get: (namespace, name) =>
+          name === 'get'
+            ? (id: DurableObjectId) => {
+                if (id.toString() === failingId) throw new Error('unreachable');
+                return namespace.get(id);
+              }
+            : Reflect.get(namespace, name).bind(namespace),
+      }),
+    };
+    const first = createMessageBatch('sitehost-traffic', [
+      { id: 'both-1', timestamp: new Date(), attempts: 2, body: both },
+      { id: 'alone-1', timestamp: new Date(), attempts: 1, body: alone },
+    ]);
+    await consumeQueue(first, broken);
+    expect(await getQueueResult(first, createExecutionContext())).toMatchObject({ explicitAcks: ['alone-1'], retryMessages: [{ msgId: 'both-1' }] });
+    expect((await analyticsOf(fine, today())).live.totals.requests).toBe(4);
+    expect((await analyticsOf(other, today())).live.totals.requests).toBe(5);
+    expect((await analyticsOf(failing, today())).live.totals.requests).toBe(0);
+    const again = createMessageBatch('sitehost-traffic', [{ id: 'both-1', timestamp: new Date(), attempts: 3, body: both }]);
+    await consumeQueue(again, env);
+    expect(await getQueueResult(again, createExecutionContext())).toMatchObject({ explicitAcks: ['both-1'], retryMessages: [] });
+    expect((await analyticsOf(failing, today())).live.totals.requests).toBe(3);
+    expect((await analyticsOf(fine, today())).live.totals.requests).toBe(4);
   });
 
   it('forgets an unpublished site, and shows a domain claimed again nothing of the previous claim', async () => {
