@@ -89,7 +89,7 @@ export default defineConfig(async () => {
             deps: { optimizer: { ssr: { enabled: true, include: workerPackages } } },
             include: ['test/**/*.test.ts'],
             exclude: ['test/node/**', 'test/**/*.unit.test.ts'],
-            globalSetup: ['./test/support/build-dashboard.mjs'],
+            globalSetup: ['./test/support/build-worker-modules.mjs'],
             // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json.
             setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts'],
             // Budgets only for a hang, hooks as tests: a busy machine must not fail a file (a beforeAll that deploys

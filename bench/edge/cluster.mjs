@@ -157,8 +157,8 @@ export async function startCluster({ locations, rttMs, timeScale = 1, locationVa
   // State in memory where the system has it: D1, R2, the caches and every object's storage
   // commit on each change, and the bench measures the design, not the disk's syncs.
   const workDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'sitehost-bench-edge-'));
-  const built = spawnSync(process.execPath, [join(repo, 'dashboard/build.mjs')], { stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('The dashboard build failed');
+  const built = spawnSync(process.execPath, [join(repo, 'scripts/build-worker.mjs')], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error("The Worker's build failed");
   const scriptPath = await bundle(workDir, 'bench/edge/location.ts', 'location');
   const zoneApiPath = await bundle(workDir, 'bench/edge/zone-api.ts', 'zone-api');
   // Miniflare's documented (v4) option form, which it converts to its own.

@@ -251,6 +251,18 @@ export interface UserSuspension extends SiteSuspension {
   domains: string[];
 }
 
+/** `GET /v2/info`: the service's version, and the `sitehost` package it hands out (docs/cli.md, "Installing"). */
+export interface ServiceInfo {
+  version: string;
+  cli: {
+    version: string;
+    /** The versioned tarball: `npm install --global <url>`. */
+    url: string;
+    /** npm's `sha512-…` of the tarball. */
+    integrity: string;
+  };
+}
+
 /** `GET /v2/whoami`: the token's subject, scopes, issuer and expiry, as the service verified them. */
 export interface Identity {
   userId: string;
