@@ -23,10 +23,10 @@ interface BenchEnv extends Env {
 
 /**
  * Coordinator calls per domain, and every remote call, since the location started; for traffic
- * analytics (bench/analytics), D1 statements and Durable Object calls (the visitor secret's
- * apart), and the traffic queue's sends and messages.
+ * analytics (bench/analytics), D1 statements, coordinator calls, traffic object calls, the visitor
+ * secret's asks, and the traffic queue's sends and messages.
  */
-const totals = { coordinatorCalls: new Map<string, number>(), remoteCalls: 0, d1Statements: 0, objectCalls: 0, saltAsks: 0, trafficSends: 0, trafficMessages: 0 };
+const totals = { coordinatorCalls: new Map<string, number>(), remoteCalls: 0, d1Statements: 0, objectCalls: 0, trafficObjectCalls: 0, saltAsks: 0, trafficSends: 0, trafficMessages: 0 };
 
 /** What one request waited for. */
 class Meter {
@@ -120,7 +120,7 @@ function withRemoteCalls(env: BenchEnv, meter: Meter): Env {
       },
     }),
     VISITOR_SALT: counted(env.VISITOR_SALT, () => totals.saltAsks++),
-    SITE_TRAFFIC: counted(env.SITE_TRAFFIC, () => totals.objectCalls++),
+    SITE_TRAFFIC: counted(env.SITE_TRAFFIC, () => totals.trafficObjectCalls++),
     TRAFFIC: {
       send: (body, options) => ((totals.trafficSends++, totals.trafficMessages++), env.TRAFFIC.send(body, options)),
       sendBatch: (messages, options) => ((totals.trafficSends++, (totals.trafficMessages += [...messages].length)), env.TRAFFIC.sendBatch(messages, options)),

@@ -43,9 +43,9 @@ export function readTraffic(sql: SqlStorage, range: TrafficRange): StoredTraffic
     const point = report.series[(row.start - range.from) / ms]!;
     addRow(point, report.totals, report.bots, row);
   }
-  for (const row of sql.exec<{ start: number; host: HostKind; registers: ArrayBuffer }>(`SELECT start, host, registers FROM ${table}_visitors WHERE start >= ? AND start < ?`, range.from, range.to)) {
+  for (const row of sql.exec<{ start: number; host: HostKind; visitors: number }>(`SELECT start, host, visitors FROM ${table}_visitors WHERE start >= ? AND start < ?`, range.from, range.to)) {
     const point = reports[row.host]?.series[(row.start - range.from) / ms];
-    if (point) point.visitors = estimate(new Uint8Array(row.registers));
+    if (point) point.visitors = row.visitors;
   }
   for (const host of hostKinds) reports[host].totals.visitors = visitorsOver(sql, host, range, reports[host].series);
   const tops = topRows(sql, range, 'host, list, value', '');
@@ -95,13 +95,13 @@ function visitorsOver(sql: SqlStorage, host: HostKind, range: TrafficRange, seri
   let total = 0;
   const partDays = new Map<number, Uint8Array>();
   for (const [grain, from, to] of segmentsOf(range)) {
-    const rows = sql.exec<{ start: number; registers: ArrayBuffer }>(`SELECT start, registers FROM ${grains[grain].table}_visitors WHERE host = ? AND start >= ? AND start < ?`, host, from, to);
+    if (grain === 'day') {
+      total += sql.exec<{ visitors: number | null }>('SELECT SUM(visitors) AS visitors FROM day_visitors WHERE host = ? AND start >= ? AND start < ?', host, from, to).one().visitors ?? 0;
+      continue;
+    }
+    const rows = sql.exec<{ start: number; registers: ArrayBuffer }>('SELECT start, registers FROM hour_visitors WHERE host = ? AND start >= ? AND start < ?', host, from, to);
     for (const row of rows) {
       const registers = new Uint8Array(row.registers);
-      if (grain === 'day') {
-        total += estimate(registers);
-        continue;
-      }
       const day = row.start - (row.start % dayMs);
       const union = partDays.get(day);
       if (union) mergeRegisters(union, registers);

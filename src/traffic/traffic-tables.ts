@@ -5,7 +5,7 @@
  * merged lately. Nothing here names a visitor.
  */
 import { type Counts, type HostKind, type SiteKey, type TallyEntry, type VisitorEntry, counters } from './batch';
-import { type Registers, coarsePrecision, emptyRegisters, finePrecision, mergeFine } from './sketch';
+import { type Registers, coarsePrecision, emptyRegisters, estimate, finePrecision, mergeFine } from './sketch';
 
 export const hourMs = 3_600_000;
 export const dayMs = 86_400_000;
@@ -24,7 +24,8 @@ export function createTables(sql: SqlStorage): void {
   for (const { table } of Object.values(grains)) {
     sql.exec(`CREATE TABLE IF NOT EXISTS ${table}_counts (start INTEGER NOT NULL, host TEXT NOT NULL, deployment TEXT NOT NULL, ${counterColumns.map((c) => `${c} INTEGER NOT NULL DEFAULT 0`).join(', ')}, PRIMARY KEY (start, host, deployment))`);
     sql.exec(`CREATE TABLE IF NOT EXISTS ${table}_tops (start INTEGER NOT NULL, host TEXT NOT NULL, deployment TEXT NOT NULL, list INTEGER NOT NULL, value TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (start, host, deployment, list, value))`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS ${table}_visitors (start INTEGER NOT NULL, host TEXT NOT NULL, registers BLOB NOT NULL, PRIMARY KEY (start, host))`);
+    // `visitors`: the registers' estimate, made as they are merged, so that a read of a month's series estimates nothing.
+    sql.exec(`CREATE TABLE IF NOT EXISTS ${table}_visitors (start INTEGER NOT NULL, host TEXT NOT NULL, registers BLOB NOT NULL, visitors INTEGER NOT NULL, PRIMARY KEY (start, host))`);
   }
   sql.exec('CREATE TABLE IF NOT EXISTS batches (id TEXT PRIMARY KEY, merged INTEGER NOT NULL)');
   sql.exec('CREATE TABLE IF NOT EXISTS claim (domain TEXT NOT NULL, claim INTEGER NOT NULL)');
@@ -122,7 +123,13 @@ function mergeSketch(sql: SqlStorage, table: string, start: number, host: HostKi
   const stored = sql.exec<{ registers: ArrayBuffer }>(`SELECT registers FROM ${table}_visitors WHERE start = ? AND host = ?`, start, host).toArray()[0];
   const registers: Registers = stored ? new Uint8Array(stored.registers) : emptyRegisters(precision);
   mergeFine(registers, fine);
-  sql.exec(`INSERT INTO ${table}_visitors (start, host, registers) VALUES (?, ?, ?) ON CONFLICT (start, host) DO UPDATE SET registers = excluded.registers`, start, host, registers.buffer as ArrayBuffer);
+  sql.exec(
+    `INSERT INTO ${table}_visitors (start, host, registers, visitors) VALUES (?, ?, ?, ?) ON CONFLICT (start, host) DO UPDATE SET registers = excluded.registers, visitors = excluded.visitors`,
+    start,
+    host,
+    registers.buffer as ArrayBuffer,
+    estimate(registers),
+  );
 }
 
 /** The highest rank of a fine register: one past the 50 hash bits after its index. */
