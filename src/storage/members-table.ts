@@ -1,5 +1,5 @@
 /** D1 access to a site's members (schema/migrations/0015_members_and_trust.sql). Times are epoch milliseconds. */
-import { type SiteOwner, type SiteOwnerRow, siteOwnerColumns, siteOwnerFrom, siteOwnerOf } from './sites-table';
+import { type ClaimedSite, type SiteOwnerRow, siteOwnerColumns, siteOwnerFrom, siteOwnerOf } from './sites-table';
 
 /** A member's role: what src/coordinator/access/access.ts allows it. */
 export type StoredRole = 'deployer' | 'viewer';
@@ -20,7 +20,7 @@ export async function memberRole(db: D1Database, domain: string, userId: string)
  * Who owns `domain` (null: no site) and the role `userId` holds on it, in one query: what the
  * Worker checks a change against before it reads a body (src/coordinator/access/access.ts).
  */
-export async function siteAccess(db: D1Database, domain: string, userId: string): Promise<{ site: SiteOwner | null; member: StoredRole | null }> {
+export async function siteAccess(db: D1Database, domain: string, userId: string): Promise<{ site: ClaimedSite | null; member: StoredRole | null }> {
   const row = await db
     .prepare(`SELECT ${siteOwnerColumns}, m.role FROM ${siteOwnerFrom} LEFT JOIN site_members m ON m.domain = sites.domain AND m.user_id = ? WHERE sites.domain = ?`)
     .bind(userId, domain)

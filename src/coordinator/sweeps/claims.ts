@@ -4,11 +4,11 @@
  * anyone, its former owner too) is another claim: its certificate, custom hostname and events are
  * the new site's, and a dead letter written for the old one must not touch them.
  */
-import type { SiteRecord } from '../../storage/sites-table';
+import type { ClaimedSite } from '../../storage/sites-table';
 import type { FollowUp } from './follow-ups';
 
 /** The claim `site` is: its owner and when they claimed the domain; null for no site. */
-export function claimOf(site: SiteRecord | null | undefined): string | null {
+export function claimOf(site: Pick<ClaimedSite, 'userId' | 'created'> | null | undefined): string | null {
   return site ? `${site.userId}@${site.created}` : null;
 }
 

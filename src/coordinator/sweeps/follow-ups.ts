@@ -234,7 +234,7 @@ export class FollowUps {
     }
     switch (work.kind) {
       case 'notify':
-        return publish(this.env, { key: work.changeId ?? key, event: work.event });
+        return publish(this.env, { key: work.changeId ?? key, event: work.event, claim: work.claim });
       case 'issue-certificate':
         return this.env.CERTIFICATES.send({ domain: work.domain }, { contentType: 'json' });
       case 'forget-certificate': {

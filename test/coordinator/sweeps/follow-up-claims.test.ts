@@ -10,7 +10,7 @@ import { getSite } from '../../../src/storage/sites-table';
 import { authorized, deploy } from '../../support/client';
 import { coordinatorOf } from '../../support/deployments';
 import { liveFiles, liveKeys } from '../../support/live-files';
-import { subscribe } from '../../events/subscriber';
+import { Subscriber, subscribe } from '../../events/subscriber';
 
 /**
  * What a change leaves to do after its commit (src/coordinator/follow-ups.ts) is tied to the claim
@@ -101,6 +101,51 @@ describe('a dead letter replayed after the domain was claimed again', () => {
     expect(subscriber.of([domain]).map((event) => event.event)).toEqual(['site-deploy', 'site-delete', 'site-deploy', 'configuration-update']);
     expect(subscriber.of([domain])[2]!.data).toContain(claimed.deploymentId);
     await subscriber.close();
+  });
+});
+
+/** Makes `domain`'s coordinator's appends to the event log fail until the answered function is called. */
+async function eventLogDown(domain: string): Promise<() => Promise<void>> {
+  const down = { idFromName: (name: string) => env.EVENTS.idFromName(name), get: () => ({ append: async () => Promise.reject(new Error('the event log is down')) }) };
+  await runInDurableObject(coordinatorOf(domain), (instance: SiteCoordinator) => {
+    const held = instance as unknown as { env: typeof env };
+    held.env = { ...held.env, EVENTS: down as unknown as typeof env.EVENTS };
+  });
+  return () =>
+    runInDurableObject(coordinatorOf(domain), (instance: SiteCoordinator) => {
+      const held = instance as unknown as { env: typeof env };
+      held.env = { ...held.env, EVENTS: env.EVENTS };
+    });
+}
+
+describe("a previous claim's events retried after the domain was claimed again", () => {
+  it("are logged, and still not replayed to the new claim's readers", async () => {
+    const domain = 'late-events-reclaimed.example';
+    const first = { user: 'github|late-events-first' };
+    const next = { user: 'github|late-events-next' };
+    const service = await subscribe();
+    expect((await deploy(domain, { 'index.html': 'first owner' }, undefined, first)).status).toBe(200);
+    await service.until(() => service.of([domain]).some((event) => event.event === 'site-deploy'), 10_000);
+    const up = await eventLogDown(domain);
+    const member = { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ role: 'viewer' }) };
+    expect((await authorized(`/v2/sites/${domain}/members/${encodeURIComponent('github|late-events-friend')}`, member, first)).status).toBe(201);
+    expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' }, first)).status).toBe(200);
+    // The first claim's member-add and site-delete wait for their retry; the next claim begins meanwhile.
+    expect((await deploy(domain, { 'index.html': 'next owner' }, undefined, next)).status).toBe(200);
+    await up();
+    await alarmAfter(domain, followUpRetry.firstWaitMs + 1000);
+    await service.until(() => service.of([domain]).filter((event) => event.event === 'site-deploy').length === 2, 10_000);
+    expect(service.of([domain]).map((event) => event.event)).toEqual(['site-deploy', 'member-add', 'site-delete', 'site-deploy']);
+    await service.close();
+
+    const replayed = new Subscriber(await authorized(`/v2/sites/${domain}/events?since=0`, {}, next));
+    try {
+      await replayed.until(() => replayed.events.some((event) => event.event === 'site-deploy'));
+      expect(replayed.events.map((event) => event.event)).toEqual(['site-deploy']);
+      expect(replayed.raw).not.toContain('late-events-friend');
+    } finally {
+      await replayed.close();
+    }
   });
 });
 
