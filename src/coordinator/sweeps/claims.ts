@@ -17,7 +17,7 @@ export function claimOf(site: Pick<ClaimedSite, 'userId' | 'created'> | null | u
  * kept before follow-ups named theirs), may still run while `current` holds the domain. An
  * unpublish's announcement runs only while no site holds the domain (after a new claim's deploy it
  * would say the new site is gone); any other event, and a certificate's issue, only for their own
- * claim. Forgetting a certificate is decided by its own rule (./follow-ups.ts); deletions and purges
+ * claim. Forgetting a certificate is decided by its own rule at every attempt (./follow-ups.ts); deletions and purges
  * spare what the site holds now, and run.
  */
 export function replayable(work: FollowUp, written: string | null | undefined, current: string | null): boolean {

@@ -76,6 +76,23 @@ describe('forgetting an unpublished site\'s certificate', () => {
   });
 });
 
+describe("forgetting an unpublished site's certificate, retried after the domain was claimed again", () => {
+  it("removes the old custom hostname and leaves the new owner's certificate alone", async () => {
+    const domain = 'forget-retried-reclaimed.example';
+    expect((await deploy(domain, { 'index.html': 'first owner' }, undefined, { user: 'github|forget-first' })).status).toBe(200);
+    await withCustomHostname(domain, 'hostname-first');
+    const sent = await certificateJobs(domain, 1);
+    expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' }, { user: 'github|forget-first' })).status).toBe(200);
+    // The next owner claims the domain and has a certificate before the forgetting is tried again.
+    expect((await deploy(domain, { 'index.html': 'next owner' }, undefined, { user: 'github|forget-next' })).status).toBe(200);
+    await withCustomHostname(domain, 'hostname-next');
+
+    await alarmAfter(domain, followUpRetry.firstWaitMs + 1000);
+    expect(sent).toContainEqual({ domain, removeCustomHostname: 'hostname-first' });
+    expect(await getCertificate(env.DB, domain)).toMatchObject({ externalId: 'hostname-next' });
+  });
+});
+
 describe('a dead letter replayed after the domain was claimed again', () => {
   it("leaves the new owner's certificate and custom hostname alone, and announces no deletion after its deploy", async () => {
     const domain = 'replay-reclaimed.example';
