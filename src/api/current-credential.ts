@@ -27,9 +27,14 @@ export function refuseLapsed(principal: Principal, standing: Standing): void {
   refuseSuspendedUser(principal.userId, standing.suspension);
 }
 
-/** Whether `principal`'s credential holds and its user is not suspended, as D1 has them now. */
+/**
+ * Whether `principal`'s credential holds and its user is not suspended, as D1 has them now, and it
+ * has not expired: a JWT's `exp` is in no row of D1, and a stream outlives the request that checked it.
+ */
 export async function credentialHolds(env: Env, principal: Principal): Promise<boolean> {
-  const standing = await standingOf(env.DB, principal, Date.now());
+  const now = Date.now();
+  if (principal.expiresAt <= now) return false;
+  const standing = await standingOf(env.DB, principal, now);
   return standing.holds && standing.suspension === null;
 }
 

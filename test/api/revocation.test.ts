@@ -197,6 +197,16 @@ describe('open streams', () => {
     for (const socket of sockets) expect((await socket.closed).code).toBe(1008);
   });
 
+  it("end once their JWT expires, as an API token's do", async () => {
+    const user = 'github|revocation-expiring-stream';
+    const expiring = await token({ user, scope: 'deploy global_read', expiresIn: Math.floor(Date.now() / 1000) + 3 });
+    const stream = new Subscriber(await send(expiring, '/v2/user/events', {}, everySecond));
+    const socket = socketOf(await send(expiring, '/v2/events', { headers: { upgrade: 'websocket' } }, everySecond));
+    expect(stream.response.status).toBe(200);
+    expect(await Promise.all([endsWithin(stream.ended), endsWithin(socket.closed)])).toEqual([true, true]);
+    expect((await socket.closed).code).toBe(1008);
+  });
+
   it('end once their user signs out everywhere elsewhere, or is suspended', async () => {
     const user = 'github|revocation-signed-out-stream';
     const jwt = await token({ user });
