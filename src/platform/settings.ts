@@ -49,6 +49,8 @@ export interface SettingVars {
   API_TOKEN_CHECK_SECONDS?: unknown;
   GITHUB_OIDC_ISSUER?: unknown;
   OIDC_AUDIENCE?: unknown;
+  OIDC_EXCHANGES_PER_SITE_HOUR?: unknown;
+  OIDC_ISSUER_RETRY_SECONDS?: unknown;
 }
 
 export interface Settings {
@@ -99,6 +101,8 @@ export interface GithubOidcSettings {
   issuer: string;
   /** The `aud` an ID token must name; null: the API's origin, as the request reached it. */
   audience: string | null;
+  /** Exchanges naming a site within a clock hour, at most (429 past it); how long after a failure of the issuer exchanges answer 503 without asking it. */
+  exchangesPerSiteHour: number; issuerRetrySeconds: number;
 }
 
 export interface ApiTokenSettings {
@@ -198,7 +202,8 @@ function githubOidcSettings(vars: SettingVars): GithubOidcSettings {
     throw new InvalidSetting('GITHUB_OIDC_ISSUER', vars.GITHUB_OIDC_ISSUER, 'an https URL (http only on loopback), e.g. https://token.actions.githubusercontent.com');
   }
   const audience = typeof vars.OIDC_AUDIENCE === 'string' ? vars.OIDC_AUDIENCE.trim() : '';
-  return { issuer: value.replace(/\/+$/, ''), audience: audience === '' ? null : audience };
+  const limits = { exchangesPerSiteHour: wholeNumber(vars, 'OIDC_EXCHANGES_PER_SITE_HOUR', 1), issuerRetrySeconds: wholeNumber(vars, 'OIDC_ISSUER_RETRY_SECONDS', 0) };
+  return { issuer: value.replace(/\/+$/, ''), audience: audience === '' ? null : audience, ...limits };
 }
 
 /** The most URLs Cloudflare takes in one purge request, on any plan. */

@@ -40,6 +40,8 @@ const valid = {
   API_TOKEN_CHECK_SECONDS: '30',
   GITHUB_OIDC_ISSUER: 'https://token.actions.githubusercontent.com/',
   OIDC_AUDIENCE: '',
+  OIDC_EXCHANGES_PER_SITE_HOUR: '60',
+  OIDC_ISSUER_RETRY_SECONDS: '30',
 };
 
 describe('settings', () => {
@@ -66,7 +68,7 @@ describe('settings', () => {
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'], purgeUrlsPerRequest: 100, purgeUrlsPerSecond: 800, purgeWaitMs: 2000 },
       cloudflareApi: { requestsPerWindow: 1200, windowSeconds: 300, reservedForCertificates: 400 },
       apiTokens: { maxDays: 365, perUser: 50, checkSeconds: 30 },
-      githubOidc: { issuer: 'https://token.actions.githubusercontent.com', audience: null },
+      githubOidc: { issuer: 'https://token.actions.githubusercontent.com', audience: null, exchangesPerSiteHour: 60, issuerRetrySeconds: 30 },
     });
   });
 
