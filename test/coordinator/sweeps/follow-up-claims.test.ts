@@ -136,7 +136,7 @@ async function eventLogDown(domain: string): Promise<() => Promise<void>> {
 }
 
 describe("a previous claim's events retried after the domain was claimed again", () => {
-  it("are logged, and still not replayed to the new claim's readers", async () => {
+  it("are logged, and neither replayed nor pushed to the new claim's readers", async () => {
     const domain = 'late-events-reclaimed.example';
     const first = { user: 'github|late-events-first' };
     const next = { user: 'github|late-events-next' };
@@ -149,8 +149,23 @@ describe("a previous claim's events retried after the domain was claimed again",
     expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' }, first)).status).toBe(200);
     // The first claim's member-add and site-delete wait for their retry; the next claim begins meanwhile.
     expect((await deploy(domain, { 'index.html': 'next owner' }, undefined, next)).status).toBe(200);
+    // The next owner's WebSocket is open when the late events are logged: they are not pushed to it either.
+    const pushed = await authorized(`/v2/sites/${domain}/events`, { headers: { upgrade: 'websocket' } }, next);
+    expect(pushed.status).toBe(101);
+    const socket = pushed.webSocket!;
+    const messages: string[] = [];
+    const deployed = new Promise<void>((resolve) =>
+      socket.addEventListener('message', (message) => {
+        messages.push((JSON.parse(message.data as string) as { event: string }).event);
+        if (messages.includes('site-deploy')) resolve();
+      }),
+    );
+    socket.accept();
     await up();
     await alarmAfter(domain, followUpRetry.firstWaitMs + 1000);
+    await deployed;
+    socket.close();
+    expect(messages).toEqual(['site-deploy']);
     await service.until(() => service.of([domain]).filter((event) => event.event === 'site-deploy').length === 2, 10_000);
     expect(service.of([domain]).map((event) => event.event)).toEqual(['site-deploy', 'member-add', 'site-delete', 'site-deploy']);
     await service.close();
