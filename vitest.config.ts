@@ -8,6 +8,7 @@ const testSecret = 'test-secret-for-signing-tokens-only';
 const workerPackages = [
   '@abraham/reflection',
   '@cfworker/json-schema',
+  '@noble/hashes/sha2.js',
   '@peculiar/x509',
   '@remix-run/headers/accept',
   '@remix-run/headers/accept-encoding',
@@ -20,6 +21,7 @@ const workerPackages = [
   'hono',
   'hono/factory',
   'hono/utils/ipaddr',
+  'isbot',
   'jose',
   'mime',
   'picomatch/posix',

@@ -53,7 +53,8 @@ export function servePreview(request: Request, url: URL, env: Env, ctx: Executio
     const record = 'id' in name ? await previewRecord(env, ctx, name.id, location) : await aliasedRecord(env, ctx, name.aliasLabel, location);
     if (!record) return undefined;
     const site = await liveSite(env, ctx, record.domain, location);
-    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: withheld(site) };
+    const traffic = site ? { site: { domain: record.domain, claim: site.created }, host: 'id' in name ? ('preview' as const) : ('alias' as const) } : undefined;
+    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: withheld(site), traffic };
   };
   const nothingHere = () => ('id' in name ? noDeploymentHosted(name.id) : noAliasedDeployment(name.aliasLabel));
   return answerWith(request, url, env, ctx, location, lookUp, nothingHere)

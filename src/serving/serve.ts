@@ -17,6 +17,9 @@ import { type RequestPath, parseRequestPath } from '../http/request-path';
 import { resolve } from './resolve';
 import { type FileStores, type SiteFiles, noFiles, siteFilesOf } from './site-files';
 import { manifestFilesOf, manifestOf } from './site-manifest';
+import { bodyBytesOf } from './body-bytes';
+import type { HostKind, SiteKey } from '../traffic/batch';
+import { countServed } from '../traffic/counting';
 
 const allow = 'GET, HEAD, OPTIONS';
 
@@ -47,6 +50,8 @@ export interface ServedDeployment {
   suspension: Suspension | null;
   /** The domain it is served on as the live site; none for a preview, where `_redirects` rules for a host never apply. */
   domain?: string;
+  /** Whose traffic its answers count as (docs/analytics.md); none while its site's record is gone. */
+  traffic?: { site: SiteKey; host: HostKind };
 }
 
 /**
@@ -77,8 +82,9 @@ export async function answerWith(
   if (site.suspension) return siteSuspended(serviceOrigin(url, env));
   const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
   const files = site.deployment ? await siteFilesOf(stores, site.deployment) : noFiles;
-  const response = await answer(request, url, path, stores, site, files).catch(problemResponse);
-  return withSiteHeaders(response, path, site.host, files);
+  const response = withSiteHeaders(await answer(request, url, path, stores, site, files).catch(problemResponse), path, site.host, files);
+  if (site.traffic) countServed(env, ctx, request, url, { ...site.traffic, deployment: site.deployment?.id ?? '' }, { response, bytes: bodyBytesOf(response) });
+  return response;
 }
 
 /** The domain's live deployment and compiled host options, when the domain is a published site: a domain claimed by a preview alone serves nothing. */
@@ -86,7 +92,8 @@ async function servedSite(env: Env, ctx: ExecutionContext, domain: string, locat
   const site = await liveSite(env, ctx, domain, location);
   // A domain claimed by a preview alone serves nothing (unless suspended: then it says so).
   const suspension = withheld(site);
-  return site && (site.liveDeploymentId || suspension) ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension, domain } : undefined;
+  if (!site || !(site.liveDeploymentId || suspension)) return undefined;
+  return { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension, domain, traffic: { site: { domain, claim: site.created }, host: 'live' } };
 }
 
 /** The service's own origin, on its first API host, with the scheme and port the request came by. */
