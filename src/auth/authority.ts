@@ -90,6 +90,7 @@ export const routeRules: readonly RouteRule[] = [
   { route: 'GET /v2/sites/<domain>/deployments/<id>/rules', action: 'read', why: reads },
   { route: 'GET /v2/sites/<domain>/members', action: 'read', why: reads },
   { route: 'GET /v2/sites/<domain>/events', action: 'read', why: reads },
+  { route: 'GET /v2/sites/<domain>/analytics', action: 'read', why: "reads the site's traffic" },
   { route: 'GET /v2/sites/<domain>/trust/github', action: 'read-own', why: 'shows who else may deploy, which the owner decides' },
   { route: 'POST /v2/sites/<domain>/deployments/<id>/activate', action: 'change', why: edits },
   { route: 'PUT /v2/sites/<domain>/configuration', action: 'change', why: edits },

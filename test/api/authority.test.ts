@@ -68,6 +68,7 @@ async function requests(domain: string, deploymentId: string, scope: string, fre
     'GET /v2/sites/<domain>/members': [`/v2/sites/${domain}/members`, {}],
     'GET /v2/sites/<domain>/events': [`/v2/sites/${domain}/events`, stream],
     'GET /v2/sites/<domain>/trust/github': [`/v2/sites/${domain}/trust/github`, {}],
+    'GET /v2/sites/<domain>/analytics': [`/v2/sites/${domain}/analytics`, {}],
     'POST /v2/sites/<domain>/deployments/<id>/activate': [`/v2/sites/${domain}/deployments/${deploymentId}/activate`, { method: 'POST' }],
     'PUT /v2/sites/<domain>/configuration': [`/v2/sites/${domain}/configuration`, json('PUT', {})],
     'PATCH /v2/sites/<domain>/configuration': [`/v2/sites/${domain}/configuration`, json('PATCH', {}, 'application/merge-patch+json')],
