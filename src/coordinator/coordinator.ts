@@ -30,6 +30,8 @@ import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './site-state';
 import { editConfiguration, editMetadata } from './site-edits';
 import { refreshOwnerSuspension, resume, suspend } from './suspension';
+import { type ProtectionChange, changeProtection } from './protection-change';
+import type { SiteProtection } from '../protection/site-protection';
 import { servesAlready, unchangedResult } from './unchanged';
 import { storeUploading } from './unfinished';
 
@@ -271,6 +273,11 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** The owner adds, changes or removes a member, or sets or removes the trust policy (./access-changes.ts). */
   changeAccess(domain: string, userId: string, change: AccessChange): Promise<Outcome<AccessAnswer>> {
     return this.#change(() => changeAccess(this.#state, domain, userId, change));
+  }
+
+  /** The owner sets who may open the site's hosts, or signs every visitor out (./protection-change.ts). */
+  protect(domain: string, userId: string, change: ProtectionChange): Promise<Outcome<SiteProtection>> {
+    return this.#change(() => changeProtection(this.#state, domain, userId, change));
   }
 
   /** An operator suspends the site for `reason` (./suspension.ts). */

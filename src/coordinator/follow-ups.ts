@@ -14,6 +14,7 @@
  * follow-up (../events/notifications.ts, `publish`), so it is logged before it is forgotten.
  */
 import { forgetCertificate } from '../certificates/unpublish';
+import type { PreviewMode, SiteMode } from '../protection/site-protection';
 import type { DeployResult } from '../common/api-types';
 import type { Env } from '../platform/env';
 import { publish } from '../events/notifications';
@@ -37,7 +38,9 @@ export type SiteEvent =
   | { type: 'member-add'; domain: string; userId: string; role: MemberRole }
   | { type: 'member-remove'; domain: string; userId: string }
   /** A policy names no secret: it says which jobs' ID tokens are accepted. Null: removed. */
-  | { type: 'trust-change'; domain: string; provider: 'github'; policy: GithubTrust | null };
+  | { type: 'trust-change'; domain: string; provider: 'github'; policy: GithubTrust | null }
+  /** Names no password; `signedOut`: every share link and sign-in made before opens nothing now. */
+  | { type: 'protection-update'; domain: string; previews: PreviewMode; site: SiteMode; signedOut: boolean };
 
 /**
  * One piece of work. A notification carries the id of its change, so that one published again is

@@ -3,9 +3,10 @@
  * as strings, parsed and checked once into typed values. A bad value is refused with its name
  * rather than read as `NaN`, which would quietly switch a limit off.
  *
- * No runtime imports: `npm start` (scripts/start.mjs) loads this file under Node to refuse a bad
- * setting before the service starts.
+ * No runtime imports but ./protection-settings.ts, a part of it: `npm start` (scripts/start.mjs)
+ * loads this file under Node to refuse a bad setting before the service starts.
  */
+import { type ProtectionSettings, protectionSettings } from './protection-settings.ts';
 
 /** The vars this module reads, as wrangler passes them. */
 export interface SettingVars {
@@ -49,6 +50,7 @@ export interface SettingVars {
   API_TOKEN_CHECK_SECONDS?: unknown;
   GITHUB_OIDC_ISSUER?: unknown;
   OIDC_AUDIENCE?: unknown;
+  NEW_SITE_PREVIEWS?: unknown; SHARE_LINK_MAX_SECONDS?: unknown; SIGN_IN_ATTEMPTS_PER_MINUTE?: unknown; SITE_PASSWORD_MIN_LENGTH?: unknown; MAX_CREDENTIAL_HEADER_BYTES?: unknown;
 }
 
 export interface Settings {
@@ -92,6 +94,7 @@ export interface Settings {
   /** Service-issued API tokens (src/auth/api-tokens.ts). */
   apiTokens: ApiTokenSettings;
   githubOidc: GithubOidcSettings;
+  protection: ProtectionSettings;
 }
 
 export interface GithubOidcSettings {
@@ -168,7 +171,7 @@ export class InvalidSetting extends Error {
 }
 
 /** A whole number from `min` up, written in decimal digits (no sign, exponent or fraction). */
-function wholeNumber(vars: SettingVars, setting: keyof SettingVars, min: number): number {
+export function wholeNumber(vars: SettingVars, setting: keyof SettingVars, min: number): number {
   const value = vars[setting];
   const text = typeof value === 'number' ? String(value) : value;
   const parsed = typeof text === 'string' && /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
@@ -325,6 +328,7 @@ export function parseSettings(vars: SettingVars): Settings {
     },
     apiTokens: apiTokenSettings(vars),
     githubOidc: githubOidcSettings(vars),
+    protection: protectionSettings(vars),
   };
 }
 

@@ -25,6 +25,7 @@ import { type Deployment, withheld } from '../storage/sites-table';
 import { hostOptionsOf } from './host-options';
 import { noAliasedDeployment, noDeploymentHosted, serverError } from './pages';
 import { type ServedDeployment, answerWith } from './serve';
+import { hostAccessOf } from './protection-gate';
 
 /** What a preview host names: a deployment by its id, or the newest with an alias by the alias's label. */
 export type PreviewName = { id: string } | { aliasLabel: string };
@@ -53,7 +54,7 @@ export function servePreview(request: Request, url: URL, env: Env, ctx: Executio
     const record = 'id' in name ? await previewRecord(env, ctx, name.id, location) : await aliasedRecord(env, ctx, name.aliasLabel, location);
     if (!record) return undefined;
     const site = await liveSite(env, ctx, record.domain, location);
-    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: withheld(site) };
+    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: withheld(site), access: hostAccessOf(env, site, `${'id' in name ? name.id : name.aliasLabel}.${settingsOf(env).previewHostname}`, true) };
   };
   const nothingHere = () => ('id' in name ? noDeploymentHosted(name.id) : noAliasedDeployment(name.aliasLabel));
   return answerWith(request, url, env, ctx, location, lookUp, nothingHere)

@@ -15,6 +15,8 @@ import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError, siteSuspended } from './pages';
 import { type RequestPath, parseRequestPath } from '../http/request-path';
 import { resolve } from './resolve';
+import { type HostAccess, admit, hostAccessOf, privately } from './protection-gate';
+import { admitBasic } from './basic-auth-gate';
 import { type FileStores, type SiteFiles, noFiles, siteFilesOf } from './site-files';
 import { manifestFilesOf, manifestOf } from './site-manifest';
 
@@ -47,6 +49,8 @@ export interface ServedDeployment {
   suspension: Suspension | null;
   /** The domain it is served on as the live site; none for a preview, where `_redirects` rules for a host never apply. */
   domain?: string;
+  /** Who may open the host it is served on (./protection-gate.ts). */
+  access: HostAccess;
 }
 
 /**
@@ -75,10 +79,16 @@ export async function answerWith(
   const site = await lookUp();
   if (!site) return nothingHere();
   if (site.suspension) return siteSuspended(serviceOrigin(url, env));
+  const admission = await admit(request, url, env, site.access, path);
+  if ('answer' in admission) return admission.answer;
   const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
   const files = site.deployment ? await siteFilesOf(stores, site.deployment) : noFiles;
+  const basic = await admitBasic(request, env, files.rules, path, site.access.host);
+  if ('answer' in basic) return basic.answer;
   const response = await answer(request, url, path, stores, site, files).catch(problemResponse);
-  return withSiteHeaders(response, path, site.host, files);
+  const served = withSiteHeaders(response, path, site.host, files);
+  if (admission.private) privately(served, 'Cookie');
+  return basic.private ? privately(served, 'Authorization') : served;
 }
 
 /** The domain's live deployment and compiled host options, when the domain is a published site: a domain claimed by a preview alone serves nothing. */
@@ -86,7 +96,8 @@ async function servedSite(env: Env, ctx: ExecutionContext, domain: string, locat
   const site = await liveSite(env, ctx, domain, location);
   // A domain claimed by a preview alone serves nothing (unless suspended: then it says so).
   const suspension = withheld(site);
-  return site && (site.liveDeploymentId || suspension) ? { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension, domain } : undefined;
+  if (!site || !(site.liveDeploymentId || suspension)) return undefined;
+  return { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension, domain, access: hostAccessOf(env, site, domain, false) };
 }
 
 /** The service's own origin, on its first API host, with the scheme and port the request came by. */
