@@ -304,3 +304,41 @@ describe('caching never leaks', () => {
     }
   });
 });
+
+describe("_headers' Basic-Auth", () => {
+  it('asks for HTTP Basic on its paths only, lets in the right pair, and shows its credentials nowhere', async () => {
+    const domain = 'protect-basic.example';
+    const headers = '/admin/*\n  Basic-Auth: editor:first-pass-word reviewer:second:pass\n  X-Frame-Options: DENY\n/*\n  X-Robots-Tag: noindex\n';
+    const deployed = await deploy(domain, { 'index.html': 'public home', 'admin/index.html': 'admin area', _headers: headers }, undefined, owner);
+    expect(deployed.status).toBe(200);
+    const { deploymentId } = await deployed.json<DeployResult>();
+    const basic = (user: string, password: string) => ({ authorization: `Basic ${btoa(`${user}:${password}`)}` });
+
+    expect(await (await call(`http://${domain}/`)).text()).toBe('public home');
+    const asked = await call(`http://${domain}/admin/`);
+    expect(asked.status).toBe(401);
+    expect(asked.headers.get('www-authenticate')).toBe(`Basic realm="${domain}", charset="UTF-8"`);
+    expect(asked.headers.get('cache-control')).toBe('no-store');
+    expect(await asked.text()).not.toContain('admin area');
+    for (const wrong of [basic('editor', 'second:pass'), basic('nobody', 'first-pass-word'), { authorization: 'Basic !!!' }, { authorization: 'Bearer x' }]) {
+      expect((await call(`http://${domain}/admin/`, { headers: wrong })).status).toBe(401);
+    }
+    for (const right of [basic('editor', 'first-pass-word'), basic('reviewer', 'second:pass')]) {
+      // Twice: the second is answered from the isolate's memory of right answers.
+      for (let time = 0; time < 2; time++) {
+        const page = await call(`http://${domain}/admin/`, { headers: right });
+        expect(page.status).toBe(200);
+        expect(await page.text()).toBe('admin area');
+        expect(page.headers.get('cache-control')).toMatch(/^private/);
+        expect(page.headers.get('vary')).toMatch(/Authorization/);
+        expect(page.headers.get('x-frame-options')).toBe('DENY');
+      }
+    }
+    // The file itself is still never served, and its credentials are in no answer of the API.
+    expect((await call(`http://${domain}/_headers`, { headers: basic('editor', 'first-pass-word') })).status).toBe(404);
+    const rules = await (await authorized(`/v2/sites/${domain}/deployments/${deploymentId}/rules`, {}, owner)).text();
+    const configuration = await (await authorized(`/v2/sites/${domain}/configuration`, {}, owner)).text();
+    for (const answer of [rules, configuration]) expect(answer).not.toMatch(/first-pass-word|second:pass|Basic-Auth|salt/i);
+    expect(JSON.parse(rules).headers).toContainEqual({ source: '_headers', uri: '/admin/{+splat}', fields: { 'X-Frame-Options': ['DENY'] }, detach: [] });
+  });
+});
