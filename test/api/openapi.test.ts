@@ -156,6 +156,10 @@ const endpointsBeyondSpec: Record<string, string> = {
   'PUT /v2/sites/{domain}/trust/github': 'docs/design.md § Trusted deploys from GitHub Actions',
   'DELETE /v2/sites/{domain}/trust/github': 'docs/design.md § Trusted deploys from GitHub Actions',
   'POST /v2/oidc/github': 'docs/design.md § Trusted deploys from GitHub Actions',
+  'GET /v2/sites/{domain}/protection': 'docs/design.md § Protected sites',
+  'PUT /v2/sites/{domain}/protection': 'docs/design.md § Protected sites',
+  'POST /v2/sites/{domain}/share': 'docs/design.md § Protected sites',
+  'DELETE /v2/sites/{domain}/share': 'docs/design.md § Protected sites',
 };
 
 function documentedEndpoints(): string[] {
