@@ -1,5 +1,5 @@
 /**
- * The layout of src/ as docs/architecture.md draws it ("Layers"): folders in layers, each
+ * The layout of src/ as docs/architecture.md draws it ("Layers", "The coordinator's rooms"): folders in layers, each
  * importing values only from the layers below it, and files a reader can hold.
  *
  * Why a test that reads the imports, and not a lint rule such as `import/no-cycle` or
@@ -30,6 +30,23 @@ const layers: readonly (readonly string[])[] = [
   ['deploy', 'serving', 'dashboard'],
   ['api'],
 ];
+
+/**
+ * The rooms of src/coordinator/, bottom to top, by the same rule: a room imports values only
+ * from the rooms on earlier lines, rooms on one line import none of each other. Every room may
+ * import the shared files at the top of the folder; only the Durable Object's class imports the
+ * rooms, and no room imports it.
+ */
+const coordinatorRooms: readonly (readonly string[])[] = [
+  ['access', 'edge', 'records'],
+  ['sweeps'],
+  ['commit'],
+  ['deploys'],
+];
+
+/** The class that wires the rooms together, and the files every room shares. */
+const coordinatorClass = 'coordinator.ts';
+const coordinatorShared = ['changes.ts', 'coordinator-client.ts', 'outcome.ts'];
 
 /** No file in src/ longer than this many lines: a reader holds it whole. */
 const maxFileLines = 400;
@@ -84,6 +101,23 @@ const imports = files.flatMap((file) =>
   }),
 );
 
+const coordinator = join(src, 'coordinator');
+const roomLayerOf = new Map(coordinatorRooms.flatMap((rooms, index) => rooms.map((room) => [room, index] as const)));
+
+/** Where a path lies in src/coordinator/: its room, `top` for the files at its top, undefined outside it. */
+function roomOf(path: string): string | undefined {
+  const parts = relative(coordinator, path).split('/');
+  if (parts[0] === '..' || parts[0] === '') return undefined;
+  return parts.length > 1 ? parts[0] : 'top';
+}
+
+const coordinatorImports = files.flatMap((file) =>
+  valueImports(file).map((specifier) => {
+    const target = moduleFile(resolve(dirname(file), specifier));
+    return { file: relative(src, file), from: roomOf(file), to: roomOf(target), target: relative(coordinator, target), specifier };
+  }),
+);
+
 describe('the layout of src/', () => {
   it('places every folder in a layer', () => {
     const folders = readdirSync(src).filter((name) => statSync(join(src, name)).isDirectory());
@@ -109,5 +143,32 @@ describe('the layout of src/', () => {
     const folders = new Set(files.map((file) => relative(src, dirname(file))));
     const plurals = [...folders].filter((folder) => folders.has(`${folder}s`) || folders.has(`${folder}es`));
     expect(plurals).toEqual([]);
+  });
+});
+
+describe('the rooms of src/coordinator/', () => {
+  it('places every room in a layer', () => {
+    const rooms = readdirSync(coordinator).filter((name) => statSync(join(coordinator, name)).isDirectory());
+    expect(rooms.filter((room) => !roomLayerOf.has(room))).toEqual([]);
+  });
+
+  it('keeps at its top only the class and the files every room shares', () => {
+    const top = readdirSync(coordinator).filter((name) => statSync(join(coordinator, name)).isFile());
+    expect(top.sort()).toEqual([coordinatorClass, ...coordinatorShared].sort());
+  });
+
+  it('imports values only from lower rooms, so no two rooms import each other', () => {
+    const upward = coordinatorImports.filter(
+      ({ from, to }) => from !== undefined && from !== 'top' && to !== undefined && to !== 'top' && from !== to && roomLayerOf.get(to)! >= roomLayerOf.get(from)!,
+    );
+    expect(upward.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
+  });
+
+  it('lets only the class import the rooms, and nothing import the class', () => {
+    const wrong = coordinatorImports.filter(
+      ({ file, from, to, target }) =>
+        (from === 'top' && to !== 'top' && to !== undefined && file !== `coordinator/${coordinatorClass}`) || (target === coordinatorClass && file !== 'index.ts'),
+    );
+    expect(wrong.map(({ file, specifier }) => `${file} imports ${specifier}`)).toEqual([]);
   });
 });

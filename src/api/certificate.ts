@@ -6,7 +6,7 @@ import { open } from '../certificates/keys-at-rest';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
-import { authorize } from '../coordinator/access';
+import { authorize } from '../coordinator/access/access';
 import { getCertificate } from '../storage/certificates';
 import { getSiteOwner } from '../storage/sites-table';
 import { domainParam } from './domain-param';

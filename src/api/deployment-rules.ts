@@ -3,7 +3,7 @@ import type { AppEnv } from '../platform/app-env';
 import { requireSiteRead } from '../auth/middleware';
 import type { DeploymentFallback, DeploymentHeaders, DeploymentRedirect, DeploymentRules } from '../common/api-types';
 import type { SiteRules } from '../rules/rules-files';
-import { deploymentNotFound } from '../coordinator/access';
+import { deploymentNotFound } from '../coordinator/access/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import { Problem } from '../http/problem';
 import type { HostConfiguration } from '../configuration/parse';

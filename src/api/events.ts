@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireSiteRead } from '../auth/middleware';
-import { authorize } from '../coordinator/access';
+import { authorize } from '../coordinator/access/access';
 import { subscribe } from '../events/subscribe';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';

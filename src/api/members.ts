@@ -1,13 +1,13 @@
 /**
  * `/v2/sites/<domain>/members`: who besides its owner may reach a site (docs/api.md, "Members").
  * The owner adds and removes members; the owner and the members list them. The coordinator
- * checks the owner as it commits (src/coordinator/access-changes.ts).
+ * checks the owner as it commits (src/coordinator/access/access-changes.ts).
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireSiteRead } from '../auth/middleware';
 import type { SiteMember } from '../common/api-types';
-import { type MemberRole, memberRoles } from '../coordinator/access';
+import { type MemberRole, memberRoles } from '../coordinator/access/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import { readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';

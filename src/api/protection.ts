@@ -2,16 +2,16 @@
  * `/v2/sites/<domain>/protection` and `/v2/sites/<domain>/share`: who may open a site's hosts, and
  * the links that let a member's visitor in (docs/api.md, "Protected sites"). The owner sets the
  * protection and revokes every link; the owner and the members mint links. The coordinator checks
- * the owner as it commits (src/coordinator/protection-change.ts).
+ * the owner as it commits (src/coordinator/access/protection-change.ts).
  */
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireSiteRead } from '../auth/middleware';
 import type { ShareLink, SiteProtectionView } from '../common/api-types';
 import { siteUrl } from '../common/site-url';
-import { deploymentNotFound } from '../coordinator/access';
+import { deploymentNotFound } from '../coordinator/access/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
-import { protectionOf } from '../coordinator/protection-change';
+import { protectionOf } from '../coordinator/access/protection-change';
 import { aliasLabel, checkedAlias } from '../content/label-checks';
 import { readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';
@@ -22,7 +22,7 @@ import { signGrant } from '../protection/grant';
 import { hashPassword } from '../protection/password-hash';
 import { type SiteProtection, grantEpoch, previewModes, siteModes } from '../protection/site-protection';
 import { grantKey, grantPaths, sameHostPath } from '../serving/grant-key';
-import { isDeploymentId } from '../coordinator/deployment-id';
+import { isDeploymentId } from '../coordinator/records/deployment-id';
 import { domainParam } from './domain-param';
 import { readableSite } from './site-access';
 

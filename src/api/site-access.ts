@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { type SiteAction, authorize } from '../coordinator/access';
+import { type SiteAction, authorize } from '../coordinator/access/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import { memberRole } from '../storage/members-table';
 import type { SiteOwner, SiteRecord } from '../storage/sites-table';

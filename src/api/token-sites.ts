@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import type { Scope } from '../auth/api-tokens';
-import { type Role, roleOf } from '../coordinator/access';
+import { type Role, roleOf } from '../coordinator/access/access';
 import { Problem } from '../http/problem';
 import { siteAccess } from '../storage/members-table';
 

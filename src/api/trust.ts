@@ -1,7 +1,7 @@
 /**
  * `/v2/sites/<domain>/trust/github`: which GitHub Actions jobs may deploy a site with no stored
  * secret (docs/api.md, "Trusted deploys"). The owner only: the coordinator checks it as it
- * commits (src/coordinator/access-changes.ts); a read checks it here.
+ * commits (src/coordinator/access/access-changes.ts); a read checks it here.
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';

@@ -1,4 +1,4 @@
-// One class of RPC methods: every change to a domain goes through this one Durable Object. Each body is short and leaves the work to ./site-state.ts, ./manifest-commit.ts, ./file-edits.ts, ./commits.ts and ./freshness.ts.
+// One class of RPC methods: every change to a domain goes through this one Durable Object. Each body is short and leaves the work to ./commit/site-state.ts, ./deploys/manifest-commit.ts, ./deploys/file-edits.ts, ./commit/commits.ts and ./edge/freshness.ts.
 import { DurableObject } from 'cloudflare:workers';
 import type { DeployResult } from '../common/api-types';
 import type { DeploymentClient } from '../common/deployment-labels';
@@ -14,34 +14,34 @@ import { recordUnpublished } from '../storage/configurations-feed';
 import { deleteMembersOf } from '../storage/members-table';
 import { deleteTrustOf } from '../storage/trust-table';
 import { deleteDeploymentHosts } from '../storage/deployment-hosts';
-import { administer, authorize, deploymentNotFound } from './access';
-import { deploymentOf } from './deploy-record';
-import { type AccessAnswer, type AccessChange, changeAccess } from './access-changes';
+import { administer, authorize, deploymentNotFound } from './access/access';
+import { deploymentOf } from './deploys/deploy-record';
+import { type AccessAnswer, type AccessChange, changeAccess } from './access/access-changes';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
-import { deployResult, labelsOfRecord, sameConfiguration, siteWith, uploadingDeployment } from './deployment-records';
-import { deleteFile, putFile } from './file-edits';
-import type { FollowUp } from './follow-ups';
-import type { LiveSite } from './freshness';
-import { commitManifest } from './manifest-commit';
-import { cancelUpload, collectAbandoned, discardUnheld } from './uploaded-objects';
-import { recordBlobUpload } from './blob-uploads';
-import { sweepOrphans } from './orphans';
+import { deployResult, labelsOfRecord, sameConfiguration, siteWith, uploadingDeployment } from './records/deployment-records';
+import { deleteFile, putFile } from './deploys/file-edits';
+import type { FollowUp } from './sweeps/follow-ups';
+import type { LiveSite } from './edge/freshness';
+import { commitManifest } from './deploys/manifest-commit';
+import { cancelUpload, collectAbandoned, discardUnheld } from './deploys/uploaded-objects';
+import { recordBlobUpload } from './deploys/blob-uploads';
+import { sweepOrphans } from './sweeps/orphans';
 import { type Outcome, outcomeOf } from './outcome';
-import { configurationChange, previewClaim, SiteState } from './site-state';
-import { editConfiguration, editMetadata } from './site-edits';
-import { refreshOwnerSuspension, resume, suspend } from './suspension';
-import { type ProtectionChange, changeProtection } from './protection-change';
+import { configurationChange, previewClaim, SiteState } from './commit/site-state';
+import { editConfiguration, editMetadata } from './deploys/site-edits';
+import { refreshOwnerSuspension, resume, suspend } from './access/suspension';
+import { type ProtectionChange, changeProtection } from './access/protection-change';
 import type { SiteProtection } from '../protection/site-protection';
-import { servesAlready, unchangedResult } from './unchanged';
-import { storeUploading } from './unfinished';
+import { servesAlready, unchangedResult } from './deploys/unchanged';
+import { storeUploading } from './deploys/unfinished';
 
 /**
  * One per domain (`idFromName(domain)`): every change to a domain goes through here, one at
  * a time, so access checks, the switch to a new deployment and its events cannot interleave.
  * Uploads happen before, in the Worker, under fresh keys; only the commit is serialised.
- * What it holds between changes, and how a deployment is committed, is in ./site-state.ts; how
- * a change is committed and recovered in ./commits.ts (what follows it: ./follow-ups.ts), the
- * live record and its purges in ./freshness.ts, recorded uploads in ./uploads.ts; the Worker
+ * What it holds between changes, and how a deployment is committed, is in ./commit/site-state.ts; how
+ * a change is committed and recovered in ./commit/commits.ts (what follows it: ./sweeps/follow-ups.ts), the
+ * live record and its purges in ./edge/freshness.ts, recorded uploads in ./records/uploads.ts; the Worker
  * calls this object through ./coordinator-client.ts.
  */
 export class SiteCoordinator extends DurableObject<Env> {
@@ -76,7 +76,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     await this.#state.commits.scheduleAlarm();
   }
 
-  /** Where the stored ones of `hashes` lie (./blob-index.ts). Not queued behind changes: the index only ever names bytes that exist. */
+  /** Where the stored ones of `hashes` lie (./records/blob-index.ts). Not queued behind changes: the index only ever names bytes that exist. */
   async knownBlobs(domain: string, hashes: readonly string[]): Promise<Map<string, BlobLocation>> {
     await this.#state.commits.moved(domain);
     return this.#state.commits.blobs.known(hashes);
@@ -90,7 +90,7 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   /**
    * The site's ready deployments after `cursor`, newest first (at most `limit`), one by id, or the
-   * newest with an alias host's `label`: the Worker reads them only here (./deployment-store.ts).
+   * newest with an alias host's `label`: the Worker reads them only here (./records/deployment-store.ts).
    */
   deployments(domain: string, limit: number, cursor?: DeploymentsCursor): Promise<DeploymentRecord[]> {
     return this.#state.deployments.page(domain, limit, cursor);
@@ -107,7 +107,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     this.#state.commits.uploads.forget(key);
   }
 
-  /** The Worker is about to store the incremental deploy `id`, begun at `created`: the alarm collects it at its deadline unless it is finalized by then, though the site may never commit again (./incremental-deadlines.ts). Not queued behind changes: nothing it writes is theirs. */
+  /** The Worker is about to store the incremental deploy `id`, begun at `created`: the alarm collects it at its deadline unless it is finalized by then, though the site may never commit again (./records/incremental-deadlines.ts). Not queued behind changes: nothing it writes is theirs. */
   async beginIncremental(domain: string, id: string, created: number): Promise<void> {
     this.#state.commits.deadlines.record(domain, id, created);
     await this.#state.commits.scheduleAlarm();
@@ -121,7 +121,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   /**
    * The live site, from memory in the steady state: what serving a request needs to know. Not
    * queued behind changes: the live record only ever holds a committed record. Asked `versioned`
-   * by a location that missed it in its cache, it answers as ./freshness.ts says.
+   * by a location that missed it in its cache, it answers as ./edge/freshness.ts says.
    */
   current(domain: string): Promise<SiteRecord | null>;
   current(domain: string, versioned: true): Promise<LiveSite>;
@@ -185,7 +185,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** Records blobs an incremental deploy uploaded into `upload.pack`, each once: see ./blob-uploads.ts. */
+  /** Records blobs an incremental deploy uploaded into `upload.pack`, each once: see ./deploys/blob-uploads.ts. */
   addBlobs(upload: BlobUpload): Promise<Outcome<null>> {
     return this.#change(async () => {
       await recordBlobUpload(this.#state, upload);
@@ -262,7 +262,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** An operator replays the site's follow-ups kept as dead letters (./follow-ups.ts); answers how many. */
+  /** An operator replays the site's follow-ups kept as dead letters (./sweeps/follow-ups.ts); answers how many. */
   replayDeadLetters(domain: string): Promise<number> {
     return this.#exclusive(async () => {
       await this.#state.commits.recover();
@@ -270,17 +270,17 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** The owner adds, changes or removes a member, or sets or removes the trust policy (./access-changes.ts). */
+  /** The owner adds, changes or removes a member, or sets or removes the trust policy (./access/access-changes.ts). */
   changeAccess(domain: string, userId: string, change: AccessChange): Promise<Outcome<AccessAnswer>> {
     return this.#change(() => changeAccess(this.#state, domain, userId, change));
   }
 
-  /** The owner sets who may open the site's hosts, or signs every visitor out (./protection-change.ts). */
+  /** The owner sets who may open the site's hosts, or signs every visitor out (./access/protection-change.ts). */
   protect(domain: string, userId: string, change: ProtectionChange): Promise<Outcome<SiteProtection>> {
     return this.#change(() => changeProtection(this.#state, domain, userId, change));
   }
 
-  /** An operator suspends the site for `reason` (./suspension.ts). */
+  /** An operator suspends the site for `reason` (./access/suspension.ts). */
   suspend(domain: string, reason: string): Promise<Outcome<{ suspension: Suspension; created: boolean }>> {
     return this.#change(async () => suspend(this.#state, administer(domain, await this.#state.load(domain)), reason));
   }
@@ -293,7 +293,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** An operator suspended its owner, or lifted that (./suspension.ts): every location serves accordingly once this answers. */
+  /** An operator suspended its owner, or lifted that (./access/suspension.ts): every location serves accordingly once this answers. */
   refreshOwner(domain: string): Promise<Outcome<null>> {
     return this.#change(async () => {
       await refreshOwnerSuspension(this.#state, await this.#state.load(domain));
@@ -301,7 +301,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** Replaces or merge-patches the host options, or the metadata: see ./site-edits.ts. */
+  /** Replaces or merge-patches the host options, or the metadata: see ./deploys/site-edits.ts. */
   editConfiguration(domain: string, userId: string, edit: Edit<unknown>, client: DeploymentClient): Promise<Outcome<SiteRecord>> {
     return this.#change(async () => editConfiguration(this.#state, await this.#state.changeable(domain, userId), userId, edit, client));
   }
@@ -309,7 +309,7 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => editMetadata(this.#state, await this.#state.changeable(domain, userId), edit));
   }
 
-  /** Adds or replaces one file: see ./file-edits.ts. */
+  /** Adds or replaces one file: see ./deploys/file-edits.ts. */
   putFile(domain: string, userId: string, upload: FileUpload, client: DeploymentClient): Promise<Outcome<{ created: boolean; entry: FileEntry }>> {
     return this.#change(async () => {
       // Its pack is complete: no unfinished upload is left to abort.
@@ -327,7 +327,7 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   /**
    * Deletes what nothing holds under the site's prefix once it is past the grace: what a deploy cut
-   * before its commit left (./orphans.ts). The daily cron asks (./orphan-sweeps.ts). Queued behind
+   * before its commit left (./sweeps/orphans.ts). The daily cron asks (./sweeps/orphan-sweeps.ts). Queued behind
    * changes, after any left unsettled: no change commits while it reads what is held.
    */
   sweepOrphans(domain: string): Promise<string[]> {

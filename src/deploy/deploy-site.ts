@@ -1,9 +1,9 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { authorize } from '../coordinator/access';
-import { checkClaimant } from '../coordinator/claimant';
+import { authorize } from '../coordinator/access/access';
+import { checkClaimant } from '../coordinator/access/claimant';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
-import { newDeploymentId } from '../coordinator/deployment-id';
+import { newDeploymentId } from '../coordinator/records/deployment-id';
 import type { DeployCommit } from '../coordinator/changes';
 import { keys, writeFileIndex } from '../storage/file-index';
 import { configuredRoot, readFromBucket, withSiteRules } from '../rules/deployment-rules';

@@ -12,13 +12,13 @@ import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
-import { authorize, refuseSuspendedUser } from '../coordinator/access';
-import { checkClaimant } from '../coordinator/claimant';
+import { authorize, refuseSuspendedUser } from '../coordinator/access/access';
+import { checkClaimant } from '../coordinator/access/claimant';
 import type { PackUpload } from '../coordinator/changes';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
-import { newDeploymentId } from '../coordinator/deployment-id';
-import { missingHashes, uploadingDeployment } from '../coordinator/deployment-records';
-import { addBaseLocations, addStoredLocations, baseIndex } from '../coordinator/manifest-base';
+import { newDeploymentId } from '../coordinator/records/deployment-id';
+import { missingHashes, uploadingDeployment } from '../coordinator/records/deployment-records';
+import { addBaseLocations, addStoredLocations, baseIndex } from '../coordinator/deploys/manifest-base';
 import { checkSiteSize } from '../content/file-rules';
 import type { BlobLocation, DeploymentRecord } from '../storage/deployments-table';
 import { type FileIndex, keys, readFileIndex } from '../storage/file-index';

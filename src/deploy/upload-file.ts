@@ -1,7 +1,7 @@
 import { base64url } from 'jose';
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { authorize } from '../coordinator/access';
+import { authorize } from '../coordinator/access/access';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import type { FileUpload } from '../coordinator/changes';
 import { checkFileSize } from '../content/file-rules';

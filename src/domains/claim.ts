@@ -3,7 +3,7 @@
  * With DOMAIN_PROOF=dns a domain is claimed only once its DNS shows the claimant's TXT record;
  * the claim then holds like any other (a site's owner is never asked again). The Worker checks
  * before it reads a deploy's body, to refuse early; the domain's coordinator checks again as it
- * commits the claim, since only it sees a site that vanished meanwhile (src/coordinator/site-state.ts).
+ * commits the claim, since only it sees a site that vanished meanwhile (src/coordinator/commit/site-state.ts).
  */
 import type { DomainProof, DomainProofRecord } from '../common/api-types';
 import { Problem } from '../http/problem';

@@ -15,8 +15,8 @@
  * the location keeps that, and asks the directory once.
  */
 import type { Env } from '../platform/env';
-import { defaultLocation, edgeKeys, immutable, liveRecordMaxAgeSeconds } from '../coordinator/edge-cache';
-import { liveSite } from '../coordinator/freshness';
+import { defaultLocation, edgeKeys, immutable, liveRecordMaxAgeSeconds } from '../coordinator/edge/edge-cache';
+import { liveSite } from '../coordinator/edge/freshness';
 import { settingsOf } from '../platform/settings';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import type { DeploymentRecord } from '../storage/deployments-table';

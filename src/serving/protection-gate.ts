@@ -12,7 +12,7 @@ import { settingsOf } from '../platform/settings';
 import { grantOpens, verifiedGrant } from '../protection/grant';
 import type { StoredPassword } from '../protection/password-hash';
 import { type SiteMode, grantEpoch, hostMode } from '../protection/site-protection';
-import { protectionOf } from '../coordinator/protection-change';
+import { protectionOf } from '../coordinator/access/protection-change';
 import type { SiteRecord } from '../storage/sites-table';
 import { mergedVary } from '../rules/header-fields';
 import { cookieOf, grantCookie, setGrantCookie } from './grant-cookie';

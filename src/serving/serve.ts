@@ -1,7 +1,7 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { defaultLocation } from '../coordinator/edge-cache';
-import { liveSite } from '../coordinator/freshness';
+import { defaultLocation } from '../coordinator/edge/edge-cache';
+import { liveSite } from '../coordinator/edge/freshness';
 import { settingsOf } from '../platform/settings';
 import type { FileEntry } from '../storage/file-index';
 import { type Deployment, type Suspension, withheld } from '../storage/sites-table';

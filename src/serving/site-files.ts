@@ -1,4 +1,4 @@
-import { edgeKeys, immutable } from '../coordinator/edge-cache';
+import { edgeKeys, immutable } from '../coordinator/edge/edge-cache';
 import type { EdgeSettings } from '../platform/settings';
 import { type FileEntry, type FileIndex, decodeFileIndex, readFileIndexText } from '../storage/file-index';
 import type { Deployment } from '../storage/sites-table';

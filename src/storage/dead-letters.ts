@@ -47,7 +47,7 @@ export async function forgetOldDeadLetters(db: D1Database, now: number, limit = 
     .run();
 }
 
-/** The dead-letter "queue" of coordinators' follow-ups that spent their attempts (src/coordinator/follow-ups.ts): no queue, but kept and read alike. */
+/** The dead-letter "queue" of coordinators' follow-ups that spent their attempts (src/coordinator/sweeps/follow-ups.ts): no queue, but kept and read alike. */
 export const followUpDeadLetters = 'site-follow-ups';
 
 /** A follow-up as kept: `site` names the domain it followed. */

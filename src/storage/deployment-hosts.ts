@@ -2,7 +2,7 @@
  * D1's directory of the hosts that name a deployment without its domain
  * (schema/migrations/0016_deployment_hosts.sql): a preview host names a deployment by its id, an
  * alias host by its alias label. The deployments themselves are their coordinators'
- * (src/coordinator/deployment-store.ts); a row here says only which coordinator to ask.
+ * (src/coordinator/records/deployment-store.ts); a row here says only which coordinator to ask.
  */
 import type { DeploymentRecord } from './deployments-table';
 

@@ -2,7 +2,7 @@
  * A site's kept deployments, and D1's access to them and to where its stored content hashes lay
  * before both moved into its coordinator (issue 32; schema/migrations/0005_deployments.sql,
  * 0010_deployment_labels.sql): read once, when a domain moves, then deleted. The coordinator
- * keeps them now (src/coordinator/deployment-store.ts). All times are epoch milliseconds.
+ * keeps them now (src/coordinator/records/deployment-store.ts). All times are epoch milliseconds.
  */
 import type { DeploymentClient } from '../common/deployment-labels';
 
@@ -83,7 +83,7 @@ function toRecord(row: DeploymentRow): DeploymentRecord {
 
 /**
  * `domain`'s deployments as D1 kept them before issue 32 moved them into its coordinator
- * (src/coordinator/deployment-store.ts): read once, when they move.
+ * (src/coordinator/records/deployment-store.ts): read once, when they move.
  */
 export async function deploymentsStoredIn(db: D1Database, domain: string): Promise<DeploymentRecord[]> {
   const { results } = await db.prepare('SELECT * FROM deployments WHERE domain = ?').bind(domain).all<DeploymentRow>();
@@ -123,7 +123,7 @@ export interface BlobLocation {
 
 /**
  * Where `domain`'s stored hashes lay while D1 kept them (`site_blobs`, before issue 32 moved them
- * into each domain's coordinator, src/coordinator/blob-index.ts): read once, when they move.
+ * into each domain's coordinator, src/coordinator/records/blob-index.ts): read once, when they move.
  */
 export async function blobsStoredIn(db: D1Database, domain: string): Promise<BlobLocation[]> {
   const { results } = await db.prepare('SELECT hash, pack, offset, size FROM site_blobs WHERE domain = ?').bind(domain).all<BlobLocation>();

@@ -1,7 +1,7 @@
 /** D1 access to a site's members (schema/migrations/0015_members_and_trust.sql). Times are epoch milliseconds. */
 import { type SiteOwner, type SiteOwnerRow, siteOwnerColumns, siteOwnerFrom, siteOwnerOf } from './sites-table';
 
-/** A member's role: what src/coordinator/access.ts allows it. */
+/** A member's role: what src/coordinator/access/access.ts allows it. */
 export type StoredRole = 'deployer' | 'viewer';
 
 export interface MemberRecord {
@@ -18,7 +18,7 @@ export async function memberRole(db: D1Database, domain: string, userId: string)
 
 /**
  * Who owns `domain` (null: no site) and the role `userId` holds on it, in one query: what the
- * Worker checks a change against before it reads a body (src/coordinator/access.ts).
+ * Worker checks a change against before it reads a body (src/coordinator/access/access.ts).
  */
 export async function siteAccess(db: D1Database, domain: string, userId: string): Promise<{ site: SiteOwner | null; member: StoredRole | null }> {
   const row = await db

@@ -123,7 +123,7 @@ export async function getSite(db: D1Database, domain: string): Promise<SiteRecor
   return row ? toRecord(row) : null;
 }
 
-/** Who owns a site, and whether it or its owner is suspended: what access to it depends on (src/coordinator/access.ts). */
+/** Who owns a site, and whether it or its owner is suspended: what access to it depends on (src/coordinator/access/access.ts). */
 export interface SiteOwner {
   userId: string;
   suspension: Suspension | null;

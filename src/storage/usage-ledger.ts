@@ -9,7 +9,7 @@
  * cannot interleave with another coordinator's, whichever domains they serve.
  *
  * `stored_bytes` keeps one total per (user, domain), the sum of the objects the domain's
- * coordinator records for that user (src/coordinator/object-ledger.ts); `stored_objects`, a row per
+ * coordinator records for that user (src/coordinator/records/object-ledger.ts); `stored_objects`, a row per
  * object, is what each domain's coordinator moves into it on first use. Until every domain has
  * moved, a user's bytes are both tables' sums.
  */

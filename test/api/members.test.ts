@@ -4,7 +4,7 @@ import { call, deployForm, problemOf, token } from '../support/client';
 import { manifestOf } from '../support/incremental';
 
 /**
- * Site members, and the one access rule (src/coordinator/access.ts) as every route applies it:
+ * Site members, and the one access rule (src/coordinator/access/access.ts) as every route applies it:
  * a table of each role against each route, through the Worker and its coordinators.
  */
 

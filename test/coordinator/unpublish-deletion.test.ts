@@ -2,7 +2,7 @@ import { createExecutionContext, runDurableObjectAlarm, runInDurableObject, wait
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
-import { followUpRetry } from '../../src/coordinator/follow-ups';
+import { followUpRetry } from '../../src/coordinator/sweeps/follow-ups';
 import worker from '../../src/index';
 import { getSite } from '../../src/storage/sites-table';
 import { authorized, deploy, deployForm, problemOf, token } from '../support/client';

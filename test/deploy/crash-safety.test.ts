@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { timestamp } from '../../src/http/time';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
-import { abandonedUploadMs } from '../../src/coordinator/uploads';
+import { abandonedUploadMs } from '../../src/coordinator/records/uploads';
 import worker from '../../src/index';
 import { getSite } from '../../src/storage/sites-table';
 import { authorized, deploy, token } from '../support/client';

@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
-import { followUpRetry } from '../../src/coordinator/follow-ups';
+import { followUpRetry } from '../../src/coordinator/sweeps/follow-ups';
 import { authorized, deploy } from '../support/client';
 import { coordinatorOf } from '../support/deployments';
 import { type Subscriber, subscribe } from './subscriber';

@@ -8,7 +8,7 @@ import { fuzzParameters, fuzzTimeout } from '../fuzz/settings';
  * The quota arithmetic on the real D1: coordinators of several domains of one user reserve,
  * commit, give up, stop without a word (their reservation expires) and collect, interleaved in
  * any order, as they do when they run at once. Each keeps its objects' sizes itself, as a
- * coordinator does (src/coordinator/object-ledger.ts), and its commits add the user's delta to the
+ * coordinator does (src/coordinator/records/object-ledger.ts), and its commits add the user's delta to the
  * domain's total. Each domain starts with an object recorded as the code before that ledger did
  * (a row of `stored_objects`), which its coordinator moves into its total before its first change,
  * or the daily cron does. Whatever they do, what the user stores never exceeds MAX_USER_BYTES, nor

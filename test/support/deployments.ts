@@ -26,7 +26,7 @@ export async function sha256Hex(content: string | Uint8Array): Promise<string> {
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-/** Every deployment `domain`'s coordinator keeps (src/coordinator/deployment-store.ts), uploading ones too, newest first. */
+/** Every deployment `domain`'s coordinator keeps (src/coordinator/records/deployment-store.ts), uploading ones too, newest first. */
 export async function keptDeployments(domain: string): Promise<DeploymentRecord[]> {
   return runInDurableObject(coordinatorOf(domain), (_, state) =>
     [...state.storage.sql.exec<{ record: string }>('SELECT record FROM deployments ORDER BY created DESC, id DESC')].map((row) => JSON.parse(row.record) as DeploymentRecord),

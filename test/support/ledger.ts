@@ -9,7 +9,7 @@ export interface LedgerRow {
   bytes: number;
 }
 
-/** The objects `domain`'s coordinator records (src/coordinator/object-ledger.ts), by key. */
+/** The objects `domain`'s coordinator records (src/coordinator/records/object-ledger.ts), by key. */
 export async function coordinatorLedger(domain: string): Promise<LedgerRow[]> {
   return runInDurableObject(coordinatorOf(domain), (_, state) =>
     [...state.storage.sql.exec<{ key: string; user_id: string; bytes: number }>('SELECT key, user_id, bytes FROM ledger ORDER BY key')].map((row) => ({ key: row.key, userId: row.user_id, bytes: row.bytes })),

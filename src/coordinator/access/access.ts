@@ -1,0 +1,128 @@
+/**
+ * The room access/ owns who may do what with a site: the one rule (this file), who may claim a
+ * domain (./claimant.ts), and the changes to it a site's owner or an operator makes: members and
+ * trust (./access-changes.ts), suspensions (./suspension.ts). It imports no other room; its
+ * changes take the site's state (../commit/site-state.ts) by type only and write D1 only through
+ * that state's commit, never on their own.
+ *
+ * The one rule for who may do what with a site; every route and the coordinator use it.
+ *
+ * Which owner to ask about: inside a change, the coordinator's own record. Changes to a domain
+ * are serialised there, so its answer is the truth at the instant the change commits (two users
+ * racing for a new domain get one 200 and one 403). A route may ask first with the owner D1
+ * holds, to refuse before it reads a body: D1 lags the coordinator only by changes still in
+ * flight, so a stale answer can only delay a refusal to the coordinator's check, never let a
+ * change through. Reads ask with the coordinator's live record, which reflects every commit.
+ */
+import { Problem } from '../../http/problem';
+import { timestamp } from '../../http/time';
+import type { SiteOwner } from '../../storage/sites-table';
+
+/** Who is asking. `scopes` are the token's; the coordinator, which sees no token, passes none. */
+export interface Requester {
+  userId: string;
+  scopes?: ReadonlySet<string>;
+}
+
+type Suspension = NonNullable<SiteOwner['suspension']>;
+
+/** What a member other than the owner may be (docs/design.md, "Members"). */
+export const memberRoles = ['deployer', 'viewer'] as const;
+export type MemberRole = (typeof memberRoles)[number];
+/** A requester's relation to a site: its owner, one of its members, or none. */
+export type Role = 'owner' | MemberRole | null;
+
+/**
+ * - `read`: the owner, a member, or anyone with `global_read` (whose `deploy` scope, or
+ *   `global_read`, the route checked).
+ * - `change`: the owner or a deployer of an existing site that is not suspended: deploy over it,
+ *   edit its configuration and files, activate a kept deployment, make a preview.
+ * - `deploy`: `change`, or anyone when no site exists yet (the first deploy claims the domain).
+ * - `own`: the owner of a site that is not suspended: unpublish, manage members, set trust.
+ * - `read-own`: what only the owner sets (the trust policy), read by the owner or `global_read`.
+ * Every action but a read is refused while the site's owner is suspended (`refuseSuspendedUser`),
+ * a deployer's too; a suspended user's claim of a new domain is refused by the same function,
+ * since no site record carries the claimant's suspension.
+ * What an operator (scope `admin`) does to any site needs only that it exists: see `administer`.
+ */
+export type SiteAction = 'read' | 'read-own' | 'change' | 'deploy' | 'own';
+
+/** The roles that may do each action on an existing site. */
+const allowed: Record<SiteAction, readonly Role[]> = {
+  read: ['owner', 'deployer', 'viewer'],
+  'read-own': ['owner'],
+  change: ['owner', 'deployer'],
+  deploy: ['owner', 'deployer'],
+  own: ['owner'],
+};
+
+/** The requester's role on `site`, given its membership (`member`: null when not a member). */
+export function roleOf(requester: Requester, site: SiteOwner, member: MemberRole | null): Role {
+  return site.userId === requester.userId ? 'owner' : member;
+}
+
+/** 404: the domain has no site. */
+function siteNotFound(domain: string): Problem {
+  return new Problem('site-not-found', `No site is hosted at ${domain}.`);
+}
+
+/** 404: no kept deployment `id` of `domain` (never made, still uploading, or collected). */
+export function deploymentNotFound(domain: string, id: string): Problem {
+  return new Problem('not-found', `${domain} keeps no deployment ${JSON.stringify(id)}.`);
+}
+
+/** 403: the site is someone else's, and the requester's role on it (if any) does not allow `action`. */
+function refused(domain: string, role: Role, action: SiteAction): Problem {
+  if (role === null) return new Problem('forbidden', `The site ${domain} is owned by another user.`);
+  const what = action === 'change' || action === 'deploy' ? 'change it' : 'unpublish it, manage its members or see and set its trust policy';
+  return new Problem('forbidden', `You are a ${role} of ${domain}: only its owner may ${what}.`, { extensions: { role } });
+}
+
+/** 403: an operator suspended the user, who claims and changes nothing until it is lifted; they see why. */
+function userSuspended(userId: string, suspension: Suspension): Problem {
+  return new Problem(
+    'user-suspended',
+    `The user ${userId} is suspended by the service's operator: their sites are not served, and they can claim or change nothing until the suspension is lifted. Reason: ${suspension.reason}`,
+    { extensions: { reason: suspension.reason, since: timestamp(suspension.since) } },
+  );
+}
+
+/** Throws the 403 `user-suspended` when `suspension` (the requester's own, null: none) holds: for a claim, which no site record tells. */
+export function refuseSuspendedUser(userId: string, suspension: Suspension | null): void {
+  if (suspension) throw userSuspended(userId, suspension);
+}
+
+/** 403: an operator suspended the site; its owner sees why. */
+function suspended(domain: string, suspension: Suspension): Problem {
+  return new Problem('site-suspended', `The site ${domain} is suspended by the service's operator and cannot be changed until the suspension is lifted. Reason: ${suspension.reason}`, {
+    extensions: { reason: suspension.reason, since: timestamp(suspension.since) },
+  });
+}
+
+/**
+ * Throws the 404 or 403 unless `requester` may do `action` on `domain`, whose site is `site`
+ * (null: none) and of which the requester is the member `member` (null: not one; look it up with
+ * storage/members-table.ts `memberRole` unless the requester owns the site).
+ */
+export function authorize(requester: Requester, domain: string, site: SiteOwner | null, action: SiteAction, member: MemberRole | null = null): void {
+  if (site === null) {
+    if (action === 'deploy') return;
+    throw siteNotFound(domain);
+  }
+  const role = roleOf(requester, site, member);
+  const reads = action === 'read' || action === 'read-own';
+  if (allowed[action].includes(role)) {
+    if (reads) return;
+    refuseSuspendedUser(site.userId, site.userSuspension);
+    if (site.suspension) throw suspended(domain, site.suspension);
+    return;
+  }
+  if (reads && requester.scopes?.has('global_read')) return;
+  throw refused(domain, role, action);
+}
+
+/** Throws the 404 unless `domain` has a site, for an operator's change to it (the route checked the `admin` scope). */
+export function administer<Site extends SiteOwner>(domain: string, site: Site | null): Site {
+  if (site === null) throw siteNotFound(domain);
+  return site;
+}

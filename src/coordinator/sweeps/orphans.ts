@@ -1,0 +1,49 @@
+/**
+ * The sweep of one site's objects. A deploy writes its pack and index before it asks the
+ * coordinator to commit them, so a runtime that stops in between leaves them under the site's
+ * prefix with nothing naming them (a Worker's failed clean-up does too). The sweep deletes every
+ * object there that nothing holds — no kept deployment (uploading ones included), no unfinished
+ * upload recorded with the coordinator (../records/uploads.ts), no incremental deploy about to store its
+ * manifest (../records/incremental-deadlines.ts), no follow-up that deletes it once reads in flight are
+ * done (./follow-ups.ts) — once it is older than `ORPHAN_SWEEP_GRACE_SECONDS`:
+ * a deploy under way is held by nothing until its commit, and the grace spares it. It runs in the
+ * coordinator, under its lock, so no change commits while it reads what is held; the daily cron
+ * picks the domains (./orphan-sweeps.ts).
+ */
+import type { Env } from '../../platform/env';
+import { log } from '../../platform/log';
+import { settingsOf } from '../../platform/settings';
+import { keys } from '../../storage/file-index';
+import { deleteObjects, listObjects } from '../../storage/objects';
+import type { Commits } from '../commit/commits';
+import { objectsOf } from '../records/kept-window';
+
+/** Sweeps `domain`'s prefix and answers the keys it deleted; call it under the coordinator's lock, with no change left unsettled. */
+export async function sweepOrphans(env: Env, domain: string, commits: Commits): Promise<string[]> {
+  const orphans = await deleteUnheld(env, domain, commits, Date.now() - settingsOf(env).orphanSweepGraceSeconds * 1000);
+  if (orphans.length > 0) log.info('Deleted objects no deployment or upload held (a deploy cut before its commit)', { domain, objects: orphans });
+  return orphans;
+}
+
+/**
+ * Deletes the objects under `domain`'s prefix uploaded before `cutoff` that nothing holds now, and
+ * answers their keys: the sweep's rule, and an unpublish's (./follow-ups.ts), whose cutoff is the
+ * unpublish itself, so that a site claimed again since keeps every object it wrote or holds.
+ */
+export async function deleteUnheld(env: Env, domain: string, commits: Commits, cutoff: number): Promise<string[]> {
+  // Listed before what holds them is read: an upload or incremental deploy is recorded before its first object is written.
+  const old: string[] = [];
+  for await (const page of listObjects(env.FILES, keys.sitePrefix(domain))) {
+    for (const object of page) if (object.uploaded.getTime() < cutoff) old.push(object.key);
+  }
+  if (old.length === 0) return [];
+  const held = new Set([
+    ...(await commits.deployments.all(domain)).flatMap(objectsOf),
+    ...commits.uploads.keys(),
+    ...commits.scheduledDeletions(),
+    ...commits.deadlines.deploymentIds().map((id) => keys.manifest(domain, id)),
+  ]);
+  const unheld = old.filter((key) => !held.has(key));
+  await deleteObjects(env.FILES, unheld);
+  return unheld;
+}
