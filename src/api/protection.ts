@@ -20,7 +20,7 @@ import { timestamp } from '../http/time';
 import { settingsOf } from '../platform/settings';
 import { signGrant } from '../protection/grant';
 import { hashPassword } from '../protection/password-hash';
-import { type SiteProtection, grantEpoch, previewModes, siteModes } from '../protection/site-protection';
+import { type SiteProtection, grantEpoch, hostMode, previewModes, siteModes } from '../protection/site-protection';
 import { grantKey, grantPaths, sameHostPath } from '../serving/grant-key';
 import { isDeploymentId } from '../coordinator/records/deployment-id';
 import { domainParam } from './domain-param';
@@ -95,10 +95,10 @@ resource(protection, '/v2/sites/:domain/protection', {
 });
 
 /** The host a link opens and its origin as the request reached the service: the site's domain, a deployment's preview host or an alias host. */
-async function linkHost(c: Context<AppEnv>, domain: string, body: Record<string, unknown>): Promise<{ host: string; origin: string }> {
+async function linkHost(c: Context<AppEnv>, domain: string, body: Record<string, unknown>): Promise<{ host: string; origin: string; preview: boolean }> {
   const url = new URL(c.req.url);
   const { previewHostname } = settingsOf(c.env);
-  const previewOrigin = (label: string) => ({ host: `${label}.${previewHostname}`, origin: `${url.protocol}//${label}.${previewHostname}${url.port ? `:${url.port}` : ''}` });
+  const previewOrigin = (label: string) => ({ host: `${label}.${previewHostname}`, origin: `${url.protocol}//${label}.${previewHostname}${url.port ? `:${url.port}` : ''}`, preview: true });
   if (body.deploymentId !== undefined && body.alias !== undefined) throw new Problem('invalid-request', 'Send "deploymentId" or "alias", not both.');
   if (body.deploymentId !== undefined) {
     const id = body.deploymentId;
@@ -109,7 +109,7 @@ async function linkHost(c: Context<AppEnv>, domain: string, body: Record<string,
   }
   const alias = checkedAlias(body.alias);
   if (alias !== null) return previewOrigin(await aliasLabel(domain, alias));
-  return { host: domain, origin: new URL(siteUrl(url, domain)).origin };
+  return { host: domain, origin: new URL(siteUrl(url, domain)).origin, preview: false };
 }
 
 function expiresInOf(c: Context<AppEnv>, value: unknown): number {
@@ -134,11 +134,11 @@ resource(protection, '/v2/sites/:domain/share', {
       const path = body.path === undefined ? '/' : sameHostPath(body.path);
       if (path === undefined) throw new Problem('invalid-request', '"path" must be a path on the host, beginning with one "/".', { errors: [{ pointer: '/path', message: 'a path beginning with "/"' }] });
       const expiresIn = expiresInOf(c, body.expiresIn);
-      const { host, origin } = await linkHost(c, domain, body);
+      const { host, origin, preview } = await linkHost(c, domain, body);
       const expires = Math.floor(Date.now() / 1000) + expiresIn;
-      const epoch = grantEpoch(site.created, protectionOf(site, settingsOf(c.env).protection.newSitePreviews));
-      const token = await signGrant(await grantKey(c.env), { host, expires, epoch, kind: 'link', path });
-      const link: ShareLink = { url: `${origin}${grantPaths.open}?grant=${token}`, expiresAt: timestamp(expires * 1000) };
+      const protection = protectionOf(site, settingsOf(c.env).protection.newSitePreviews);
+      const token = await signGrant(await grantKey(c.env), { host, expires, epoch: grantEpoch(site.created, protection), kind: 'link', path });
+      const link: ShareLink = { url: `${origin}${grantPaths.open}?grant=${token}`, expiresAt: timestamp(expires * 1000), protected: hostMode(protection, preview) !== 'public' };
       return c.json(link);
     },
   ],

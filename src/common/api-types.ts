@@ -46,6 +46,8 @@ export interface SiteProtectionView {
 export interface ShareLink {
   url: string;
   expiresAt: Timestamp;
+  /** Whether the host needs a grant now: false when anyone may open it (the link works all the same). */
+  protected: boolean;
 }
 
 /** A site's GitHub Actions trust policy (`PUT`/`GET /v2/sites/<domain>/trust/github`): which jobs' ID tokens may deploy it. */
