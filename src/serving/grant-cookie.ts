@@ -17,7 +17,8 @@ export function setGrantCookie(url: URL, token: string, maxAgeSeconds: number): 
   return serialize(grantCookie, token, { path: '/', httpOnly: true, secure: url.protocol === 'https:', sameSite: 'Lax', maxAge: Math.max(0, Math.floor(maxAgeSeconds)) });
 }
 
-/** The sign-in form's half of its CSRF check, sent back with the post only from this host's own pages (`Strict`). */
-export function setCsrfCookie(url: URL, nonce: string, path: string): string {
-  return serialize(csrfCookie, nonce, { path, httpOnly: true, secure: url.protocol === 'https:', sameSite: 'Strict', maxAge: 3600 });
+/** The sign-in form's half of its CSRF check, sent back with the post only from this host's own pages (`Strict`); kept for an hour, as long as a form's token. */
+export function setCsrfCookie(url: URL, nonce: string): string {
+  // Path=/: every page of the host that shows the form must see it, or each would set another.
+  return serialize(csrfCookie, nonce, { path: '/', httpOnly: true, secure: url.protocol === 'https:', sameSite: 'Strict', maxAge: 3600 });
 }

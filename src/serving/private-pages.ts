@@ -15,7 +15,8 @@ function privatePage(status: number, title: string, body: string, vary: string, 
       vary,
       'x-content-type-options': 'nosniff',
       'x-frame-options': 'DENY',
-      'referrer-policy': 'no-referrer',
+      // Not no-referrer: a browser then sends `Origin: null` with the sign-in form's post, which is refused.
+      'referrer-policy': 'same-origin',
       ...headers,
     },
   });

@@ -46,7 +46,7 @@ export async function admit(request: Request, url: URL, env: Env, access: HostAc
   if (isGrantPath(path, grantPaths.signIn)) {
     if (access.mode !== 'password') return { answer: fileNotFound() };
     if (request.method === 'POST') return { answer: await signIn(request, url, env, access) };
-    return { answer: await signInForm(env, url, access, sameHostPath(url.searchParams.get('to')) ?? '/') };
+    return { answer: await signInForm(request, env, url, access, sameHostPath(url.searchParams.get('to')) ?? '/') };
   }
   if (access.mode === 'public') return { private: false };
   const oversized = oversizedCredentials(request, env);
@@ -56,7 +56,7 @@ export async function admit(request: Request, url: URL, env: Env, access: HostAc
   const opens = grant !== undefined && grantOpens(grant, access.host, access.epoch, Date.now() / 1000) && (grant.kind === 'link' || access.mode === 'password');
   if (opens) return { private: true };
   if (access.mode === 'members') return { answer: membersOnly(grant === undefined ? 'none' : 'stale') };
-  return { answer: await signInForm(env, url, access, `${url.pathname}${url.search}`) };
+  return { answer: await signInForm(request, env, url, access, `${url.pathname}${url.search}`) };
 }
 
 /** A share link: its grant becomes the host's cookie, and the visitor lands on its path without it in the address bar. */

@@ -31,13 +31,18 @@ async function csrfSignature(env: Env, host: string, issued: number, nonce: stri
   return new Uint8Array(await crypto.subtle.sign('HMAC', await grantKey(env), encoder.encode(`csrf.${host}.${issued}.${nonce}`)));
 }
 
-/** The form for `returnTo`, with a fresh CSRF token and its cookie. */
-export async function signInForm(env: Env, url: URL, access: HostAccess, returnTo: string, wrong = false): Promise<Response> {
+/**
+ * The form for `returnTo`, with a fresh CSRF token for the browser's CSRF cookie, set when it has
+ * none: a browser asks for more than the page (its icon, other tabs), and a cookie replaced by
+ * each of them would no longer match the form on screen.
+ */
+export async function signInForm(request: Request, env: Env, url: URL, access: HostAccess, returnTo: string, wrong = false): Promise<Response> {
   const issued = Math.floor(Date.now() / 1000);
-  const nonce = base64url.encode(crypto.getRandomValues(new Uint8Array(16)));
+  const held = cookieOf(request.headers.get('cookie'), csrfCookie);
+  const nonce = held !== undefined && /^[A-Za-z0-9_-]{22}$/.test(held) ? held : base64url.encode(crypto.getRandomValues(new Uint8Array(16)));
   const csrf = `${issued}.${nonce}.${base64url.encode(await csrfSignature(env, access.host, issued, nonce))}`;
   const response = passwordForm({ action: grantPaths.signIn, returnTo, csrf, wrong });
-  response.headers.append('set-cookie', setCsrfCookie(url, nonce, grantPaths.signIn));
+  if (nonce !== held) response.headers.append('set-cookie', setCsrfCookie(url, nonce));
   return response;
 }
 
@@ -71,7 +76,7 @@ export async function signIn(request: Request, url: URL, env: Env, access: HostA
   }
   if (!(await csrfHolds(env, request, access, form.get('csrf') ?? ''))) return signInRefused();
   const returnTo = sameHostPath(form.get('to')) ?? '/';
-  if (!(await passwordMatches(form.get('password') ?? '', access.password))) return signInForm(env, url, access, returnTo, true);
+  if (!(await passwordMatches(form.get('password') ?? '', access.password))) return signInForm(request, env, url, access, returnTo, true);
   const expires = Math.floor(Date.now() / 1000) + signInSeconds;
   const token = await signGrant(await grantKey(env), { host: access.host, expires, epoch: access.epoch, kind: 'password' });
   return new Response(null, {

@@ -403,7 +403,12 @@ describe('the dashboard', () => {
     const aliasUrl = await page.locator('#alias-link').getAttribute('href');
     expect(aliasUrl).toMatch(new RegExp(`^http://feature-x--dash-example-[a-z2-7]{13}\\.preview\\.localhost:${service.port}/$`));
     const aliasHost = new URL(aliasUrl!).hostname.replace(/\.localhost$/, '');
-    expect((await getFromSite(service, aliasHost, '/')).body).toBe(siteFiles['index.html']);
+    // A new site's previews are for members: the link opens the alias host through a share link it mints.
+    expect((await getFromSite(service, aliasHost, '/')).status).toBe(401);
+    const [aliasTab] = await Promise.all([page.waitForEvent('popup'), page.locator('#alias-link').click()]);
+    await expect.poll(() => aliasTab.url()).toBe(aliasUrl);
+    expect(await aliasTab.content()).toContain(siteFiles['index.html']);
+    await aliasTab.close();
     await shot(page, '10c-deploy-preview-result');
 
     await page.getByRole('link', { name: 'Manage the site' }).click();

@@ -16,6 +16,8 @@ import { membersCard } from '../members';
 import { suspensionCard } from '../suspension';
 import { trustCard } from '../trust';
 import { type UserSuspensionCard, userSuspensionCard } from '../user-suspension';
+import { opensWithShareLink } from '../share';
+import { protectionCard } from '../protection';
 
 const SHOWN_EVENTS = 50;
 /** How often a page without live events (a token without global_read) asks whether the site changed. */
@@ -185,7 +187,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     h(
       'p',
       { class: 'links' },
-      h('a', { class: 'button', href: siteUrl(location, domain), target: '_blank', rel: 'noopener' }, 'Open site'),
+      opensWithShareLink(h('a', { class: 'button', href: siteUrl(location, domain), target: '_blank', rel: 'noopener' }, 'Open site'), domain, {}),
       h('a', { href: link({ screen: 'files', domain, directory: '/' }) }, 'Files'),
       h('a', { href: link({ screen: 'configuration', domain }) }, 'Configuration'),
       h('a', { href: link({ screen: 'rules', domain }) }, 'Rules'),
@@ -202,6 +204,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     h('section', { class: 'card', 'aria-labelledby': 'deployments-heading' }, h('h2', { id: 'deployments-heading' }, 'Deployments'), deployments.element),
     membersCard(domain, isOwner),
     trustCard(domain, isOwner),
+    protectionCard(domain, isOwner),
     operatorControls,
     h('section', { class: 'card', 'aria-labelledby': 'events-heading' }, h('h2', { id: 'events-heading' }, 'Live events'), streamState, eventList),
   );
