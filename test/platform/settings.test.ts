@@ -40,6 +40,11 @@ const valid = {
   API_TOKEN_CHECK_SECONDS: '30',
   GITHUB_OIDC_ISSUER: 'https://token.actions.githubusercontent.com/',
   OIDC_AUDIENCE: '',
+  NEW_SITE_PREVIEWS: 'members',
+  SHARE_LINK_MAX_SECONDS: '2592000',
+  SIGN_IN_ATTEMPTS_PER_MINUTE: '10',
+  SITE_PASSWORD_MIN_LENGTH: '8',
+  MAX_CREDENTIAL_HEADER_BYTES: '8192',
 };
 
 describe('settings', () => {
@@ -67,6 +72,7 @@ describe('settings', () => {
       cloudflareApi: { requestsPerWindow: 1200, windowSeconds: 300, reservedForCertificates: 400 },
       apiTokens: { maxDays: 365, perUser: 50, checkSeconds: 30 },
       githubOidc: { issuer: 'https://token.actions.githubusercontent.com', audience: null },
+      protection: { newSitePreviews: 'members', shareLinkMaxSeconds: 2592000, signInAttemptsPerMinute: 10, passwordMinLength: 8, maxCredentialHeaderBytes: 8192 },
     });
   });
 
@@ -148,6 +154,10 @@ describe('settings', () => {
     ['CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES', '1200'],
     ['API_TOKEN_MAX_DAYS', '0'],
     ['API_TOKENS_PER_USER', '0'],
+    ['NEW_SITE_PREVIEWS', 'private'],
+    ['SHARE_LINK_MAX_SECONDS', '30d'],
+    ['SIGN_IN_ATTEMPTS_PER_MINUTE', '0'],
+    ['MAX_CREDENTIAL_HEADER_BYTES', '100'],
     // A revoked token must be refused everywhere within a minute.
     ['API_TOKEN_CHECK_SECONDS', '61'],
     // A token's keys fetched in clear text could be anyone's: http only on loopback.
@@ -209,10 +219,12 @@ describe('settings', () => {
     const settings = parseSettings(valid);
     const user = { name: 'USER_RATE_LIMITER', simple: { limit: 1200, period: 60 } };
     const address = { name: 'ADDRESS_RATE_LIMITER', simple: { limit: 300, period: 60 } };
-    expect(() => checkRateLimits(settings, [user, address])).not.toThrow();
-    expect(() => checkRateLimits(settings, [user, { ...address, simple: { limit: 100, period: 60 } }])).toThrow(/ANONYMOUS_REQUESTS_PER_MINUTE .* ADDRESS_RATE_LIMITER.*limit 100/);
-    expect(() => checkRateLimits(settings, [{ ...user, simple: { limit: 1200, period: 10 } }, address])).toThrow(/API_REQUESTS_PER_MINUTE .*period 10/);
-    expect(() => checkRateLimits(settings, [address])).toThrow(/USER_RATE_LIMITER.*missing/);
+    const signIn = { name: 'SIGN_IN_RATE_LIMITER', simple: { limit: 10, period: 60 } };
+    expect(() => checkRateLimits(settings, [user, address, signIn])).not.toThrow();
+    expect(() => checkRateLimits(settings, [user, { ...address, simple: { limit: 100, period: 60 } }, signIn])).toThrow(/ANONYMOUS_REQUESTS_PER_MINUTE .* ADDRESS_RATE_LIMITER.*limit 100/);
+    expect(() => checkRateLimits(settings, [{ ...user, simple: { limit: 1200, period: 10 } }, address, signIn])).toThrow(/API_REQUESTS_PER_MINUTE .*period 10/);
+    expect(() => checkRateLimits(settings, [address, signIn])).toThrow(/USER_RATE_LIMITER.*missing/);
+    expect(() => checkRateLimits(settings, [user, address])).toThrow(/SIGN_IN_ATTEMPTS_PER_MINUTE .*SIGN_IN_RATE_LIMITER.*missing/);
   });
 });
 

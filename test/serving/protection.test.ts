@@ -237,6 +237,10 @@ describe('members-only and password-protected sites', () => {
     const post = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
       visit(`http://${domain}/.sitehost/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie, ...address, ...headers }, body: new URLSearchParams(fields).toString() });
 
+    // Another request of the same browser (its icon, another tab) keeps the CSRF cookie the form on screen needs.
+    const icon = await visit(`http://${domain}/favicon.ico`, { headers: { cookie: csrfCookie } });
+    expect(icon.status).toBe(401);
+    expect(icon.headers.get('set-cookie')).toBeNull();
     const wrong = await post({ csrf, to: '/deep/page.html', password: 'open sesame' });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain('That password is not right');
