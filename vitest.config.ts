@@ -38,8 +38,8 @@ export default defineConfig(async () => {
       maxWorkers: 4,
       // The black-box files, which mostly wait, run beside the workers files, which compute (test/support/interleaved-sequencer.ts).
       sequence: { sequencer: InterleavedSequencer },
-      // The ten slowest files after every run (test/support/slowest-files.ts).
-      reporters: ['default', './test/support/slowest-files.ts'],
+      // The ten slowest files and each project's time after every run (test/support/slowest-files.ts, project-times.ts).
+      reporters: ['default', './test/support/slowest-files.ts', './test/support/project-times.ts'],
       projects: [
         {
           // Pure logic, in Node: no runtime starts. `npm run test:unit` is the inner loop.
@@ -91,7 +91,7 @@ export default defineConfig(async () => {
             deps: { optimizer: { ssr: { enabled: true, include: workerPackages } } },
             include: ['test/**/*.test.ts'],
             exclude: ['test/node/**', 'test/**/*.unit.test.ts'],
-            globalSetup: ['./test/support/build-dashboard.mjs'],
+            globalSetup: ['./test/support/build-worker-modules.mjs'],
             // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json.
             setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts'],
             // Budgets only for a hang, hooks as tests: a busy machine must not fail a file (a beforeAll that deploys

@@ -1,8 +1,11 @@
 import { clientHeader } from '../src/common/deployment-labels.ts';
 import type { DomainProofRecord } from '../src/common/api-types.ts';
 import { type ApiError, apiErrorOf } from '../src/common/received-problem.ts';
-import { CliError, type ErrorKind } from './errors.ts';
+import { versionHeader } from '../src/common/service-version.ts';
+import { CliError, type ErrorKind, UnreachableError } from './errors.ts';
+import { withRetries } from './retry.ts';
 import { type Answer, type BodyWriter, type ChunkWriter, streamRequest } from './upload.ts';
+import { noticeServiceVersion } from './version-check.ts';
 import { version } from './version.ts';
 
 export interface Credentials {
@@ -29,6 +32,8 @@ export interface RequestOptions {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Safe to send again after a reset or a gateway's 502/503/504 (./retry.ts), as every GET is: the service answers a repeat as it answered the first. */
+  repeatable?: true;
 }
 
 /** The API over HTTP: the bearer token on every request, and every non-2xx answer thrown as a `CliError`. */
@@ -42,7 +47,8 @@ export class ApiClient {
   }
 
   async request(path: string, options: RequestOptions = {}): Promise<Answer> {
-    return this.#answer(() => this.#send(path, options));
+    const send = () => this.#answer(() => this.#send(path, options));
+    return isRepeatable(options) ? withRetries(this.origin, send) : send();
   }
 
   async json<T>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -77,10 +83,13 @@ export class ApiClient {
    * answers whether the site exists.
    */
   async checkDeployable(sitePath: string): Promise<{ siteExists: boolean }> {
-    const answer = await this.#send(`${sitePath}/info`, {});
-    if (answer.status >= 300 && answer.status !== 404) throw cliErrorOf(await apiErrorOf(answer));
-    await answer.body.cancel();
-    return { siteExists: answer.status !== 404 };
+    return withRetries(this.origin, async () => {
+      const answer = await this.#send(`${sitePath}/info`, {});
+      noticeServiceVersion(this.origin, answer.headers.get(versionHeader));
+      if (answer.status >= 300 && answer.status !== 404) throw cliErrorOf(await apiErrorOf(answer));
+      await answer.body.cancel();
+      return { siteExists: answer.status !== 404 };
+    });
   }
 
   /** The answer whatever its status; only an unreachable server is thrown, as a `CliError`. */
@@ -111,9 +120,14 @@ export class ApiClient {
     } catch (error) {
       throw unreachable(error, this.origin);
     }
+    noticeServiceVersion(this.origin, answer.headers.get(versionHeader));
     if (answer.status < 200 || answer.status >= 300) throw cliErrorOf(await apiErrorOf(answer));
     return answer;
   }
+}
+
+function isRepeatable({ method = 'GET', repeatable }: RequestOptions): boolean {
+  return repeatable === true || method === 'GET' || method === 'HEAD';
 }
 
 /** A failed request: a local error raised while writing the body, or the server is unreachable. */
@@ -122,8 +136,9 @@ function unreachable(error: unknown, origin: string): Error {
   // fetch wraps the system error in a TypeError's cause; node:http rejects with it directly.
   const cause = error instanceof TypeError && error.cause instanceof Error ? error.cause : error;
   if (cause instanceof CliError) return cause;
-  const reason = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.message) : String(cause);
-  return new CliError('server', `Could not reach ${origin}: ${reason}.`, { cause: error });
+  const code = cause instanceof Error ? (cause as NodeJS.ErrnoException).code : undefined;
+  const reason = code ?? (cause instanceof Error ? cause.message : String(cause));
+  return new UnreachableError(`Could not reach ${origin}: ${reason}.`, code, { cause: error });
 }
 
 function kindOf(error: ApiError): ErrorKind {

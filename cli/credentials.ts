@@ -65,6 +65,12 @@ async function loadCredentials(env: NodeJS.ProcessEnv = process.env): Promise<Cr
   return { origin: normaliseOrigin(origin), token };
 }
 
+/** The API origin the CLI would talk to (`SITEHOST_ORIGIN`, else the stored login's), without a token; undefined without either. */
+export async function knownOrigin(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const origin = env.SITEHOST_ORIGIN || (await readStored(configFilePath(env))).origin;
+  return origin ? normaliseOrigin(origin) : undefined;
+}
+
 /** Writes the login readable by the user only (0600), replacing the file in one step. */
 export async function saveCredentials(credentials: Credentials, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const path = configFilePath(env);

@@ -53,6 +53,17 @@ export class CliError extends Error {
   }
 }
 
+/** The service could not be reached, or the connection failed before its answer came: `code` is the system's (`ECONNRESET`), if any. */
+export class UnreachableError extends CliError {
+  readonly code: string | undefined;
+
+  constructor(message: string, code: string | undefined, options: CliErrorOptions = {}) {
+    super('server', message, options);
+    this.name = 'UnreachableError';
+    this.code = code;
+  }
+}
+
 /** The exit codes as `sitehost --help` and docs/cli.md list them. */
 export const exitCodeHelp = `Exit codes:
   0  success

@@ -14,10 +14,18 @@ export async function main(argv: readonly string[]): Promise<void> {
   const json = wantsJson(argv);
   const program = createProgram(json);
   try {
+    // Asked of the program, not of a command: it asks the service too, which commander's own --version cannot.
+    if (asksVersion(argv)) return await (await import('./commands/version.ts')).showVersion({ json });
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     process.exitCode = report(error, program.opts<{ debug?: boolean }>().debug === true, json);
   }
+}
+
+/** `sitehost --version` (or `-V`), with at most `--json` and `--debug` beside it. */
+function asksVersion(argv: readonly string[]): boolean {
+  const rest = argv.filter((argument) => argument !== '--json' && argument !== '--debug');
+  return rest.length === 1 && (rest[0] === '--version' || rest[0] === '-V');
 }
 
 /** `--json` among the options (not after `--`): errors too are then JSON, usage errors included, which commander raises before it knows the options. */

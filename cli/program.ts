@@ -15,7 +15,8 @@ import { version } from './version.ts';
 export function createProgram(json = false): Command {
   const program = new Command('sitehost')
     .description('Publish static sites to a Sitehost service.')
-    .version(version)
+    // Listed in the help; main.ts answers it (commands/version.ts).
+    .version(version, '-V, --version', "print the CLI's version, and the service's")
     .option('--debug', 'show stack traces of errors')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()

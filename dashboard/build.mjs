@@ -2,8 +2,8 @@
 // and `/dashboard/app.js` (one bundle), `/dashboard/app.css` and `/dashboard/icon.svg`, each with
 // its Content-Type and ETag. The Worker serves them from its own bundle (src/dashboard), so a
 // request for a hosted site passes through nothing else on its way to the Worker.
-// wrangler runs this before `wrangler dev` and `wrangler deploy` (`[build] command`); the
-// workers tests and `npm run typecheck` run it first too. Several processes may build at once
+// The Worker's build runs it (scripts/build-worker.mjs: wrangler's `[build] command`, the
+// workers tests and `npm run typecheck`). Several processes may build at once
 // (parallel tests), so the module is written to a temporary name and renamed into place: a
 // reader sees the old module or the new one, never half of one.
 import { createHash } from 'node:crypto';

@@ -3,6 +3,15 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
+/**
+ * wrangler dev's arguments for an inspector port of its own: left to itself, each takes 9229 when
+ * it looks free, and of two starting at once (`npm run bench:quick` runs benches side by side)
+ * one fails with "Address already in use".
+ */
+export async function inspectorArgs() {
+  return ['--inspector-port', String(await freePort())];
+}
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -14,11 +23,12 @@ export function freePort() {
 }
 
 /**
- * Starts a server command in its own process group and waits until wrangler prints "Ready on".
- * Returns `{ pid, output(), stop() }`; stop() ends the whole group (wrangler and workerd).
+ * Starts a server command (wrangler dev, or scripts/start.mjs, which passes its arguments on to
+ * it) in its own process group and waits until wrangler prints "Ready on". Returns
+ * `{ pid, output(), stop() }`; stop() ends the whole group (wrangler and workerd).
  */
 export async function startServer(args, { cwd, env, timeoutMs = 90_000 }) {
-  const child = spawn(process.execPath, args, {
+  const child = spawn(process.execPath, [...args, ...(await inspectorArgs())], {
     cwd,
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -28,6 +28,9 @@
 //    /usr/bin/node is Node 20, packed and installed (`npm run pack:cli`) on that Node too.
 // BENCH_RUNS (default 5) sets how often the 40 MiB site is sent to each, alternately (both
 // servers run at once); the machine is shared, so the report gives the median and the best run.
+// Quick mode (bench/mode.mjs): every size a twentieth (a 5 MiB deploy, a 100-file 2 MiB site,
+// 1,000 small files, a 100-file folder), one run; the packed CLI and the platform calls (which
+// `npm test` counts) are left out.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
@@ -38,12 +41,20 @@ import { dirname, join } from 'node:path';
 import { cpuMsOf, freePort, isProxy, measureMemory, startServer, workerdPids } from './processes.mjs';
 import { generateRealisticSite, generateSmallFileSite, generateUniformSite, smallPages } from './site.mjs';
 import { startCountingRelay } from '../../test/node/cli/counting-relay.ts';
+import { announce, quick, setting } from '../mode.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
-const runs = Number(process.env.BENCH_RUNS ?? 5);
+const runs = setting('BENCH_RUNS', 5, 1);
 const MB = 1e6;
 const MiB = 1024 * 1024;
+/** The sizes: of the big deploy (files of 256 KiB), of the realistic site, of the small files' deploys. */
+const bigFiles = quick ? 20 : 400;
+const siteFiles = quick ? 100 : 2000;
+const siteMiB = quick ? 2 : 40;
+const smallPageCount = quick ? 1000 : 20_000;
+const smallSiteFiles = quick ? 100 : 2000;
+const count = (value) => value.toLocaleString('en');
 
 const mb = (bytes) => `${(bytes / MB).toFixed(1)} MB`;
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
@@ -136,6 +147,7 @@ async function cliDeploy(relay, token, dir, domain) {
  */
 function installPackedCli() {
   const node20 = '/usr/bin/node';
+  if (quick) return { why: 'quick mode' };
   try {
     if (!/^v20\./.test(execFileSync(node20, ['--version'], { encoding: 'utf8' }))) return { why: `${node20} is not Node 20` };
     const tarball = execFileSync(process.execPath, ['scripts/pack-cli.mjs'], { cwd: repo, encoding: 'utf8' }).trim().split('\n').at(-1);
@@ -171,6 +183,19 @@ async function rollbackTime(service, token, domain, id, path, expected) {
     if (performance.now() - started > 10_000) throw new Error(`the rollback of ${domain} was not served within 10 s`);
   }
   return performance.now() - started;
+}
+
+/** The platform calls of a 20,000-file deploy, as the workers test test/deploy/platform-calls.test.ts counts them. */
+function countPlatformCalls() {
+  console.log('counting platform calls (test/deploy/platform-calls.test.ts)…');
+  const counted = spawnSync(
+    process.execPath,
+    [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', '--project', 'workers', 'test/deploy/platform-calls.test.ts'],
+    { cwd: repo, encoding: 'utf8', env: { ...process.env, CI: 'true' } },
+  );
+  const callsMatch = /platform calls for 20,000 files: (\d+)/.exec(counted.stdout + counted.stderr);
+  if (!callsMatch) console.warn(`could not read the platform call count:\n${counted.stdout}${counted.stderr}`);
+  return callsMatch ? Number(callsMatch[1]) : undefined;
 }
 
 async function bodyBytes(form) {
@@ -213,22 +238,24 @@ async function startDev(argsFor, env = {}) {
   return { ...server, port, url: `http://127.0.0.1:${port}` };
 }
 
+announce('bench:deploy');
 const workDir = await mkdtemp(join(tmpdir(), 'sitehost-bench-'));
 /** The wrangler dev servers running, stopped at the end whatever happens. */
 const servers = [];
 try {
   console.log('generating sites…');
   const siteRoot = join(workDir, 'files');
-  const site = await generateRealisticSite(siteRoot, 40 * MiB);
-  const big = await generateUniformSite(siteRoot, 400, 256 * 1024);
+  const site = await generateRealisticSite(siteRoot, siteMiB * MiB, siteFiles);
+  const big = await generateUniformSite(siteRoot, bigFiles, 256 * 1024);
+  const bigLabel = `${(bigFiles * 256) / 1024} MiB`;
   const siteBytes = site.reduce((sum, file) => sum + file.size, 0);
   const siteForm = await formOf(siteRoot, site);
   const siteBody = await bodyBytes(siteForm);
   const bigForm = await formOf(siteRoot, big);
-  const smallSite = await generateSmallFileSite(siteRoot, 2000, 1024);
+  const smallSite = await generateSmallFileSite(siteRoot, smallSiteFiles, 1024);
   const smallForm1k = await formOf(siteRoot, smallSite);
   const smallForm = new FormData();
-  for (const page of smallPages(20_000)) smallForm.append('directory', page.blob, page.path);
+  for (const page of smallPages(smallPageCount)) smallForm.append('directory', page.blob, page.path);
   const warmUp = new FormData();
   warmUp.append('directory', new Blob(['<p>warm</p>']), 'index.html');
 
@@ -257,7 +284,7 @@ try {
   await floorSend(warmUp);
   await storeFloorSend(warmUp);
 
-  console.log(`deploying ${big.length} files of 256 KiB (100 MiB) to the fresh service, then to the floor…`);
+  console.log(`deploying ${big.length} files of 256 KiB (${bigLabel}) to the fresh service, then to the floor…`);
   const bigDeploy = await measure(service, () => deployTo('big.example', bigForm));
   const floorBig = await measure(floor, () => floorSend(bigForm));
 
@@ -284,7 +311,7 @@ try {
     );
   }
 
-  console.log('deploying 20,000 small files, then to the floor…');
+  console.log(`deploying ${count(smallPageCount)} small files, then to the floor…`);
   const smallDeploy = await deployTo('small.example', smallForm);
   const floorSmall = await floorSend(smallForm);
 
@@ -335,16 +362,7 @@ try {
   const logged = serviceLog.slice(serviceLog.indexOf('Ready on'));
   if (/error|uncaught/i.test(logged)) console.warn(`the service logged errors:\n${logged}`);
 
-  // --- platform calls, counted by the workers test ---
-  console.log('counting platform calls (test/deploy/platform-calls.test.ts)…');
-  const counted = spawnSync(
-    process.execPath,
-    [join(repo, 'node_modules/vitest/vitest.mjs'), 'run', '--project', 'workers', 'test/deploy/platform-calls.test.ts'],
-    { cwd: repo, encoding: 'utf8', env: { ...process.env, CI: 'true' } },
-  );
-  const callsMatch = /platform calls for 20,000 files: (\d+)/.exec(counted.stdout + counted.stderr);
-  if (!callsMatch) console.warn(`could not read the platform call count:\n${counted.stdout}${counted.stderr}`);
-  const platformCalls = callsMatch ? Number(callsMatch[1]) : undefined;
+  const platformCalls = quick ? undefined : countPlatformCalls();
 
   // --- report ---
   const deployMedian = median(deployTimes);
@@ -383,13 +401,13 @@ try {
     ['ratio deploy/floor storing to R2', `median ${(deployMedian / median(storeFloorTimes)).toFixed(2)}`],
     ['Worker CPU (median)', `deploy ${seconds(cpuMedian('deploy'))}, floor ${seconds(cpuMedian('floor'))}, floor storing to R2 ${seconds(cpuMedian('store'))}`],
     ['local R2 storing the body', `${seconds(storingCpuMs)} of the Worker's thread (storing floor − floor, CPU), ${(storingCpuMs / floorMedian).toFixed(2)} × the transfer floor`],
-    ['100 MiB deploy wall time', seconds(bigDeploy.result.ms)],
-    ['100 MiB deploy: workerd', describeMemory(bigDeploy)],
-    ['100 MiB deploy: peak growth', `${mb(growth)} (target < 100 MB: ${verdict(growth < 100 * MB)})`],
-    ['100 MiB to the floor: workerd', describeMemory(floorBig)],
-    ['100 MiB deploy: growth beyond the floor', mb(growth - growthOf(floorBig))],
-    ['20,000 small files: wall time', `${seconds(smallDeploy.ms)} (floor ${seconds(floorSmall.ms)})`],
-    ['CLI full deploy (2,000 files)', `median ${seconds(cliFullMs)}, ${mb(median(cliRuns.map((run) => run.full.bytes)))} sent`],
+    [`${bigLabel} deploy wall time`, seconds(bigDeploy.result.ms)],
+    [`${bigLabel} deploy: workerd`, describeMemory(bigDeploy)],
+    [`${bigLabel} deploy: peak growth`, `${mb(growth)} (target < 100 MB: ${verdict(growth < 100 * MB)})`],
+    [`${bigLabel} to the floor: workerd`, describeMemory(floorBig)],
+    [`${bigLabel} deploy: growth beyond the floor`, mb(growth - growthOf(floorBig))],
+    [`${count(smallPageCount)} small files: wall time`, `${seconds(smallDeploy.ms)} (floor ${seconds(floorSmall.ms)})`],
+    [`CLI full deploy (${count(site.length)} files)`, `median ${seconds(cliFullMs)}, ${mb(median(cliRuns.map((run) => run.full.bytes)))} sent`],
     ['CLI redeploy, 1 file changed', `median ${seconds(cliRedeployMs)}, ${median(cliRuns.map((run) => run.redeploy.bytes))} bytes sent in ${requests(median(cliRuns.map((run) => run.redeploy.requests)))}`],
     [
       'CLI floor: whoami + 2 round trips',
@@ -405,8 +423,8 @@ try {
       `${smallSite.length} files of ~1 KB: packed CLI on Node 20`,
       packed.cli ? `median ${seconds(median(smallRuns.map((run) => run.packed)))}, ÷ multipart ${median(smallRuns.map((run) => run.packed / run.multipart)).toFixed(2)}` : `not measured: ${packed.why}`,
     ],
-    ['42 MB site: CLI full deploy ÷ multipart deploy', `${bigSiteRatio.toFixed(2)} (${seconds(cliFullMs)} ÷ ${seconds(deployMedian)}; through the counting relay)`],
-    ['20,000 small files: platform calls', platformCalls === undefined ? 'unknown' : `${platformCalls} (target ≤ 1000: ${verdict(platformCalls <= 1000)})`],
+    [`${mb(siteBytes)} site: CLI full deploy ÷ multipart deploy`, `${bigSiteRatio.toFixed(2)} (${seconds(cliFullMs)} ÷ ${seconds(deployMedian)}; through the counting relay)`],
+    ['20,000 small files: platform calls', platformCalls === undefined ? (quick ? 'not counted in quick mode' : 'unknown') : `${platformCalls} (target ≤ 1000: ${verdict(platformCalls <= 1000)})`],
   ];
   console.log();
   const width = Math.max(...rows.map(([label]) => label.length));

@@ -59,14 +59,15 @@ async function writeFiles(root, files) {
 }
 
 /**
- * A site like a browser's directory upload of `site/`: 2,000 files adding up to `totalBytes`.
- * Returns the files as `{ path, size }`, paths relative to `root` (they start with `site/`).
+ * A site like a browser's directory upload of `site/`: `fileCount` files (2,000 by default; each
+ * kind keeps its share) adding up to `totalBytes`. Returns the files as `{ path, size }`, paths
+ * relative to `root` (they start with `site/`).
  */
-export async function generateRealisticSite(root, totalBytes) {
+export async function generateRealisticSite(root, totalBytes, fileCount = 2000) {
   const random = prng(2026);
   const files = [];
   for (const kind of kinds) {
-    const kindSizes = sizes(kind.count, totalBytes * kind.share, random);
+    const kindSizes = sizes(Math.max(1, Math.round((kind.count * fileCount) / 2000)), totalBytes * kind.share, random);
     kindSizes.forEach((size, i) => {
       const path = `site/${kind.path(i)}`;
       const content = kind.text ? textOfSize(size, random) : randomBytesOfSize(size);

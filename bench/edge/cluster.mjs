@@ -4,7 +4,7 @@
 // Worker of their own), as Cloudflare's locations do; and Cloudflare's zone API as a stand-in that enforces its limits
 // (bench/edge/zone-api.ts), which every request a location sends out reaches. Purges go the
 // production way (EDGE_PURGE=cloudflare): the account object batches them to the stand-in.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { build } from 'esbuild';
 import { SignJWT } from 'jose';
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { unstable_readConfig } from 'wrangler';
+import { migrateLocalDatabase } from '../../scripts/local-migrations.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const secret = 'bench-edge-secret';
@@ -72,7 +73,7 @@ function worker(index, { rttMs, config, workDir, scriptPath, timeScale }) {
       ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: unlimited, period: 60 } },
       SIGN_IN_RATE_LIMITER: { namespace_id: '2603', simple: { limit: 10, period: 60 } },
     },
-    d1Databases: { DB: 'sitehost' },
+    d1Databases: { DB: localDatabaseId(config) },
     r2Buckets: { FILES: 'sitehost-files' },
     durableObjects: { SITES: durable('SiteCoordinator'), EVENTS: durable('EventLog'), CLOUDFLARE_API: durable('CloudflareAccount') },
     queueProducers: { NOTIFICATIONS: 'sitehost-notifications', CERTIFICATES: 'sitehost-certificates', WEBHOOKS: 'sitehost-webhooks' },
@@ -83,6 +84,12 @@ function worker(index, { rttMs, config, workDir, scriptPath, timeScale }) {
       ? { queueConsumers: { 'sitehost-notifications': { maxBatchTimeout: 1 }, 'sitehost-certificates': { maxBatchTimeout: 1 }, 'sitehost-webhooks': { maxBatchTimeout: 1 } } }
       : {}),
   };
+}
+
+/** The id wrangler gives the local database of the `DB` binding (its `d1 migrations apply --local` and `dev` alike): the same SQLite file. */
+function localDatabaseId(config) {
+  const database = config.d1_databases.find(({ binding }) => binding === 'DB');
+  return database.preview_database_id ?? database.database_id;
 }
 
 /**
@@ -131,29 +138,14 @@ function directFetcher(base, agent) {
   return { fetch: (url, init = {}) => send(url, init, false) };
 }
 
-async function migrate(mf) {
-  const db = await mf.getD1Database('DB', 'objects');
-  const folder = join(repo, 'schema/migrations');
-  for (const file of readdirSync(folder).filter((name) => name.endsWith('.sql')).sort()) {
-    const statements = readFileSync(join(folder, file), 'utf8')
-      .split('\n')
-      .filter((line) => !line.trim().startsWith('--'))
-      .join('\n')
-      .split(/;\s*$/m)
-      .map((statement) => statement.trim())
-      .filter(Boolean);
-    await db.batch(statements.map((statement) => db.prepare(statement)));
-  }
-}
-
 /** Starts the emulated edge at `timeScale` (see scaledVars; 1: real time); `dispose()` stops it and removes its state. */
 export async function startCluster({ locations, rttMs, timeScale = 1 }) {
   const config = unstable_readConfig({ config: join(repo, 'wrangler.toml') });
   // State in memory where the system has it: D1, R2, the caches and every object's storage
   // commit on each change, and the bench measures the design, not the disk's syncs.
   const workDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'sitehost-bench-edge-'));
-  const built = spawnSync(process.execPath, [join(repo, 'dashboard/build.mjs')], { stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('The dashboard build failed');
+  const built = spawnSync(process.execPath, [join(repo, 'scripts/build-worker.mjs')], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error("The Worker's build failed");
   const scriptPath = await bundle(workDir, 'bench/edge/location.ts', 'location');
   const zoneApiPath = await bundle(workDir, 'bench/edge/zone-api.ts', 'zone-api');
   // Miniflare's documented (v4) option form, which it converts to its own.
@@ -172,13 +164,19 @@ export async function startCluster({ locations, rttMs, timeScale = 1 }) {
           bindings: { BENCH_RTT_MS: String(rttMs), BENCH_LOCATIONS: String(locations), BENCH_TIME_SCALE: String(timeScale) },
         },
       ],
-      defaultPersistRoot: join(workDir, 'state'),
+      // Wrangler's layout under --persist-to: the D1 database migrateLocalDatabase made is this one.
+      resourcePersistencePath: join(workDir, 'state/v3'),
     });
   };
+  // The migrations as `npm start` applies them (wrangler d1 migrations apply --local), before any Worker runs.
+  const migrated = migrateLocalDatabase(join(workDir, 'state'));
+  if (!migrated.ok) {
+    rmSync(workDir, { recursive: true, force: true });
+    throw new Error(`Applying the D1 migrations failed:\n${migrated.output}`);
+  }
   const mf = new Miniflare(optionsAt(timeScale));
   try {
     await mf.ready;
-    await migrate(mf);
   } catch (error) {
     await mf.dispose();
     throw error;

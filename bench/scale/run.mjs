@@ -21,7 +21,9 @@
 // themselves live in the coordinators' storage). Seeded sites copy the template's `stored_bytes`
 // row and directory rows too, each its own owner. D1 statements per deploy are counted by
 // test/deploy/d1-statements.test.ts (run here).
-// BENCH_SIZES (default 1000,10000,100000) sets the sizes.
+// BENCH_SIZES (default 1000,10000,100000) sets the sizes. Quick mode (bench/mode.mjs): sizes 10
+// and 100, one run, a 110-file deploy for the bytes per file and 5 kept deployments; the D1
+// statements per deploy (which `npm test` counts) are left out.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
@@ -31,10 +33,15 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { freePort, measureMemory, startServer, workerdPids } from '../deploy/processes.mjs';
 import { signToken } from '../../scripts/sign-token.mjs';
+import { announce, listSetting, quick, setting, target } from '../mode.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
-const runs = Number(process.env.BENCH_RUNS ?? 5);
-const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const runs = setting('BENCH_RUNS', 5, 1);
+const sizes = listSetting('BENCH_SIZES', [1000, 10000, 100000], [10, 100]);
+/** The files of the deploy that, less a 10-file one, gives the bytes per stored file. */
+const manyFiles = quick ? 110 : 1010;
+/** The deployments a site keeps for the bytes per site (DEPLOYMENTS_KEPT's default). */
+const kept = quick ? 5 : 20;
 const secret = randomBytes(32).toString('base64url');
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = (value) => `${value.toFixed(1)} ms`;
@@ -255,11 +262,11 @@ function statementsPerDeploy() {
   return { first: Number(match[1]), redeploy: Number(match[2]) };
 }
 
-const targetLine = (text, limit, met) => console.log(`${text} (target ${limit}: ${met ? 'met' : 'MISSED'})`);
 
 const template = new Service('template');
 const services = new Map(sizes.map((size) => [size, new Service(`sites-${size}`)]));
 try {
+  announce('bench:scale');
   console.log(`bench:scale: ${runs} runs a size, sizes ${sizes.join(', ')}; state in ${workDir}`);
   await template.start();
   // The template: one real deploy, whose rows every seeded site copies.
@@ -269,17 +276,17 @@ try {
   await template.deploy('files-10.example', smallSite('ten'));
   const tenFiles = databaseBytes(template) - bytes;
   bytes = databaseBytes(template);
-  await template.deploy('files-1010.example', smallSite('many', 1010));
-  const manyFiles = databaseBytes(template) - bytes;
-  const perFile = (manyFiles - tenFiles) / 1000;
+  await template.deploy(`files-${manyFiles}.example`, smallSite('many', manyFiles));
+  const manyBytes = databaseBytes(template) - bytes;
+  const perFile = (manyBytes - tenFiles) / (manyFiles - 10);
   bytes = databaseBytes(template);
   const directoryBefore = databaseBytes(template, 'deployment_hosts%');
-  for (let i = 0; i < 20; i++) await template.deploy('kept-20.example', smallSite(`kept ${i}`, 2));
+  for (let i = 0; i < kept; i++) await template.deploy(`kept-${kept}.example`, smallSite(`kept ${i}`, 2));
   const perSite = databaseBytes(template) - bytes;
   // Counted in perSite too: the directory of preview and alias hosts, a row per kept deployment (its table and index).
   const directory = databaseBytes(template, 'deployment_hosts%') - directoryBefore;
   console.log(
-    `global D1 bytes: a site of 10 files and one deployment ${tenFiles}; of 1,010 files ${manyFiles}; kept with 20 deployments ${perSite}, of which its 20 rows in the directory of preview hosts ${directory}`,
+    `global D1 bytes: a site of 10 files and one deployment ${tenFiles}; of ${manyFiles.toLocaleString('en')} files ${manyBytes}; kept with ${kept} deployments ${perSite}, of which its ${kept} rows in the directory of preview hosts ${directory}`,
   );
   await template.stop();
 
@@ -294,7 +301,7 @@ try {
   const results = await measureAll(services);
   for (const service of services.values()) await service.stop();
 
-  const statements = statementsPerDeploy();
+  const statements = quick ? undefined : statementsPerDeploy();
   const smallest = results.get(sizes[0]);
   const largest = results.get(sizes.at(-1));
   const [low, high] = [sizes[0], sizes.at(-1)];
@@ -302,18 +309,19 @@ try {
     const ratio = largest[name] / smallest[name];
     // The machine's load moves every call alike: the floor's own ratio tells how much of the ratio is load.
     const adjusted = ratio / (largest.floor / smallest.floor);
-    targetLine(`${label}: ${ms(largest[name])} at ${high} ÷ ${ms(smallest[name])} at ${low} = ${ratio.toFixed(2)} (${adjusted.toFixed(2)} against the floor's own ratio)`, '≤ 1.5', ratio <= 1.5);
+    target(`${label}: ${ms(largest[name])} at ${high} ÷ ${ms(smallest[name])} at ${low} = ${ratio.toFixed(2)} (${adjusted.toFixed(2)} against the floor's own ratio)`, '≤ 1.5', ratio <= 1.5);
   }
   console.log(`floor (GET /v2/whoami): ${ms(largest.floor)} at ${high} ÷ ${ms(smallest.floor)} at ${low} = ${(largest.floor / smallest.floor).toFixed(2)}: near 1 when the sizes shared the machine's load`);
   console.log(`full list: ${ms(largest.list)} at ${high} ÷ ${ms(smallest.list)} at ${low} (linear by nature: no target)`);
-  targetLine(`full-list memory growth at ${high}: ${mb(largest.listGrowth)}`, '≤ 64 MB', largest.listGrowth <= 64e6);
-  targetLine(`304 at ${high}: ${ms(largest.notModified)}`, '≤ 50 ms', largest.notModified <= 50);
-  targetLine(`feed at ${high}: ${ms(largest.feed)}`, '≤ 200 ms', largest.feed <= 200);
+  target(`full-list memory growth at ${high}: ${mb(largest.listGrowth)}`, '≤ 64 MB', largest.listGrowth <= 64e6);
+  target(`304 at ${high}: ${ms(largest.notModified)}`, '≤ 50 ms', largest.notModified <= 50);
+  target(`feed at ${high}: ${ms(largest.feed)}`, '≤ 200 ms', largest.feed <= 200);
   // Under one byte a file is no row per file: what is left is the rounding of SQLite's pages.
-  targetLine(`global D1 bytes per stored file: ${perFile.toFixed(2)}`, '= 0', Math.round(perFile) === 0);
+  target(`global D1 bytes per stored file: ${perFile.toFixed(2)}`, '= 0', Math.round(perFile) === 0);
   const options = JSON.stringify(hostOptions).length;
-  targetLine(`global D1 bytes per site with 20 kept deployments: ${perSite} (host options ${options}; the directory of preview hosts ${directory})`, `≤ 4096 + ${options}`, perSite <= 4096 + options);
-  targetLine(`D1 statements per deploy: ${statements.redeploy} (a first deploy: ${statements.first})`, '≤ 10', statements.redeploy <= 10);
+  target(`global D1 bytes per site with ${kept} kept deployments: ${perSite} (host options ${options}; the directory of preview hosts ${directory})`, `≤ 4096 + ${options}`, perSite <= 4096 + options);
+  if (statements) target(`D1 statements per deploy: ${statements.redeploy} (a first deploy: ${statements.first})`, '≤ 10', statements.redeploy <= 10);
+  else console.log('D1 statements per deploy: not counted in quick mode');
 } finally {
   for (const service of [template, ...services.values()]) await service.stop();
   await rm(workDir, { recursive: true, force: true });

@@ -12,14 +12,17 @@
 // the header rules of a file answer); prints the median per request, the matcher's steps per
 // templated rule against one plain rule's (the path read once), and one line per target:
 // CPU per request at most 10 ms (the Workers Free plan's whole CPU budget for a request), steps
-// per templated rule at most 5 times one plain rule's. Run it on a quiet machine.
+// per templated rule at most 5 times one plain rule's. Run it on a quiet machine. Quick mode
+// (bench/mode.mjs): 5 rounds.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { announce, setting, target } from '../mode.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
-const rounds = Number(process.env.BENCH_RULE_ROUNDS ?? 200);
+const rounds = setting('BENCH_RULE_ROUNDS', 200, 5);
+announce('bench:rules');
 const workDir = mkdtempSync(join(tmpdir(), 'sitehost-bench-rules-'));
 const entry = join(workDir, 'rules.mjs');
 await build({
@@ -93,9 +96,8 @@ for (const [name, configuration] of Object.entries(configurations)) {
   console.log(`${name.padEnd(10)} ${median(times).toFixed(3)} ms per request, ${shown}`);
 }
 
-const met = (ok) => (ok ? 'met' : 'MISSED');
 const templatedResults = Object.entries(results).filter(([name]) => name !== 'plain');
 const [slowest, { ms }] = templatedResults.sort((a, b) => b[1].ms - a[1].ms)[0];
-console.log(`worst CPU per request (${slowest}): ${ms.toFixed(3)} ms (target <= 10 ms: ${met(ms <= 10)})`);
+target(`worst CPU per request (${slowest}): ${ms.toFixed(3)} ms`, '<= 10 ms', ms <= 10);
 const ratio = Math.max(...templatedResults.map(([, result]) => result.perRule));
-console.log(`steps per templated rule / one plain rule, at most: ${ratio.toFixed(2)} (target <= 5: ${met(ratio <= 5)})`);
+target(`steps per templated rule / one plain rule, at most: ${ratio.toFixed(2)}`, '<= 5', ratio <= 5);

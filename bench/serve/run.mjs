@@ -22,8 +22,9 @@
 // service's ratios. Targets: at least Static Assets' requests/s on every file, at least 0.8
 // of the floor's. `protected` is the same files on a members-only site of the same service,
 // requested with a member's grant cookie: at least 0.9 of the open site's requests/s (the
-// protection check is one HMAC, docs/serving.md). The ratio to the hello-world is printed too: for the 1 MB image no Worker
-// comes near it, the floor itself included, as the floor's own ratio shows.
+// protection check is one HMAC, docs/serving.md). The ratio to the hello-world is printed too:
+// for the 1 MB image no Worker comes near it, the floor itself included, as the floor's own
+// ratio shows. Quick mode (bench/mode.mjs): one round of 1 s, no warm-up.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
@@ -31,16 +32,17 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../deploy/processes.mjs';
+import { freePort, inspectorArgs } from '../deploy/processes.mjs';
+import { announce, quick, setting, target } from '../mode.mjs';
 import { startProcess } from './servers.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const here = new URL('.', import.meta.url).pathname;
 const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
-const seconds = Number(process.env.BENCH_SECONDS ?? 4);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
-const threads = Number(process.env.BENCH_THREADS ?? 2);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const seconds = setting('BENCH_SECONDS', 4, 1);
+const rounds = setting('BENCH_ROUNDS', 5, 1);
+const threads = setting('BENCH_THREADS', 2);
+const connections = setting('BENCH_CONNECTIONS', 32);
 const domain = 'bench.example';
 /** The same files on a site only members open, requested with a share link's grant cookie. */
 const protectedDomain = 'bench-protected.example';
@@ -87,7 +89,7 @@ const quiet = ['--ip', '127.0.0.1', '--log-level', 'warn', '--show-interactive-d
 async function wranglerDev(config, extra = []) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const args = [wrangler, 'dev', '--config', config, '--port', String(port), ...quiet, ...extra];
+  const args = [wrangler, 'dev', '--config', config, '--port', String(port), ...quiet, ...(await inspectorArgs()), ...extra];
   servers.push(await startProcess(process.execPath, args, { cwd: repo, readyUrl: origin }));
   return origin;
 }
@@ -97,7 +99,7 @@ async function startService() {
   const origin = `http://127.0.0.1:${port}`;
   const secret = randomBytes(32).toString('base64url');
   const env = { PORT: String(port), SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: secret };
-  servers.push(await startProcess(process.execPath, ['scripts/start.mjs', ...quiet], { cwd: repo, env, readyUrl: origin }));
+  servers.push(await startProcess(process.execPath, ['scripts/start.mjs', ...quiet, ...(await inspectorArgs())], { cwd: repo, env, readyUrl: origin }));
   const token = execFileSync(process.execPath, ['scripts/token.mjs', '--user', 'github|bench', '--scope', 'deploy'], {
     cwd: repo,
     env: { ...process.env, AUTH_SECRET: secret },
@@ -194,6 +196,7 @@ const format = (value, digits) => value.toFixed(digits).padStart(10);
 /** The run with the median requests/s. */
 const median = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
 
+announce('bench:serve');
 try {
   console.log('starting servers…');
   const floor = await startFloor();
@@ -216,7 +219,7 @@ try {
     }));
     for (const { name, url, host, cookie } of targets) {
       if (name !== 'hello-world') await check(url, host, file, cookie);
-      await wrk(url, host, 1, cookie);
+      if (!quick) await wrk(url, host, 1, cookie);
     }
     // Rounds take turns between the servers, so that load from elsewhere on the machine
     // weighs on all of them alike; the median round counts.
@@ -230,15 +233,13 @@ try {
     for (const [name, { rps, p99 }] of Object.entries(results)) {
       console.log(`  ${name.padEnd(14)}${format(rps, 0)}${format(p99, 2)}`);
     }
-    const ratio = (server, to) => (results[server].rps / results[to].rps).toFixed(2);
+    const ratio = (server, to) => results[server].rps / results[to].rps;
+    target(`  ${file.label}: service / static-assets ${ratio('service', 'static-assets').toFixed(2)}`, '>= 1.00', ratio('service', 'static-assets') >= 1);
+    target(`  ${file.label}: service / floor ${ratio('service', 'floor').toFixed(2)}`, '>= 0.80', ratio('service', 'floor') >= 0.8);
+    target(`  ${file.label}: protected (member's cookie) / service ${ratio('protected', 'service').toFixed(2)}`, '>= 0.90', ratio('protected', 'service') >= 0.9);
     console.log(
-      `  service / static-assets: ${ratio('service', 'static-assets')} (target >= 1.00)` +
-        `   service / floor: ${ratio('service', 'floor')} (target >= 0.80)`,
-    );
-    console.log(`  protected (member's cookie) / service: ${ratio('protected', 'service')} (target >= 0.90)`);
-    console.log(
-      `  service / hello-world: ${ratio('service', 'hello-world')}` +
-        `   floor / hello-world: ${ratio('floor', 'hello-world')} (what sending these bytes costs the runtime)\n`,
+      `  service / hello-world: ${ratio('service', 'hello-world').toFixed(2)}` +
+        `   floor / hello-world: ${ratio('floor', 'hello-world').toFixed(2)} (what sending these bytes costs the runtime)\n`,
     );
   }
 } finally {

@@ -195,7 +195,7 @@ function report(
     'type' in outcome
       ? outcome.unchanged
         ? [`${pc.green('✔')} ${pc.bold(domain)} already serves this folder, ${whole}: no new deployment; ${terminalSafe(outcome.deploymentId)} stays live.`]
-        : [`${pc.green('✔')} Deployed ${whole} to ${pc.bold(domain)}: ${describe(outcome)}`, `  ${transfer} Deployment ${terminalSafe(outcome.deploymentId)}.`]
+        : [`${pc.green('✔')} Deployed ${whole} to ${pc.bold(domain)}: ${done.finalizedEarlier ? 'live (the service had finalized it when its answer was lost)' : describe(outcome)}`, `  ${transfer} Deployment ${terminalSafe(outcome.deploymentId)}.`]
       : [
           `${pc.green('✔')} Preview of ${whole} for ${pc.bold(domain)}. The live site is unchanged.`,
           `  ${transfer} Deployment ${terminalSafe(outcome.id)}.`,

@@ -103,9 +103,17 @@ export function isFinalized(begun: Begun): begun is DeployResult | (Deployment &
   return 'type' in begun || begun.state === 'ready';
 }
 
-/** `POST .../deployments/<id>/finalize`: live (the deploy result) or a preview (the deployment). */
-export function finalizeDeployment(api: ApiClient, domain: string, id: string, finalize: Finalize): Promise<Answered<DeployResult | Deployment>> {
-  return api.answered(deploymentPath(domain, id, '/finalize'), json(finalize === 'preview' ? { preview: true } : {}));
+/**
+ * `POST .../deployments/<id>/finalize`: live (the deploy result) or a preview (the deployment).
+ * Asked again after a reset: the service answers a finalize it did already as done (docs/api.md),
+ * a live one as a deploy of what the site serves already, which `repeated` says it is.
+ */
+export async function finalizeDeployment(api: ApiClient, domain: string, id: string, finalize: Finalize): Promise<Answered<DeployResult | Deployment> & { repeated: boolean }> {
+  const answered = await api.answered<DeployResult | Deployment>(deploymentPath(domain, id, '/finalize'), { ...json(finalize === 'preview' ? { preview: true } : {}), repeatable: true });
+  const { body } = answered;
+  if (!('type' in body && body.unchanged === true && body.deploymentId === id)) return { ...answered, repeated: false };
+  const { unchanged: _done, ...result } = body;
+  return { ...answered, body: result, repeated: true };
 }
 
 /** `DELETE .../deployments/<id>`: cancels a deployment still uploading (a ready one is a 409, left as it is). */

@@ -35,6 +35,8 @@ export interface Published {
   outcome: DeployResult | Deployment;
   previewUrl?: string;
   sent: HashedLocalFile[];
+  /** The finalize's first answer was lost, and the service answered it done when asked again: the deploy result's flags are unknown. */
+  finalizedEarlier?: true;
 }
 
 export interface PublishOptions {
@@ -141,7 +143,7 @@ export async function publish(api: ApiClient, domain: string, files: readonly Ha
       }
     }
     const finalized = await finalizeDeployment(api, domain, pending.id, intent.finalize);
-    return { outcome: finalized.body, previewUrl: finalized.previewUrl, sent: [...sent, ...toSend] };
+    return { outcome: finalized.body, previewUrl: finalized.previewUrl, sent: [...sent, ...toSend], ...(finalized.repeated ? { finalizedEarlier: true as const } : {}) };
   } catch (error) {
     // No later run finishes this upload (each deploy begins its own): cancelled, its bytes stop counting against the user's quota.
     await cancelDeployment(api, domain, pending.id).catch(() => {});

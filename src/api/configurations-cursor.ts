@@ -40,9 +40,16 @@ export function sentCursor(cursor: string): SentCursor {
   return { position: Number(match[1]), mac };
 }
 
-/** 400 for a cursor this service did not give (forged, or another deployment's); 410 for one older than the history it keeps (the client lists again). */
+/**
+ * 400 for a cursor this service did not give (forged, or another deployment's); 410 for one older
+ * than the history it keeps, and for one past its clock: given before the database was restored to
+ * an earlier minute (docs/operating.md), it names changes that are lost. Either way the client lists again.
+ */
 export async function checkCursor(clock: ConfigurationsClock, cursor: SentCursor): Promise<void> {
-  if (!crypto.subtle.timingSafeEqual(cursor.mac, await mac(clock.cursorKey, cursor.position)) || cursor.position > clock.modified) throw invalidCursor();
+  if (!crypto.subtle.timingSafeEqual(cursor.mac, await mac(clock.cursorKey, cursor.position))) throw invalidCursor();
+  if (cursor.position > clock.modified) {
+    throw new Problem('gone', 'This cursor is past the history this service holds (its database was restored to an earlier point): list every configuration again (GET /v2/configurations) and follow from its `Sitehost-Cursor`.');
+  }
   if (cursor.position < clock.forgotten) {
     throw new Problem('gone', 'The changes after this cursor are no longer all kept: list every configuration again (GET /v2/configurations) and follow from its `Sitehost-Cursor`.');
   }

@@ -10,6 +10,7 @@ import { settingsOf } from '../platform/settings';
 import type { DeployResult, Deployment, DeploymentPage } from '../common/api-types';
 import { deploymentNotFound } from '../coordinator/access/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
+import { unchangedResult } from '../coordinator/deploys/unchanged';
 import { purgeNotice } from './purge-notice';
 import { isDeploymentId } from '../coordinator/records/deployment-id';
 import type { DeploymentRecord, DeploymentsCursor } from '../storage/deployments-table';
@@ -178,8 +179,31 @@ resource(deployments, '/v2/sites/:domain/deployments/:id/finalize', {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);
       const preview = await previewAsked(c.req.raw);
-      const done = await siteCoordinator(c.env, domain, purgeNotice(c)).finalize(domain, c.get('principal').userId, id, preview);
-      return 'type' in done ? deployAnswer(c, done) : c.json(deploymentView(c, done, null));
+      const { userId } = c.get('principal');
+      const coordinator = siteCoordinator(c.env, domain, purgeNotice(c));
+      try {
+        const done = await coordinator.finalize(domain, userId, id, preview);
+        return 'type' in done ? deployAnswer(c, done) : c.json(deploymentView(c, done, null));
+      } catch (error) {
+        if (!(error instanceof Problem && error.kind === 'not-found')) throw error;
+        const answer = await finalizedAlready(c, domain, userId, id, preview);
+        if (!answer) throw error;
+        return answer;
+      }
     },
   ],
 });
+
+/**
+ * A finalize asked again once it succeeded (its answer lost with the connection, and the client
+ * asking again, as the CLI does): answered as the site now stands, if that is what was asked. A
+ * preview: the deployment. Live, and still live: the deploy result of a deploy the site serves
+ * already (`unchanged`). Otherwise undefined: nothing of the caller's is uploading there (404).
+ */
+async function finalizedAlready(c: Context<AppEnv>, domain: string, userId: string, id: string, preview: boolean): Promise<Response | undefined> {
+  const coordinator = siteCoordinator(c.env, domain);
+  const [site, record] = await Promise.all([coordinator.current(domain), coordinator.deployment(domain, id)]);
+  if (!site || record?.state !== 'ready' || record.createdBy !== userId) return undefined;
+  if (preview) return c.json(deploymentView(c, record, site.liveDeploymentId));
+  return site.liveDeploymentId === id ? deployAnswer(c, unchangedResult(site, Date.now())) : undefined;
+}

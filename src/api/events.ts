@@ -1,50 +1,76 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireSiteRead } from '../auth/middleware';
-import { authorize } from '../coordinator/access/access';
+import { type Role, authorize, roleOf } from '../coordinator/access/access';
+import type { Audience } from '../events/event';
 import { subscribe } from '../events/subscribe';
 import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { settingsOf } from '../platform/settings';
 import { siteAccess } from '../storage/members-table';
+import { credentialHolds, recheckCaller } from './current-credential';
 import { domainParam } from './domain-param';
-import { whileReadable } from './reader-streams';
+import { type ReadCheck, whileReadable } from './reader-streams';
 import { readableSite } from './site-access';
 
 export const events = new Hono<AppEnv>();
 
-/** Whether the caller may still read `domain`: its owner and their membership as D1 holds them now (one query). */
-async function stillReads(c: Context<AppEnv>, domain: string): Promise<boolean> {
-  const { site, member } = await siteAccess(c.env.DB, domain, c.get('principal').userId);
+/** Whether the caller sees a site's trust policy, as `GET …/trust/github` shows it: its owner, or global_read. */
+function seesTrust(c: Context<AppEnv>, role: Role): boolean {
+  return role === 'owner' || c.get('principal').scopes.has('global_read');
+}
+
+/**
+ * Whether the caller may still read `domain`, and sees what it saw when the stream began
+ * (`trust`): its owner and their membership as D1 holds them now (one query). A reader whose view
+ * changed reconnects and gets a stream of its new view.
+ */
+async function stillReads(c: Context<AppEnv>, domain: string, trust: boolean): Promise<boolean> {
+  const principal = c.get('principal');
+  const { site, member } = await siteAccess(c.env.DB, domain, principal.userId);
   try {
-    authorize(c.get('principal'), domain, site, 'read', member);
-    return true;
+    authorize(principal, domain, site, 'read', member);
+    return seesTrust(c, site && roleOf(principal, site, member)) === trust;
   } catch (error) {
     if (error instanceof Problem) return false;
     throw error;
   }
 }
 
+/** `audience`'s stream, going on only while the caller's credential holds (and `alsoReads`, if any), re-checked every API_TOKEN_CHECK_SECONDS. */
+async function guardedStream(c: Context<AppEnv>, audience: Audience, alsoReads?: ReadCheck): Promise<Response> {
+  const stream = await subscribe(c.env, c.req.raw, audience);
+  const holds = () => credentialHolds(c.env, c.get('principal'));
+  const check: ReadCheck = alsoReads ? async () => (await holds()) && (await alsoReads()) : holds;
+  return whileReadable(stream, check, settingsOf(c.env).apiTokens.checkSeconds * 1000);
+}
+
 resource(events, '/v2/events', {
-  GET: [requireScope('global_read'), (c) => subscribe(c.env, c.req.raw, 'service')],
+  GET: [requireScope('global_read'), recheckCaller, (c) => guardedStream(c, 'service')],
 });
 
-/** One site's events, for whoever may read the site: its owner, its members, global_read (docs/events.md, "One site's events"). */
+/**
+ * One site's events, for whoever may read the site: its owner, its members, global_read (docs/events.md,
+ * "One site's events"), of its current claim only, and without the trust policy for whoever may not GET it.
+ */
 resource(events, '/v2/sites/:domain/events', {
   GET: [
     requireSiteRead(),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
-      await readableSite(c, domain);
-      const stream = await subscribe(c.env, c.req.raw, { domain });
-      // global_read reads every site: nothing done to this one takes it away.
-      if (c.get('principal').scopes.has('global_read')) return stream;
-      return whileReadable(stream, () => stillReads(c, domain), settingsOf(c.env).apiTokens.checkSeconds * 1000);
+      const site = await readableSite(c, domain);
+      const principal = c.get('principal');
+      const { member } = await siteAccess(c.env.DB, domain, principal.userId);
+      const trust = seesTrust(c, roleOf(principal, site, member));
+      const audience: Audience = { domain, claimedAt: site.created, hidesTrust: !trust };
+      // global_read reads every site: nothing done to this one takes it away, only what is done to the credential.
+      return guardedStream(c, audience, principal.scopes.has('global_read') ? undefined : () => stillReads(c, domain, trust));
     },
   ],
 });
 
 /** A user's own events (token-create, token-revoke), for any token of theirs that is not limited to sites. */
 resource(events, '/v2/user/events', {
-  GET: [requireScope(), (c) => subscribe(c.env, c.req.raw, { userId: c.get('principal').userId })],
+  GET: [requireScope(), recheckCaller, (c) => guardedStream(c, { userId: c.get('principal').userId })],
 });

@@ -4,6 +4,7 @@ import { dashboard } from '../dashboard';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
 import { certificate } from './certificate';
+import { cliPackage } from './cli-package';
 import { configurations } from './configurations';
 import { deploymentRules } from './deployment-rules';
 import { deployments } from './deployments';
@@ -14,6 +15,8 @@ import { info } from './info';
 import { openapi } from './openapi';
 import { operators } from './operators';
 import { rateLimit } from './rate-limit';
+import { serviceInfo, serviceVersion } from './service-info';
+import { versionHeader } from '../common/service-version';
 import { sites } from './sites';
 import { members } from './members';
 import { oidc } from './oidc';
@@ -28,6 +31,12 @@ import { whoami } from './whoami';
 /** The API face of the Worker: every route, problems for every error. */
 export const api = new Hono<AppEnv>();
 
+// Every answer names the service's version: a client older than the service learns it from any request (cli/version-check.ts).
+api.use(async (c, next) => {
+  await next();
+  // Hono copies an answer whose headers are immutable (one a Durable Object made); a WebSocket's 101 is answered as it is.
+  if (c.res.status !== 101) c.header(versionHeader, serviceVersion);
+});
 api.use(rateLimit);
 api.route('/', sites);
 api.route('/', deployments);
@@ -49,6 +58,8 @@ api.route('/', trust);
 api.route('/', protection);
 api.route('/', oidc);
 api.route('/', v1);
+api.route('/', serviceInfo);
+api.route('/', cliPackage);
 api.route('/', dashboard);
 
 api.notFound((c) => {

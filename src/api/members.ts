@@ -14,6 +14,7 @@ import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { type MemberRecord, membersOf } from '../storage/members-table';
+import { recheckCaller } from './current-credential';
 import { domainParam } from './domain-param';
 import { readableSite } from './site-access';
 
@@ -58,6 +59,7 @@ resource(members, '/v2/sites/:domain/members', {
 resource(members, '/v2/sites/:domain/members/:userId', {
   PUT: [
     requireScope('deploy'),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
       const userId = userIdParam(c.req.param('userId'));
@@ -69,6 +71,7 @@ resource(members, '/v2/sites/:domain/members/:userId', {
   ],
   DELETE: [
     requireScope('deploy'),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
       const userId = userIdParam(c.req.param('userId'));

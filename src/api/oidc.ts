@@ -85,6 +85,7 @@ resource(oidc, '/v2/oidc/github', {
         created: now,
         expires: now + exchangedTokenMs,
         lastUsed: null,
+        parentId: null,
       };
       // Outside API_TOKENS_PER_USER: the owner did not make it, and it expires within minutes.
       await insertToken(c.env.DB, record, Number.MAX_SAFE_INTEGER, now);

@@ -1,4 +1,4 @@
-/** What an operator (a token with the `admin` scope) does to any site: suspend it, lift the suspension, unpublish it, replay its dead follow-ups. */
+/** What an operator (a token with the `admin` scope) does to any site: suspend it, lift the suspension, unpublish it, replay its dead follow-ups, reconcile it with D1 after a restore. */
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
@@ -95,6 +95,23 @@ resource(operators, '/v2/sites/:domain/dead-letters/replay', {
       const replayed = await siteCoordinator(c.env, domain).replayDeadLetters(domain);
       logOperator(c, "A site's dead follow-ups were replayed", { domain, replayed });
       return c.json({ domain, replayed });
+    },
+  ],
+});
+
+/**
+ * Reconciles the site's coordinator with D1 after D1 was restored to an earlier minute or the
+ * coordinator's storage was lost (docs/operating.md): its live record read again and purged, its
+ * bytes counted from what it holds; answers each user's bytes on it.
+ */
+resource(operators, '/v2/sites/:domain/reconcile', {
+  POST: [
+    requireScope('admin'),
+    async (c) => {
+      const domain = domainParam(c);
+      const reconciled = await siteCoordinator(c.env, domain).reconcile(domain);
+      logOperator(c, 'A site was reconciled with D1', { domain, bytes: reconciled.bytes });
+      return c.json(reconciled);
     },
   ],
 });

@@ -12,6 +12,7 @@ import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { listReachableSites } from '../storage/members-table';
 import { deployAnswer, deploymentView } from './deployments';
+import { recheckCaller } from './current-credential';
 import { domainParam } from './domain-param';
 import { unpublishAsOperator } from './operators';
 
@@ -57,6 +58,7 @@ resource(sites, '/v2/sites/:domain', {
   ],
   DELETE: [
     requireScope('deploy', 'admin'),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
       const { userId, scopes } = c.get('principal');

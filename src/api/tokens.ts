@@ -17,13 +17,14 @@ import { timestamp } from '../http/time';
 import type { Env } from '../platform/env';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
+import { refuseLapsed } from './current-credential';
 import { tokenRequestOf } from './token-request';
 
 export const tokens = new Hono<AppEnv>();
 
 export function view(record: ApiTokenRecord): ApiToken {
-  const { id, name, scopes, sites, created, expires, lastUsed } = record;
-  return { id, name, scopes, sites, createdAt: timestamp(created), expiresAt: timestamp(expires), lastUsedAt: lastUsed === null ? null : timestamp(lastUsed) };
+  const { id, name, scopes, sites, created, expires, lastUsed, parentId } = record;
+  return { id, name, scopes, sites, createdAt: timestamp(created), expiresAt: timestamp(expires), lastUsedAt: lastUsed === null ? null : timestamp(lastUsed), parentId };
 }
 
 /**
@@ -45,15 +46,30 @@ resource(tokens, '/v2/tokens', {
     async (c) => {
       const now = Date.now();
       const request = await tokenRequestOf(await readJsonBody(c.req.raw, 'application/json'), c, now);
-      const { userId } = c.get('principal');
+      const caller = c.get('principal');
+      const { userId } = caller;
       const token = newToken();
-      const record: ApiTokenRecord = { id: newTokenId(), userId, hash: await sha256Hex(token), name: request.name, scopes: request.scopes, sites: request.sites, created: now, expires: request.expires, lastUsed: null };
+      const record: ApiTokenRecord = {
+        id: newTokenId(),
+        userId,
+        hash: await sha256Hex(token),
+        name: request.name,
+        scopes: request.scopes,
+        sites: request.sites,
+        created: now,
+        expires: request.expires,
+        lastUsed: null,
+        parentId: caller.tokenId,
+      };
       const { perUser } = settingsOf(c.env).apiTokens;
-      if (!(await insertToken(c.env.DB, record, perUser, now))) {
+      // Inserted only while the caller's credential holds in D1 at this instant, whatever the location remembers of it.
+      const refused = await insertToken(c.env.DB, record, perUser, now, caller);
+      if (refused === 'quota') {
         throw new Problem('quota-exceeded', `You hold ${perUser} unexpired tokens, as many as you may: revoke one first (API_TOKENS_PER_USER is ${perUser}).`, {
           extensions: { limit: 'API_TOKENS_PER_USER', value: perUser },
         });
       }
+      if (refused !== null) refuseLapsed(caller, refused);
       const created = view(record);
       await announce(c.env, `token-create:${record.id}`, { type: 'token-create', userId, ...created });
       const body: CreatedApiToken = { ...created, token };
@@ -81,10 +97,12 @@ resource(tokens, '/v2/tokens/:id', {
     requireScope(),
     async (c) => {
       const id = c.req.param('id') ?? '';
-      const revoked = isTokenId(id) ? await deleteToken(c.env.DB, c.get('principal').userId, id) : null;
-      if (!revoked) throw new Problem('not-found', `You have no token ${JSON.stringify(id)}.`);
-      await forgetRevoked(c.env, [revoked.hash]);
-      await announce(c.env, `token-revoke:${id}`, { type: 'token-revoke', userId: revoked.userId, ids: [id], everywhere: false });
+      // The token and every token it made, theirs too.
+      const revoked = isTokenId(id) ? await deleteToken(c.env.DB, c.get('principal').userId, id) : [];
+      if (revoked.length === 0) throw new Problem('not-found', `You have no token ${JSON.stringify(id)}.`);
+      await forgetRevoked(c.env, revoked.map((record) => record.hash));
+      const ids = revoked.map((record) => record.id);
+      await announce(c.env, `token-revoke:${id}`, { type: 'token-revoke', userId: revoked[0]!.userId, ids, everywhere: false });
       return c.body(null, 204);
     },
   ],

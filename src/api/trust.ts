@@ -14,6 +14,7 @@ import { Problem } from '../http/problem';
 import { resource } from '../http/resource';
 import { timestamp } from '../http/time';
 import { type StoredTrust, getTrust } from '../storage/trust-table';
+import { recheckCaller } from './current-credential';
 import { domainParam } from './domain-param';
 import { readableSite } from './site-access';
 import { announce } from './tokens';
@@ -38,6 +39,7 @@ resource(trust, '/v2/sites/:domain/trust/github', {
   ],
   PUT: [
     requireScope('deploy'),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
       const policy = githubTrustOf(await readJsonBody(c.req.raw, 'application/json'));
@@ -50,6 +52,7 @@ resource(trust, '/v2/sites/:domain/trust/github', {
   ],
   DELETE: [
     requireScope('deploy'),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
       const { userId } = c.get('principal');

@@ -3,6 +3,7 @@
  * sign-out everywhere stops a user's earlier JWTs, and what a new token may hold.
  */
 import { Problem } from '../http/problem';
+import { settingsOf } from '../platform/settings';
 import { type CheckContext, BoundedMap, checkedAtLocation, forgetAtLocation } from './location-checks';
 import { hasValidChecksum, sameHash, sha256Hex } from './token-format';
 import { type ApiTokenRecord, findTokenByHash, recordTokenUse, signedOutBefore } from './token-store';
@@ -28,15 +29,28 @@ const lastUsedIntervalMs = 5 * 60_000;
 /** When each isolate last wrote a token's use: no write per request. */
 const usesRecorded = new BoundedMap<number>(10_000);
 
+/**
+ * Hashes no token has, and when D1 said so: a forged token (a valid checksum is cheap to make) is
+ * looked up once per isolate and API_TOKEN_CHECK_SECONDS, and takes no place among the checks of
+ * real tokens nor in the location's shared cache. Bounded: a stream of forgeries only turns it over.
+ */
+const unknownHashes = new BoundedMap<number>(10_000);
+
 const tokenKey = (hash: string) => `token/${hash}`;
 const signOutKey = (userId: string) => `sign-out/${userId}`;
+
+const unknownToken = () => new InvalidToken('The token was revoked, or never existed.');
 
 /** The caller of an API token, once its checksum, its record (checked at the location) and its expiry pass. */
 export async function verifyApiToken(token: string, context: CheckContext): Promise<Principal> {
   if (!hasValidChecksum(token)) throw new InvalidToken('The token is mistyped or not one this service issued: its checksum does not match.');
   const hash = await sha256Hex(token);
-  const record = await checkedAtLocation(context, tokenKey(hash), () => findTokenByHash(context.env.DB, hash));
-  if (!record || !sameHash(record.hash, hash)) throw new InvalidToken('The token was revoked, or never existed.');
+  const unknownSince = unknownHashes.get(hash);
+  const trustMs = settingsOf(context.env).apiTokens.checkSeconds * 1000;
+  if (unknownSince !== undefined && context.now - unknownSince < trustMs) throw unknownToken();
+  const record = await checkedAtLocation(context, tokenKey(hash), () => findTokenByHash(context.env.DB, hash), (found) => found !== null);
+  if (!record) unknownHashes.set(hash, context.now);
+  if (!record || !sameHash(record.hash, hash)) throw unknownToken();
   if (record.expires <= context.now) throw new InvalidToken('The token has expired.');
   noteUse(record, context);
   return {

@@ -16,11 +16,16 @@ interface Checked<T> {
   checkedAt: number;
 }
 
-/** What a check needs of the request: the bindings, a way to finish writes after the answer, the time. */
+/**
+ * What a check needs of the request: the bindings, a way to finish writes after the answer, the
+ * time, and what to do before asking D1 (the per-address rate limit counts the request there, so
+ * that what costs a D1 read is counted before it is spent: src/api/rate-limit.ts).
+ */
 export interface CheckContext {
   env: Env;
   waitUntil(promise: Promise<unknown>): void;
   now: number;
+  beforeLookup?: () => Promise<void>;
 }
 
 /** A Map that forgets its oldest entries past `limit`: an isolate has 128 MB. */
@@ -51,8 +56,16 @@ async function cacheUrl(env: Env, key: string): Promise<string> {
   return `https://${settingsOf(env).edge.cacheHost}/.sitehost-auth/${await sha256Hex(key)}`;
 }
 
-/** The check named `key`: remembered here if young enough, else `load`ed from D1 and remembered. */
-export async function checkedAtLocation<T>({ env, waitUntil, now }: CheckContext, key: string, load: () => Promise<T>): Promise<T> {
+/**
+ * The check named `key`: remembered here if young enough, else `load`ed from D1 and remembered
+ * (unless `remember` refuses the answer: an unknown token is the caller's to remember, apart).
+ */
+export async function checkedAtLocation<T>(
+  { env, waitUntil, now, beforeLookup }: CheckContext,
+  key: string,
+  load: () => Promise<T>,
+  remember: (value: T) => boolean = () => true,
+): Promise<T> {
   const trustMs = settingsOf(env).apiTokens.checkSeconds * 1000;
   const remembered = memory.get(key) as Checked<T> | undefined;
   if (remembered && now - remembered.checkedAt < trustMs) return remembered.value;
@@ -65,7 +78,9 @@ export async function checkedAtLocation<T>({ env, waitUntil, now }: CheckContext
       return entry.value;
     }
   }
+  await beforeLookup?.();
   const entry: Checked<T> = { value: await load(), checkedAt: now };
+  if (!remember(entry.value)) return entry.value;
   memory.set(key, entry);
   if (trustMs > 0) {
     const body = JSON.stringify(entry);

@@ -12,9 +12,11 @@ export interface ApiTokenRecord {
   created: number;
   expires: number;
   lastUsed: number | null;
+  /** The API token that made it; null when a JWT (or the GitHub exchange) did. */
+  parentId: string | null;
 }
 
-type TokenRow = { id: string; user_id: string; name: string; hash: string; scopes: string; sites: string | null; created: number; expires: number; last_used: number | null };
+type TokenRow = { id: string; user_id: string; name: string; hash: string; scopes: string; sites: string | null; created: number; expires: number; last_used: number | null; parent_id: string | null };
 
 function recordOf(row: TokenRow): ApiTokenRecord {
   return {
@@ -27,6 +29,7 @@ function recordOf(row: TokenRow): ApiTokenRecord {
     created: row.created,
     expires: row.expires,
     lastUsed: row.last_used,
+    parentId: row.parent_id,
   };
 }
 
@@ -41,28 +44,104 @@ export async function listTokensOf(db: D1Database, userId: string, now: number):
   return results.map(recordOf);
 }
 
+/** A credential as D1 can re-check it: an API token's id, or a JWT's user and `iat` (epoch ms; null: none). */
+export interface Credential {
+  userId: string;
+  tokenId: string | null;
+  issuedAt: number | null;
+}
+
+/** A condition in SQL and the values of its parameters. */
+interface Condition {
+  sql: string;
+  values: unknown[];
+}
+
+/** True while `credential` is valid at `now`, as src/auth/api-tokens.ts verifies it, but from D1 itself. */
+function credentialHolds(credential: Credential, now: number): Condition {
+  const { userId, tokenId, issuedAt } = credential;
+  return tokenId !== null
+    ? { sql: 'EXISTS (SELECT 1 FROM api_tokens WHERE id = ? AND user_id = ? AND expires > ?)', values: [tokenId, userId, now] }
+    : { sql: 'NOT EXISTS (SELECT 1 FROM sign_outs WHERE user_id = ? AND (? IS NULL OR ? < before * 1000))', values: [userId, issuedAt, issuedAt] };
+}
+
+function notSuspended(userId: string): Condition {
+  return { sql: 'NOT EXISTS (SELECT 1 FROM user_suspensions WHERE user_id = ? AND resumed_at IS NULL)', values: [userId] };
+}
+
+/** A credential's standing in D1 at this instant: whether it still holds, and its user's suspension in force. */
+export interface Standing {
+  holds: boolean;
+  suspension: { reason: string; since: number } | null;
+}
+
+/** `credential`'s standing read from D1 now, in one query: what no location's memory may answer. */
+export async function standingOf(db: D1Database, credential: Credential, now: number): Promise<Standing> {
+  const holds = credentialHolds(credential, now);
+  const row = await db
+    .prepare(
+      `SELECT ${holds.sql} AS holds, suspension.reason AS reason, suspension.suspended_at AS since
+       FROM (SELECT 1) LEFT JOIN user_suspensions AS suspension ON suspension.user_id = ? AND suspension.resumed_at IS NULL`,
+    )
+    .bind(...holds.values, credential.userId)
+    .first<{ holds: number; reason: string | null; since: number | null }>();
+  const since = row?.since ?? null;
+  return { holds: Boolean(row?.holds), suspension: since === null ? null : { reason: row?.reason ?? '', since } };
+}
+
 /**
- * Stores a new token unless its user already holds `perUser` unexpired ones; false when refused.
- * One statement counts and inserts, so concurrent creations cannot pass the limit together; the
- * user's expired tokens are dropped first, in the same batch.
+ * Stores a new token unless its user already holds `perUser` unexpired ones; when refused, why:
+ * `quota`, or the maker's standing. One statement counts and inserts, so concurrent creations
+ * cannot pass the limit together; the user's expired tokens are dropped first, in the same batch.
+ * With the credential that makes it (`maker`, whose token id is the new token's `parentId`), the
+ * same statement inserts only while that credential still holds and its user is not suspended, as
+ * D1 has them at that instant: a credential revoked a moment ago, at whatever location, makes nothing.
  */
-export async function insertToken(db: D1Database, token: ApiTokenRecord, perUser: number, now: number): Promise<boolean> {
+export async function insertToken(db: D1Database, token: ApiTokenRecord, perUser: number, now: number, maker?: Credential): Promise<'quota' | Standing | null> {
+  const conditions: Condition[] = [
+    { sql: '(SELECT COUNT(*) FROM api_tokens WHERE user_id = ?) < ?', values: [token.userId, perUser] },
+    ...(maker ? [credentialHolds(maker, now), notSuspended(maker.userId)] : []),
+  ];
   const [, inserted] = await db.batch([
     db.prepare('DELETE FROM api_tokens WHERE user_id = ? AND expires <= ?').bind(token.userId, now),
     db
       .prepare(
-        `INSERT INTO api_tokens (id, user_id, name, hash, scopes, sites, created, expires, last_used)
-         SELECT ?, ?, ?, ?, ?, ?, ?, ?, NULL WHERE (SELECT COUNT(*) FROM api_tokens WHERE user_id = ?) < ?`,
+        `INSERT INTO api_tokens (id, user_id, name, hash, scopes, sites, created, expires, last_used, parent_id)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, NULL, ? WHERE ${conditions.map((condition) => condition.sql).join(' AND ')}`,
       )
-      .bind(token.id, token.userId, token.name, token.hash, token.scopes.join(' '), token.sites && JSON.stringify(token.sites), token.created, token.expires, token.userId, perUser),
+      .bind(
+        ...[token.id, token.userId, token.name, token.hash, token.scopes.join(' '), token.sites && JSON.stringify(token.sites), token.created, token.expires, token.parentId],
+        ...conditions.flatMap((condition) => condition.values),
+      ),
   ]);
-  return (inserted?.meta.changes ?? 0) > 0;
+  if ((inserted?.meta.changes ?? 0) > 0) return null;
+  if (!maker) return 'quota';
+  // Refused: which condition failed, read after the fact only to name it.
+  const standing = await standingOf(db, maker, now);
+  return standing.holds && !standing.suspension ? 'quota' : standing;
 }
 
-/** Deletes the user's token `id`; the deleted record, or null when the user has no such token. */
-export async function deleteToken(db: D1Database, userId: string, id: string): Promise<ApiTokenRecord | null> {
-  const row = await db.prepare('DELETE FROM api_tokens WHERE user_id = ? AND id = ? RETURNING *').bind(userId, id).first<TokenRow>();
-  return row && recordOf(row);
+/**
+ * Deletes the user's token `id` and every token it made, theirs too, in one statement; the
+ * deleted records, `id`'s first, or none when the user has no such token.
+ */
+export async function deleteToken(db: D1Database, userId: string, id: string): Promise<ApiTokenRecord[]> {
+  const { results } = await db
+    .prepare(
+      `WITH RECURSIVE made (id) AS (
+         SELECT id FROM api_tokens WHERE user_id = ?1 AND id = ?2
+         UNION SELECT api_tokens.id FROM api_tokens JOIN made ON api_tokens.parent_id = made.id
+       )
+       DELETE FROM api_tokens WHERE user_id = ?1 AND id IN (SELECT id FROM made) RETURNING *`,
+    )
+    .bind(userId, id)
+    .all<TokenRow>();
+  return results.map(recordOf).sort((a, b) => Number(b.id === id) - Number(a.id === id));
+}
+
+/** Whether token `id` still exists, unexpired, as D1 holds it now: no location's memory asked. */
+export async function tokenHolds(db: D1Database, id: string, now: number): Promise<boolean> {
+  return (await db.prepare('SELECT 1 FROM api_tokens WHERE id = ? AND expires > ?').bind(id, now).first()) !== null;
 }
 
 /**

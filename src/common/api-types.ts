@@ -270,6 +270,18 @@ export interface UserSuspension extends SiteSuspension {
   domains: string[];
 }
 
+/** `GET /v2/info`: the service's version, and the `sitehost` package it hands out (docs/cli.md, "Installing"). */
+export interface ServiceInfo {
+  version: string;
+  cli: {
+    version: string;
+    /** The versioned tarball: `npm install --global <url>`. */
+    url: string;
+    /** npm's `sha512-…` of the tarball. */
+    integrity: string;
+  };
+}
+
 /** `GET /v2/whoami`: the token's subject, scopes, issuer and expiry, as the service verified them. */
 export interface Identity {
   userId: string;
@@ -294,6 +306,8 @@ export interface ApiToken {
   createdAt: Timestamp;
   expiresAt: Timestamp;
   lastUsedAt: Timestamp | null;
+  /** The API token that made it (revoking that one revokes this one too); null when a JWT or the GitHub exchange made it. */
+  parentId: string | null;
 }
 
 /** `POST /v2/tokens`' answer: the token itself, shown this once. */

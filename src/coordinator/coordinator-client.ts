@@ -11,7 +11,7 @@ import { type Outcome, unwrap } from './outcome';
 const changes = ['deploy', 'preview', 'activate', 'addBlobs', 'finalize', 'deployManifest', 'cancel', 'unpublish', 'editConfiguration', 'editMetadata', 'putFile', 'deleteFile', 'suspend', 'resume', 'refreshOwner', 'changeAccess', 'storeUploading', 'protect'] as const;
 type Change = (typeof changes)[number];
 /** Its other methods, whose answers pass as they are. */
-type Query = 'current' | 'beginUpload' | 'forgetUpload' | 'beginIncremental' | 'sweepOrphans' | 'discard' | 'replayDeadLetters' | 'knownBlobs' | 'storedBlobs' | 'deployments' | 'deployment' | 'aliased';
+type Query = 'current' | 'beginUpload' | 'forgetUpload' | 'beginIncremental' | 'sweepOrphans' | 'discard' | 'replayDeadLetters' | 'reconcile' | 'knownBlobs' | 'storedBlobs' | 'deployments' | 'deployment' | 'aliased';
 
 /** A change's signature with its `Outcome` unwrapped; `never` (a type error below) for one that answers none. */
 type Unwrapped<F> = F extends (...args: infer A) => Promise<Outcome<infer R>> ? (...args: A) => Promise<R> : never;
@@ -33,6 +33,7 @@ export function siteCoordinator(env: Env, domain: string, onPurgePending?: OnPur
     sweepOrphans: (...args: Parameters<SiteCoordinator['sweepOrphans']>) => stub.sweepOrphans(...args),
     discard: (...args: Parameters<SiteCoordinator['discard']>) => stub.discard(...args),
     replayDeadLetters: (...args: Parameters<SiteCoordinator['replayDeadLetters']>) => stub.replayDeadLetters(...args),
+    reconcile: (...args: Parameters<SiteCoordinator['reconcile']>) => stub.reconcile(...args),
     knownBlobs: (...args: Parameters<SiteCoordinator['knownBlobs']>) => stub.knownBlobs(...args),
     storedBlobs: (...args: Parameters<SiteCoordinator['storedBlobs']>) => stub.storedBlobs(...args),
     deployments: (...args: Parameters<SiteCoordinator['deployments']>) => stub.deployments(...args),

@@ -34,6 +34,7 @@ import { type ProtectionChange, changeProtection } from './access/protection-cha
 import type { SiteProtection } from '../protection/site-protection';
 import { servesAlready, unchangedResult } from './deploys/unchanged';
 import { storeUploading } from './deploys/unfinished';
+import { type ReconciledSite, reconcile } from './commit/reconcile';
 
 /**
  * One per domain (`idFromName(domain)`): every change to a domain goes through here, one at
@@ -92,14 +93,22 @@ export class SiteCoordinator extends DurableObject<Env> {
    * The site's ready deployments after `cursor`, newest first (at most `limit`), one by id, or the
    * newest with an alias host's `label`: the Worker reads them only here (./records/deployment-store.ts).
    */
-  deployments(domain: string, limit: number, cursor?: DeploymentsCursor): Promise<DeploymentRecord[]> {
+  async deployments(domain: string, limit: number, cursor?: DeploymentsCursor): Promise<DeploymentRecord[]> {
+    await this.#recovered();
     return this.#state.deployments.page(domain, limit, cursor);
   }
-  deployment(domain: string, id: string): Promise<DeploymentRecord | null> {
+  async deployment(domain: string, id: string): Promise<DeploymentRecord | null> {
+    await this.#recovered();
     return this.#state.deployments.get(domain, id);
   }
-  aliased(domain: string, label: string): Promise<DeploymentRecord | null> {
+  async aliased(domain: string, label: string): Promise<DeploymentRecord | null> {
+    await this.#recovered();
     return this.#state.deployments.newestAliased(domain, label);
+  }
+
+  /** Settles a change this object committed and did not settle (it stopped, and no change or alarm came since): reads answer what D1 holds. */
+  async #recovered(): Promise<void> {
+    if (this.#state.commits.unsettled()) await this.#exclusive(() => this.#state.commits.recover());
   }
 
   /** The Worker aborted the upload of `key`. */
@@ -270,6 +279,14 @@ export class SiteCoordinator extends DurableObject<Env> {
     });
   }
 
+  /** An operator reconciles the site with D1 after a restore, or a loss of this object's storage (./commit/reconcile.ts). */
+  reconcile(domain: string): Promise<ReconciledSite> {
+    return this.#exclusive(async () => {
+      await this.#state.commits.recover();
+      return reconcile(this.#state, domain);
+    });
+  }
+
   /** The owner adds, changes or removes a member, or sets or removes the trust policy (./access/access-changes.ts). */
   changeAccess(domain: string, userId: string, change: AccessChange): Promise<Outcome<AccessAnswer>> {
     return this.#change(() => changeAccess(this.#state, domain, userId, change));
@@ -330,10 +347,10 @@ export class SiteCoordinator extends DurableObject<Env> {
    * before its commit left (./sweeps/orphans.ts). The daily cron asks (./sweeps/orphan-sweeps.ts). Queued behind
    * changes, after any left unsettled: no change commits while it reads what is held.
    */
-  sweepOrphans(domain: string): Promise<string[]> {
+  sweepOrphans(domain: string, hosted: readonly string[]): Promise<string[]> {
     return this.#exclusive(async () => {
       await this.#state.commits.recover();
-      return sweepOrphans(this.env, domain, this.#state.commits);
+      return sweepOrphans(this.env, domain, this.#state.commits, hosted);
     });
   }
 

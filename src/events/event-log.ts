@@ -5,6 +5,7 @@ import { settingsOf } from '../platform/settings';
 import type { Audience, IncomingEvent, LoggedEvent } from './event';
 import { type AppendedEvent, LogTable } from './log-table';
 import { sseStream } from './sse-stream';
+import { withoutTrust } from './trust-redaction';
 import { webSocketMessage } from './wire';
 
 const keepAliveMs = 15_000;
@@ -21,15 +22,31 @@ export function eventLog(env: Env): DurableObjectStub<EventLog> {
 export function subscription(cursor: number | undefined, upgrade: string | null, audience: Audience = 'service'): Request {
   const url = new URL('https://event-log/subscribe');
   if (cursor !== undefined) url.searchParams.set('since', String(cursor));
-  if (audience !== 'service' && 'domain' in audience) url.searchParams.set('site', audience.domain);
-  else if (audience !== 'service') url.searchParams.set('user', audience.userId);
+  if (audience !== 'service' && 'domain' in audience) {
+    url.searchParams.set('site', audience.domain);
+    if (audience.claimedAt !== undefined) url.searchParams.set('claimed', String(audience.claimedAt));
+    if (audience.hidesTrust) url.searchParams.set('hides', 'trust');
+  } else if (audience !== 'service') url.searchParams.set('user', audience.userId);
   return new Request(url, { headers: upgrade === null ? {} : { upgrade } });
 }
 
 function audienceOf(url: URL): Audience {
   const userId = url.searchParams.get('user');
   const domain = url.searchParams.get('site');
-  return userId !== null ? { userId } : domain !== null ? { domain } : 'service';
+  if (userId !== null) return { userId };
+  if (domain === null) return 'service';
+  const claimed = url.searchParams.get('claimed');
+  return { domain, ...(claimed === null ? {} : { claimedAt: Number(claimed) }), hidesTrust: url.searchParams.get('hides') === 'trust' };
+}
+
+/** Whether `audience` may not see a site's trust policy (src/events/trust-redaction.ts). */
+function hidesTrust(audience: Audience): boolean {
+  return audience !== 'service' && 'domain' in audience && audience.hidesTrust === true;
+}
+
+/** `event` as `audience` receives it. */
+function shownTo(audience: Audience, event: LoggedEvent): LoggedEvent {
+  return hidesTrust(audience) ? withoutTrust(event) : event;
 }
 
 /** Whether an event appended for `userId` (undefined: service-wide) about `domain` belongs to `audience`'s stream. */
@@ -95,7 +112,7 @@ export class EventLog extends DurableObject<Env> {
     }
     if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') return this.#acceptWebSocket(cursor, audience);
     const reader = {
-      after: (position: number, limit: number) => this.#table.after(position, limit, audience),
+      after: (position: number, limit: number) => this.#table.after(position, limit, audience).map((event) => shownTo(audience, event)),
       horizon: () => this.#table.horizon(),
       appended: () => this.#nextAppend.promise,
     };
@@ -115,7 +132,7 @@ export class EventLog extends DurableObject<Env> {
     // Kept with the socket through hibernation: whose events it is pushed.
     server.serializeAttachment(audience);
     for (let page = this.#table.after(cursor, replayPage, audience); page.length > 0; ) {
-      for (const event of page) server.send(webSocketMessage(event));
+      for (const event of page) server.send(webSocketMessage(shownTo(audience, event)));
       page = this.#table.after(page.at(-1)!.id, replayPage, audience);
     }
     return new Response(null, { status: 101, webSocket: client });
@@ -130,12 +147,17 @@ export class EventLog extends DurableObject<Env> {
     const wake = this.#nextAppend.resolve;
     this.#nextAppend = signal();
     wake();
-    const messages = events.map(({ event, userId }) => ({ text: webSocketMessage(event), userId, domain: (JSON.parse(event.data) as { domain?: unknown }).domain }));
+    const messages = events.map(({ event, userId }) => {
+      const text = webSocketMessage(event);
+      const hidden = event.type === 'trust-change' ? webSocketMessage(withoutTrust(event)) : text;
+      return { text, hidden, userId, domain: (JSON.parse(event.data) as { domain?: unknown }).domain };
+    });
     for (const socket of this.ctx.getWebSockets()) {
       // A socket accepted before audiences existed has no attachment: a service-wide subscriber.
       const audience = (socket.deserializeAttachment() as Audience | null) ?? 'service';
       try {
-        for (const message of messages) if (reaches(audience, message.userId, message.domain)) socket.send(message.text);
+        const hides = hidesTrust(audience);
+        for (const message of messages) if (reaches(audience, message.userId, message.domain)) socket.send(hides ? message.hidden : message.text);
       } catch {
         // A socket that closed since the last event; the runtime drops it from getWebSockets().
       }

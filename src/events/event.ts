@@ -29,8 +29,17 @@ export interface IncomingEvent {
   userId?: string;
 }
 
-/** Whose events a stream carries: the service-wide ones, one site's (of those), or one user's own. */
-export type Audience = { userId: string } | { domain: string } | 'service';
+/**
+ * Whose events a stream carries: the service-wide ones, one site's (of those), or one user's own.
+ * A site's are those of its current claim, appended from `claimedAt` on (its record's `created`),
+ * and with `hidesTrust` without the trust policy (src/events/trust-redaction.ts).
+ */
+export type Audience = { userId: string } | SiteAudience | 'service';
+export interface SiteAudience {
+  domain: string;
+  claimedAt?: number;
+  hidesTrust?: boolean;
+}
 
 /** Event types become an SSE `event:` line, so they must not be able to break the framing. */
 const eventType = /^[a-z][a-z0-9-]{0,63}$/;

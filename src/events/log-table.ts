@@ -62,8 +62,15 @@ export class LogTable {
     const { sql } = this.storage;
     if (audience === 'service') return sql.exec<EventRow>('SELECT id, type, data FROM events WHERE id > ? AND user_id IS NULL ORDER BY id LIMIT ?', cursor, limit).toArray();
     if ('domain' in audience) {
+      // Of the site's current claim only: a domain unpublished and claimed again replays none of its previous owner's events.
       return sql
-        .exec<EventRow>("SELECT id, type, data FROM events WHERE json_extract(data, '$.domain') = ? AND user_id IS NULL AND id > ? ORDER BY id LIMIT ?", audience.domain, cursor, limit)
+        .exec<EventRow>(
+          "SELECT id, type, data FROM events WHERE json_extract(data, '$.domain') = ? AND user_id IS NULL AND id > ? AND created >= ? ORDER BY id LIMIT ?",
+          audience.domain,
+          cursor,
+          audience.claimedAt ?? 0,
+          limit,
+        )
         .toArray();
     }
     return sql.exec<EventRow>('SELECT id, type, data FROM events WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?', audience.userId, cursor, limit).toArray();

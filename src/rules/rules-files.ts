@@ -165,23 +165,43 @@ export function percentFault(text: string): string | undefined {
 export const placeholder = /:([A-Za-z][A-Za-z0-9_]*)/g;
 
 /**
+ * A segment that starts with a placeholder and holds another `:` (`/:lang:/`, as Astro's
+ * documentation wrote it): Netlify's matcher reads the whole segment as one placeholder, named
+ * by the rest of it (`lang:`), and fills it into a target where `:lang:` is written.
+ */
+const wholeSegmentPlaceholder = /^:[A-Za-z][^:]*:/;
+
+/** A placeholder's name as an RFC 6570 variable: letters, digits and `_`, every other character percent-encoded. */
+function variableOf(name: string): string {
+  return name.replace(/[^A-Za-z0-9_]/gu, (character) => Array.from(new TextEncoder().encode(character), (byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+}
+
+/**
  * A path pattern of the files as an RFC 6570 template: `:name` is `{name}` (one segment's text),
+ * a segment such as `:lang:` one placeholder as Netlify reads it (`wholeSegmentPlaceholder`),
  * `*` is `{+splat}` (anything, `/` included), and braces are literal text. `names` gets the
- * variables in order. At most one `*`, and no `:splat` beside it: both would name `splat`.
+ * placeholders' names in order. At most one `*`, and no `:splat` beside it: both would name `splat`.
  */
 export function patternTemplate(pattern: string, names: string[]): string | string[] {
   const stars = pattern.split('*').length - 1;
   if (stars > 1) return 'only one "*" is allowed in a path; name the others (":name").';
-  const stray = /:[A-Za-z][A-Za-z0-9_]*:/.exec(pattern);
-  if (stray) return `"${stray[0]}" is not a placeholder: a name is letters, digits and "_", and ends before any ":".`;
+  const segments = pattern.split('/');
+  // Netlify reads `/x:na:me` as literal text, and this service `:na` as a placeholder: neither is what was meant.
+  const stray = segments.map((segment) => (wholeSegmentPlaceholder.test(segment) ? null : /:[A-Za-z][A-Za-z0-9_]*:/.exec(segment))).find(Boolean);
+  if (stray) return `"${stray[0]}" is not a placeholder: within a segment, a name is letters, digits and "_", and ends before any ":".`;
   const percent = percentFault(pattern);
   if (percent) return percent;
-  const template = pattern
-    .replace(/[{}]/g, encodeURIComponent)
-    .replace(placeholder, (_, name: string) => {
-      names.push(name);
-      return `{${name}}`;
-    })
+  const named = (name: string) => {
+    names.push(name);
+    return name;
+  };
+  const template = segments
+    .map((segment) =>
+      wholeSegmentPlaceholder.test(segment)
+        ? `{${variableOf(named(segment.slice(1)))}}`
+        : segment.replace(/[{}]/g, encodeURIComponent).replace(placeholder, (_, name: string) => `{${named(name)}}`),
+    )
+    .join('/')
     .replace('*', () => {
       names.push('splat');
       return '{+splat}';
@@ -193,8 +213,12 @@ export function patternTemplate(pattern: string, names: string[]): string | stri
 /**
  * A target (`escapeBraces`: a URI, where braces are literal text) or a header value (where
  * `fieldValueParts` leaves braces that name no variable as they are) with the pattern's
- * placeholders (and `:splat`) as expressions that keep their `/`.
+ * placeholders (and `:splat`) as expressions that keep their `/`. A placeholder named as Netlify
+ * names a whole segment (`lang:`) is filled where its whole name is written (`:lang:`).
  */
 export function valueTemplate(value: string, names: ReadonlySet<string>, escapeBraces: boolean): string {
-  return (escapeBraces ? value.replace(/[{}]/g, encodeURIComponent) : value).replace(placeholder, (text, name: string) => (names.has(name) ? `{+${name}}` : text));
+  const segmentNames = [...names].filter((name) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(name)).sort((a, b) => b.length - a.length);
+  const escaped = escapeBraces ? value.replace(/[{}]/g, encodeURIComponent) : value;
+  const filled = segmentNames.reduce((text, name) => text.replaceAll(`:${name}`, `{+${variableOf(name)}}`), escaped);
+  return filled.replace(placeholder, (text, name: string) => (names.has(name) ? `{+${name}}` : text));
 }

@@ -71,12 +71,24 @@ async function previewRecord(env: Env, ctx: ExecutionContext, id: string, locati
   const cached = await location.match(key);
   if (cached) return cached.json<PreviewRecord>();
   const domain = await domainOfDeployment(env.DB, id);
-  const stored = domain === null ? null : await siteCoordinator(env, domain).deployment(domain, id);
+  const kept = async () => (domain === null ? null : siteCoordinator(env, domain).deployment(domain, id));
+  const stored = await kept();
   if (stored?.state !== 'ready') return undefined;
   const record = previewRecordOf(stored);
   const response = Response.json(record, { headers: { 'cache-control': `max-age=${liveRecordMaxAgeSeconds}` } });
-  ctx.waitUntil(location.put(key, response));
+  ctx.waitUntil(storeUnlessCollected(location, key, response, kept));
   return record;
+}
+
+/**
+ * Stores a preview's record, then asks its coordinator again: a collection (or an unpublish) that
+ * committed since the record was read purged it everywhere, maybe before this write landed, so a
+ * deployment no longer kept has its record taken back. Either the purge comes after the write and
+ * deletes it, or the question comes after the purge and sees the deployment gone.
+ */
+async function storeUnlessCollected(location: Cache, key: string, response: Response, kept: () => Promise<DeploymentRecord | null>): Promise<void> {
+  await location.put(key, response);
+  if ((await kept())?.state !== 'ready') await location.delete(key);
 }
 
 /** The newest ready deployment with the alias whose host label is `label`, from its coordinator. */

@@ -25,3 +25,19 @@ export function domainOfDeployment(db: D1Database, id: string): Promise<string |
 export function domainOfAlias(db: D1Database, label: string): Promise<string | null> {
   return db.prepare('SELECT domain FROM deployment_hosts WHERE alias_label = ? LIMIT 1').bind(label).first<string>('domain');
 }
+
+/**
+ * The deployments the directory names on each of `domains`: what the orphan sweep holds whatever
+ * their coordinators record (src/coordinator/named-in-d1.ts). One scan of the directory, which has
+ * no index by domain (its rows stay small), once per sweep run.
+ */
+export async function hostedDeployments(db: D1Database, domains: readonly string[]): Promise<Map<string, string[]>> {
+  const hosted = new Map<string, string[]>();
+  if (domains.length === 0) return hosted;
+  const { results } = await db
+    .prepare('SELECT id, domain FROM deployment_hosts WHERE domain IN (SELECT value FROM json_each(?))')
+    .bind(JSON.stringify(domains))
+    .all<{ id: string; domain: string }>();
+  for (const row of results) hosted.set(row.domain, [...(hosted.get(row.domain) ?? []), row.id]);
+  return hosted;
+}

@@ -60,6 +60,20 @@ export function forgetStoredBytes(db: D1Database, domain: string, users: readonl
   return db.prepare('DELETE FROM stored_bytes WHERE domain = ?1 AND user_id IN (SELECT value FROM json_each(?2))').bind(domain, JSON.stringify(users));
 }
 
+/**
+ * Statements, for one batch, that make `domain`'s totals exactly `totals` (each user's bytes), the
+ * sums its coordinator records: an operator's reconciliation after D1 was restored to an earlier
+ * minute, or a coordinator's storage was lost (docs/operating.md).
+ */
+export function replaceStoredBytes(db: D1Database, domain: string, totals: ReadonlyMap<string, number>): D1PreparedStatement[] {
+  return [
+    db.prepare('DELETE FROM stored_bytes WHERE domain = ?').bind(domain),
+    db
+      .prepare(`INSERT INTO stored_bytes (user_id, domain, bytes) SELECT value ->> 0, ?1, value ->> 1 FROM json_each(?2) WHERE value ->> 1 != 0`)
+      .bind(domain, JSON.stringify([...totals])),
+  ];
+}
+
 /** The rows `stored_objects` still holds for `domain`. */
 export async function legacyObjectsOf(db: D1Database, domain: string): Promise<LegacyObject[]> {
   const { results } = await db.prepare('SELECT key, user_id AS userId, bytes FROM stored_objects WHERE domain = ?').bind(domain).all<LegacyObject>();

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { forgetOldUnpublished } from '../../src/storage/configurations-feed';
+import { cursorAt } from '../../src/api/configurations-cursor';
+import { forgetOldUnpublished, readConfigurationsClock } from '../../src/storage/configurations-feed';
 import { authorized, deploy, problemOf } from '../support/client';
 
 /**
@@ -223,6 +224,16 @@ describe('GET /v2/configurations?since=', () => {
       await env.DB.prepare("UPDATE service_keys SET key = ? WHERE name = 'configurations-cursor'").bind(new Uint8Array(key)).run();
     }
     expect((await read(`/v2/configurations?${new URLSearchParams({ since: cursor })}`)).status).toBe(200);
+  });
+
+  it('answers 410 to a cursor this service gave after the point its database was restored to', async () => {
+    await deploy('cursor-restored.example', {}, { root: 'x' });
+    // A cursor signed with this database's key for a position past its clock: one taken before D1 was restored to an earlier minute.
+    const clock = await readConfigurationsClock(env.DB);
+    const fromTheLostMinutes = await cursorAt(clock, clock.modified + 60_000);
+    const gone = await read(`/v2/configurations?${new URLSearchParams({ since: fromTheLostMinutes })}`);
+    expect(gone.status).toBe(410);
+    expect((await problemOf(gone)).type).toBe('/problems/gone');
   });
 
   it('answers 400 to since with a list cursor', async () => {

@@ -70,8 +70,8 @@ async function expectDocumentedBody(pointer: string[], documented: ResponseObjec
   }
   const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
   expect(Object.keys(documented.content), `${label}: media type`).toContain(mediaType);
-  // An event stream never ends: its caller reads the events and checks each one's data.
-  if (mediaType === 'text/event-stream') return;
+  // An event stream never ends: its caller reads the events and checks each one's data. A tarball is no JSON.
+  if (mediaType === 'text/event-stream' || mediaType === 'application/gzip') return;
   expectValid([...pointer, 'content', mediaType, 'schema'], await response.json(), `${label}: the body`);
 }
 
@@ -135,6 +135,7 @@ const endpointsBeyondSpec: Record<string, string> = {
   'POST /v2/sites/{domain}/deployments/{id}/finalize': 'docs/design.md § Deployments',
   'DELETE /v2/sites/{domain}/deployments/{id}': 'docs/design.md § Deployments',
   'POST /v2/sites/{domain}/dead-letters/replay': 'docs/design.md § Operators',
+  'POST /v2/sites/{domain}/reconcile': 'docs/design.md § Operators',
   'GET /v2/whoami': 'docs/design.md § Authentication',
   'PUT /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
   'DELETE /v2/sites/{domain}/suspension': 'docs/design.md § Operators',
@@ -160,6 +161,9 @@ const endpointsBeyondSpec: Record<string, string> = {
   'PUT /v2/sites/{domain}/protection': 'docs/design.md § Protected sites',
   'POST /v2/sites/{domain}/share': 'docs/design.md § Protected sites',
   'DELETE /v2/sites/{domain}/share': 'docs/design.md § Protected sites',
+  'GET /v2/info': 'docs/design.md § The CLI every deployment hands out',
+  'GET /cli/sitehost-cli.tgz': 'docs/design.md § The CLI every deployment hands out',
+  'GET /cli/{tarball}': 'docs/design.md § The CLI every deployment hands out',
 };
 
 function documentedEndpoints(): string[] {
@@ -480,7 +484,9 @@ describe('live responses match the document', () => {
     blobs.append('blob', new File(['three'], await hex('three')));
     await request('PUT', `${site}/deployments/${id}/blobs`, { body: blobs }, owner, 200);
     await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 200);
-    await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 404);
+    // Asked again, it is answered as done; no deployment of the caller's uploading there is 404.
+    await request('POST', `${site}/deployments/${id}/finalize`, {}, owner, 200);
+    await request('POST', `${site}/deployments/${'a'.repeat(20)}/finalize`, {}, owner, 404);
     // Labelled, unchanged, and a preview claiming a new domain.
     const labelled = deployForm({ 'index.html': 'three' });
     labelled.append('message', 'labelled');
@@ -565,6 +571,22 @@ describe('live responses match the document', () => {
     const begin = () => authorizedWith({ MAX_UNFINISHED_DEPLOYMENTS: '1' }, '/v2/sites/oa-quotas.example/deployments', manifest, user);
     await expectConforms('POST', '/v2/sites/oa-quotas.example/deployments', await begin(), 201);
     await expectConforms('POST', '/v2/sites/oa-quotas.example/deployments', await begin(), 429);
+  });
+
+  it('the CLI the service hands out (docs/design.md § The CLI every deployment hands out): GET /v2/info 200; the tarball 302, 200, 304, 404', async () => {
+    const info = await call('/v2/info');
+    const { cli } = (await info.clone().json()) as { cli: { url: string } };
+    await expectConforms('GET', '/v2/info', info, 200);
+    await expectConforms('GET', '/cli/sitehost-cli.tgz', await call('/cli/sitehost-cli.tgz', { redirect: 'manual' }), 302);
+    const versioned = new URL(cli.url).pathname;
+    const tarball = await call(versioned);
+    const etag = tarball.headers.get('etag')!;
+    await expectConforms('GET', versioned, tarball, 200);
+    await expectConforms('GET', versioned, await call(versioned, { headers: { 'if-none-match': etag } }), 304);
+    const otherVersion = await call('/cli/sitehost-cli-0.0.1.tgz');
+    // Every answer of the API host names the version, a refusal's too.
+    expect(otherVersion.headers.get('sitehost-version')).toBe(new URL(cli.url).pathname.replace(/^\/cli\/sitehost-cli-(.+)\.tgz$/, '$1'));
+    await expectConforms('GET', '/cli/sitehost-cli-0.0.1.tgz', otherVersion, 404);
   });
 
   it('POST /v1/deploy and /v1/sites: 410', async () => {

@@ -1,8 +1,11 @@
-import { createExecutionContext, env } from 'cloudflare:test';
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { newToken, sha256Hex } from '../../src/auth/token-format';
 import worker from '../../src/index';
 import type { Env } from '../../src/platform/env';
+import { settingsOf } from '../../src/platform/settings';
 import { deploy, problemOf, token } from '../support/client';
+import { CallCounter, metered } from '../support/metered';
 
 /**
  * The API's rate limits through the real Rate Limiting binding (miniflare's): the suite's own
@@ -83,6 +86,34 @@ describe('API rate limits', () => {
       expect(refused.headers.get('retry-after')).toBe('60');
       // A valid token from the same address counts against its user instead.
       expect((await from(address, { authorization: `Bearer ${await token({ user: `github|valid-${run}` })}` })()).status).toBe(200);
+    });
+  });
+
+  it('count a forged API token against its address before it costs a D1 read, and remember it apart from real tokens', async () => {
+    await inOneWindow(async (run) => {
+      const address = `192.0.2.${1 + (Number.parseInt(run.slice(0, 2), 16) % 250)}`;
+      const counter = new CallCounter();
+      const bound = metered({ ...env, ...addressLimited }, counter);
+      const reads = () => counter.calls.filter((call) => call.startsWith('D1.')).length;
+      const contexts: ExecutionContext[] = [];
+      // Tokens of the right form and checksum, which no one was ever given: each costs nothing to make.
+      const forged = (bearer = newToken()) => async () => {
+        const context = createExecutionContext();
+        contexts.push(context);
+        const request = new Request('http://localhost/v2/sites', { headers: { 'cf-connecting-ip': address, authorization: `Bearer ${bearer}` } });
+        return worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, bound, context);
+      };
+      const repeated = newToken();
+      expect(await statuses([forged(repeated), forged(repeated), forged()])).toEqual([401, 401, 401]);
+      // Looked up once each: the repeated one is remembered as unknown.
+      expect(reads()).toBe(2);
+      expect(await statuses([forged(), forged(repeated)])).toEqual([429, 429]);
+      // Counted first: the address past its limit, the new forgery was never looked up.
+      expect(reads()).toBe(2);
+      // Remembered in this isolate only: nothing of it is written to the location's shared cache.
+      await Promise.all(contexts.map((context) => waitOnExecutionContext(context)));
+      const key = await sha256Hex(`token/${await sha256Hex(repeated)}`);
+      expect(await caches.default.match(`https://${settingsOf(env).edge.cacheHost}/.sitehost-auth/${key}`)).toBeUndefined();
     });
   });
 

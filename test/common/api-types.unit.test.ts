@@ -57,6 +57,7 @@ const tokenShape = {
   createdAt: 'required',
   expiresAt: 'required',
   lastUsedAt: 'required',
+  parentId: 'required',
 } as const;
 
 function shapeOf(schema: JsonSchema | undefined): Record<string, 'optional' | 'required'> {

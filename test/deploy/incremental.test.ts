@@ -242,6 +242,28 @@ describe('incremental deploys', () => {
     expect((await configuration.json<{ configuration: unknown }>()).configuration).toEqual({});
   });
 
+  it('answers a finalize asked again after it succeeded (its answer lost) as done, and only what is done', async () => {
+    const domain = 'finalize-again.example';
+    await deploy(domain, { 'index.html': 'v1' });
+    const live = await (await begin(domain, await manifestOf({ 'index.html': 'v2' }))).json<Deployment>();
+    expect((await sendBlobs(domain, live.id, await blobForm(['v2']))).status).toBe(200);
+    expect((await finalize(domain, live.id)).status).toBe(200);
+    const again = await finalize(domain, live.id);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ type: 'site-deploy', domain, deploymentId: live.id, unchanged: true });
+
+    const preview = await (await begin(domain, await manifestOf({ 'index.html': 'v2' }), { fallback: '/index.html' })).json<Deployment>();
+    expect((await finalize(domain, preview.id, { preview: true })).status).toBe(200);
+    const previewAgain = await finalize(domain, preview.id, { preview: true });
+    expect(previewAgain.status).toBe(200);
+    expect(await previewAgain.json()).toMatchObject({ id: preview.id, live: false, state: 'ready' });
+    // Live was not what became of the preview, nor is it another user's to ask: as before, nothing of theirs is uploading there.
+    expect((await finalize(domain, preview.id)).status).toBe(404);
+    const stranger = await authorized(`/v2/sites/${domain}/deployments/${live.id}/finalize`, { method: 'POST' }, { user: 'github|2' });
+    expect(stranger.status).toBe(403);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'v2' });
+  });
+
   it('applies the multipart deploy’s path rules and limits', async () => {
     const domain = 'incremental-rules.example';
     const hash = await sha256Hex('x');

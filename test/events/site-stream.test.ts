@@ -89,3 +89,73 @@ describe('GET /v2/sites/<domain>/events', () => {
     expect((await authorized('/v2/sites/no-such-site.example/events', {}, owner)).status).toBe(404);
   });
 });
+
+describe('a site stream carries what its reader may see', () => {
+  const policy = { repository: 'octo/stream-site', repositoryId: 4242, repositoryOwnerId: 77, workflow: 'deploy.yml' };
+  const dataOf = (subscriber: Subscriber, type: string) => subscriber.events.filter((event) => event.event === type).map((event) => JSON.parse(event.data) as Record<string, unknown>);
+
+  it("replays only the current claim's events: a domain claimed again shows its new owner nothing of the previous one's", async () => {
+    const site = 'site-stream-reclaimed.example';
+    const next: TokenOptions = { user: 'github|site-stream-next-owner' };
+    const service = new Subscriber(await authorized('/v2/events', {}, { scope: 'global_read' }));
+    try {
+      expect((await deploy(site, { 'index.html': 'first owner' }, undefined, owner)).status).toBe(200);
+      expect((await authorized(`/v2/sites/${site}/members/${encodeURIComponent(viewer.user!)}`, json('PUT', { role: 'viewer' }), owner)).status).toBe(201);
+      expect((await authorized(`/v2/sites/${site}/trust/github`, json('PUT', policy), owner)).status).toBe(201);
+      const operator: TokenOptions = { user: 'github|site-stream-operator', scope: 'admin' };
+      expect((await authorized(`/v2/sites/${site}/suspension`, json('PUT', { reason: 'Reported' }), operator)).status).toBe(201);
+      expect((await authorized(`/v2/sites/${site}`, { method: 'DELETE' }, operator)).status).toBe(200);
+      // The first claim's history is whole before the next claim begins.
+      await service.until(() => service.of([site]).some((event) => event.event === 'site-delete'));
+      expect(service.of([site]).map((event) => event.event)).toEqual(['site-deploy', 'member-add', 'trust-change', 'site-suspend', 'site-delete']);
+    } finally {
+      await service.close();
+    }
+    expect((await deploy(site, { 'index.html': 'next owner' }, undefined, next)).status).toBe(200);
+    const replayed = new Subscriber(await authorized(`/v2/sites/${site}/events?since=0`, {}, next));
+    try {
+      await replayed.until(() => replayed.events.some((event) => event.event === 'site-deploy'));
+      expect(types(replayed)).toEqual([['site-deploy', site]]);
+      expect(replayed.raw).not.toContain(viewer.user!);
+      expect(replayed.raw).not.toContain('octo/stream-site');
+      expect(replayed.raw).not.toContain('Reported');
+    } finally {
+      await replayed.close();
+    }
+  });
+
+  it("gives a member trust-change events without the policy GET …/trust/github refuses them, replayed or pushed; its owner the policy", async () => {
+    const site = 'site-stream-trust.example';
+    const deployer: TokenOptions = { user: 'github|site-stream-trust-deployer' };
+    expect((await deploy(site, { 'index.html': 'trusted' }, undefined, owner)).status).toBe(200);
+    for (const [member, role] of [[viewer, 'viewer'], [deployer, 'deployer']] as const) {
+      expect((await authorized(`/v2/sites/${site}/members/${encodeURIComponent(member.user!)}`, json('PUT', { role }), owner)).status).toBe(201);
+      expect((await authorized(`/v2/sites/${site}/trust/github`, {}, member)).status).toBe(403);
+    }
+    const pushed = await authorized(`/v2/sites/${site}/events`, { headers: { upgrade: 'websocket' } }, viewer);
+    expect(pushed.status).toBe(101);
+    const socket = pushed.webSocket!;
+    const messages: { event: string; data: Record<string, unknown> }[] = [];
+    let wake = () => {};
+    socket.addEventListener('message', (message) => {
+      messages.push(JSON.parse(message.data as string));
+      wake();
+    });
+    socket.accept();
+    expect((await authorized(`/v2/sites/${site}/trust/github`, json('PUT', policy), owner)).status).toBe(201);
+
+    const streams = await Promise.all([owner, viewer, deployer].map(async (as) => new Subscriber(await authorized(`/v2/sites/${site}/events?since=0`, {}, as))));
+    try {
+      for (const stream of streams) await stream.until(() => stream.events.some((event) => event.event === 'trust-change'));
+      const [ownSeen, viewerSeen, deployerSeen] = streams.map((stream) => dataOf(stream, 'trust-change'));
+      expect(ownSeen).toEqual([{ type: 'trust-change', domain: site, provider: 'github', policy: { ...policy, repositoryId: '4242', repositoryOwnerId: '77', workflow: '.github/workflows/deploy.yml', ref: null, environment: null } }]);
+      expect(viewerSeen).toEqual([{ type: 'trust-change', domain: site, provider: 'github' }]);
+      expect(deployerSeen).toEqual(viewerSeen);
+      while (!messages.some((message) => message.event === 'trust-change')) await new Promise<void>((resolve) => (wake = resolve));
+      expect(messages.find((message) => message.event === 'trust-change')!.data).toEqual({ type: 'trust-change', domain: site, provider: 'github' });
+    } finally {
+      socket.close();
+      await Promise.all(streams.map((stream) => stream.close()));
+    }
+  });
+});

@@ -10,7 +10,7 @@ import { fuzzParameters, fuzzTimeout } from './settings';
 
 /** Pieces real files are made of, and characters that are not, so lines are near-misses as often as rules. */
 const token = fc.oneof(
-  fc.constantFrom('/', '/a', '/a/*', '/:x', '/b/:y/:z', '*', '/:splat', 'https://h.example/*', 'http://', '//x', '/\\x', '{', '}', '%', '#'),
+  fc.constantFrom('/', '/a', '/a/*', '/:x', '/b/:y/:z', '/:l:', '/:l:/x', '/:a-b:c', '*', '/:splat', 'https://h.example/*', 'http://', '//x', '/\\x', '{', '}', '%', '#'),
   fc.constantFrom('200', '301', '302!', '404', '410', '999', '301!!', 'x=:x', 'q=1', 'Country=us', 'Language=en,fr', 'Role=admin', '='),
   fc.constantFrom('X-A: b', 'X-A:', '! X-A', '!', 'Content-Length: 1', ':title', ': v', 'X A: b'),
   fc.string({ unit: 'grapheme', maxLength: 12 }),

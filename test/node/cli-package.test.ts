@@ -1,17 +1,24 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startResettingRelay } from './cli/resetting-relay';
 import { getFromSite, type RunningService, sharedService, token } from './support/service';
 
 /**
- * The `sitehost` command as people install it (docs/cli.md, "Installing"): `npm run pack:cli`'s
- * tarball, installed with `npm i -g` into an empty prefix and run on the machine's Node.js 20,
- * which cannot run TypeScript, from a folder outside the repository.
+ * The `sitehost` command as people install it (docs/cli.md, "Installing"): from the running
+ * service, `npm install --global <origin>/cli/sitehost-cli.tgz` (the package the Worker's build
+ * packs), into an empty prefix, by the machine's own npm on its Node.js 20, which cannot run
+ * TypeScript; then run from a folder outside the repository.
  */
 
 const repo = new URL('../..', import.meta.url).pathname;
+const run = promisify(execFile);
+const cliVersion = (JSON.parse(readFileSync(join(repo, 'cli', 'package.json'), 'utf8')) as { version: string }).version;
 /** The Node.js that Linux distributions ship: Debian's, on this machine. */
 const node20 = '/usr/bin/node';
 
@@ -27,29 +34,32 @@ beforeAll(async () => {
   prefix = join(work, 'prefix');
   const npm = await realpath(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
   path = [dirname(node20), dirname(npm), '/bin'].join(':');
-  const packed = execFileSync(process.execPath, ['scripts/pack-cli.mjs'], { cwd: repo, encoding: 'utf8' });
-  tarball = packed.trim().split('\n').at(-1)!;
+  service = await sharedService();
   // From the npm cache when it holds the dependencies (they are the repository's own), else from the registry.
-  execFileSync(npm, ['install', '--global', '--prefix', prefix, tarball, '--no-audit', '--no-fund', '--prefer-offline'], {
+  execFileSync(npm, ['install', '--global', '--prefix', prefix, `${service.origin}/cli/sitehost-cli.tgz`, '--no-audit', '--no-fund', '--prefer-offline'], {
     cwd: work,
     env: { ...process.env, PATH: path },
     stdio: 'pipe',
   });
-  service = await sharedService();
+  tarball = join(work, 'sitehost-cli.tgz');
+  const downloaded = await fetch(`${service.origin}/cli/sitehost-cli.tgz`);
+  expect(downloaded.status).toBe(200);
+  await writeFile(tarball, Buffer.from(await downloaded.arrayBuffer()));
 }, 300_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-/** Runs the installed `sitehost` on Node 20, from `cwd`, as a CI job does. */
-function installed(args: string[], cwd: string, env: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
+/** Runs the installed `sitehost` on Node 20, from `cwd`, as a CI job does; not blocking, since a relay of this process may stand between it and the service. */
+async function installed(args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const options = { cwd, env: { PATH: path, HOME: work, XDG_CACHE_HOME: join(work, 'cache'), NO_COLOR: '1', ...env }, encoding: 'utf8' as const };
   try {
-    const stdout = execFileSync(join(prefix, 'bin', 'sitehost'), args, { cwd, env: { PATH: path, HOME: work, XDG_CACHE_HOME: join(work, 'cache'), NO_COLOR: '1', ...env }, encoding: 'utf8', stdio: 'pipe' });
-    return { code: 0, stdout, stderr: '' };
+    const { stdout, stderr } = await run(join(prefix, 'bin', 'sitehost'), args, options);
+    return { code: 0, stdout, stderr };
   } catch (error) {
-    const failed = error as { status: number; stdout: string; stderr: string };
-    return { code: failed.status, stdout: failed.stdout, stderr: failed.stderr };
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
 }
 
@@ -70,9 +80,20 @@ describe('the packed CLI', () => {
     for (const devOnly of ['wrangler', 'vitest', 'typescript', 'esbuild', 'hono']) expect(modules).not.toContain(devOnly);
   });
 
+  it('is the version the service names, its bytes those GET /v2/info names', async () => {
+    const version = JSON.parse(await readFile(join(repo, 'cli', 'package.json'), 'utf8')).version as string;
+    const info = (await (await fetch(`${service.origin}/v2/info`)).json()) as { version: string; cli: { version: string; url: string; integrity: string } };
+    expect(info).toEqual({ version, cli: { version, url: `${service.origin}/cli/sitehost-cli-${version}.tgz`, integrity: expect.stringMatching(/^sha512-/) } });
+    expect(`sha512-${createHash('sha512').update(await readFile(tarball)).digest('base64')}`).toBe(info.cli.integrity);
+    const manifest = JSON.parse(await readFile(join(prefix, 'lib', 'node_modules', 'sitehost-cli', 'package.json'), 'utf8')) as { version: string };
+    expect(manifest.version).toBe(version);
+  });
+
   it('installs into an empty prefix and deploys on Node 20 from a folder outside the repository', async () => {
     const version = JSON.parse(await readFile(join(repo, 'cli', 'package.json'), 'utf8')).version as string;
-    expect(installed(['--version'], work).stdout.trim()).toBe(version);
+    expect((await installed(['--version'], work)).stdout).toBe(`sitehost-cli ${version}\nservice: none known (sitehost login, or SITEHOST_ORIGIN, names one)\n`);
+    expect((await installed(['--version'], work, { SITEHOST_ORIGIN: service.origin })).stdout).toBe(`sitehost-cli ${version}\nservice ${version} at ${service.origin}\n`);
+    expect(JSON.parse((await installed(['--version', '--json'], work, { SITEHOST_ORIGIN: service.origin })).stdout)).toEqual({ cli: version, service: { origin: service.origin, version } });
 
     const site = join(work, 'site');
     await mkdir(join(site, 'css'), { recursive: true });
@@ -80,19 +101,39 @@ describe('the packed CLI', () => {
     await writeFile(join(site, 'css', 'site.css'), 'body{}');
     const env = { SITEHOST_ORIGIN: service.origin, SITEHOST_TOKEN: await token(service, 'github|ci', 'deploy') };
 
-    const deploy = installed(['deploy', '--dir', '.', '--domain', 'packed.example', '--prod', '--message', 'from the package', '--json'], site, env);
+    const deploy = await installed(['deploy', '--dir', '.', '--domain', 'packed.example', '--prod', '--message', 'from the package', '--json'], site, env);
     expect(deploy.code, deploy.stderr).toBe(0);
     const result = JSON.parse(deploy.stdout) as { id: string; url: string };
     expect(result).toMatchObject({ type: 'site-deploy', domain: 'packed.example', url: `http://packed.example.localhost:${service.port}/` });
     expect(await getFromSite(service, 'packed.example', '/index.html')).toEqual({ status: 200, body: '<h1>Installed</h1>' });
     expect(await getFromSite(service, 'packed.example', '/css/site.css')).toEqual({ status: 200, body: 'body{}' });
 
-    const listed = JSON.parse(installed(['deployments', 'packed.example', '--json'], site, env).stdout) as unknown[];
+    const listed = JSON.parse((await installed(['deployments', 'packed.example', '--json'], site, env)).stdout) as unknown[];
     expect(listed).toEqual([expect.objectContaining({ id: result.id, message: 'from the package', client: 'cli', live: true })]);
-    expect(JSON.parse(installed(['whoami', '--json'], site, env).stdout)).toMatchObject({ userId: 'github|ci', scopes: ['deploy'] });
-    const refused = installed(['deployments', 'nowhere.example', '--json'], site, env);
+    expect(JSON.parse((await installed(['whoami', '--json'], site, env)).stdout)).toMatchObject({ userId: 'github|ci', scopes: ['deploy'] });
+    const refused = await installed(['deployments', 'nowhere.example', '--json'], site, env);
     expect(refused.code).toBe(4);
     expect(JSON.parse(refused.stderr)).toMatchObject({ status: 404, exitCode: 4 });
+  });
+});
+
+describe('a CLI older than the service', () => {
+  it("says so once, on standard error, with the command that installs the service's own", async () => {
+    const relay = await startResettingRelay(service.port, { serviceVersion: '99.0.0', failFirst: () => 'pass' });
+    try {
+      const env = { SITEHOST_ORIGIN: relay.origin, SITEHOST_TOKEN: await token(service, 'github|ci-old', 'deploy') };
+      const site = join(work, 'old-cli-site');
+      await mkdir(site, { recursive: true });
+      await writeFile(join(site, 'index.html'), 'old CLI');
+      const deploy = await installed(['deploy', '.', '--domain', 'packed-old.example'], site, env);
+      expect(deploy.code, deploy.stderr).toBe(0);
+      const warnings = deploy.stderr.split('\n').filter((line) => line.includes('is older than the service'));
+      expect(warnings).toEqual([`This sitehost CLI (${cliVersion}) is older than the service at ${relay.origin} (99.0.0). Install the service's own: npm install --global ${relay.origin}/cli/sitehost-cli.tgz`]);
+      // The service's own version, or an older one, is no news.
+      expect((await installed(['deploy', '.', '--domain', 'packed-old.example'], site, { ...env, SITEHOST_ORIGIN: service.origin })).stderr).not.toContain('is older');
+    } finally {
+      await relay.close();
+    }
   });
 });
 

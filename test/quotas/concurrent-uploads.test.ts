@@ -141,6 +141,22 @@ describe('an upload another user left on a domain claimed since', () => {
     await alarmAfter(domain, 2000);
     expect(await bytesUsed(second)).toBe(await bytesInR2(domain));
   });
+
+  it("charges the claimant for a blob of it that the claim's deploy reuses, and frees it from the user who uploaded it", async () => {
+    const domain = 'stranded-reused.example';
+    const first = { user: 'github|stranded-reuser' };
+    const claimant = { user: 'github|stranded-claimant' };
+    const blob = noise(64 * 1024, 15);
+    await leaveUpload(first, domain, blob);
+    expect(await bytesUsed(first)).toBeGreaterThanOrEqual(blob.length);
+
+    // The claimant's deploy has the same file: it stores no new copy of it, and names the stranded upload's pack.
+    expect((await deploy(domain, { 'index.html': 'claimed', 'a.bin': blob }, undefined, claimant)).status).toBe(200);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'claimed', 'a.bin': blob });
+    expect(await bytesUsed(first)).toBe(0);
+    await alarmAfter(domain, 2000);
+    expect(await bytesUsed(claimant)).toBe(await bytesInR2(domain));
+  });
 });
 
 describe('DELETE /v2/sites/<domain>/deployments/<id>', () => {

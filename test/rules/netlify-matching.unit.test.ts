@@ -5,7 +5,9 @@
  * documentation and from real sites. Both read the same `_redirects` text. Where the two differ
  * on purpose, docs/migrating.md says so, and `differences` below lists the request.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRequestPath } from '../../src/http/request-path';
 import { compileSiteRules, firstRedirect, preferredLanguage } from '../../src/rules/compiled-rules';
@@ -88,8 +90,8 @@ function netlifyLanguage(header: string | undefined): string {
   return header ? header.split(',')[0]!.slice(0, 2) : 'en';
 }
 
-function ours(request: Request): NetlifyMatch | undefined {
-  const compiled = compileSiteRules({ redirects: parseRedirectsFile(rules), headers: [] });
+function ours(request: Request, text = rules): NetlifyMatch | undefined {
+  const compiled = compileSiteRules({ redirects: parseRedirectsFile(text), headers: [] });
   const match = firstRedirect(
     compiled,
     parseRequestPath(request.path),
@@ -99,8 +101,8 @@ function ours(request: Request): NetlifyMatch | undefined {
   return match && { status: match.rule.status, to: match.rule.to.expand(match.values) };
 }
 
-async function netlify(request: Request): Promise<NetlifyMatch | undefined> {
-  const matcher = await redirector.parsePlain(rules, {});
+async function netlify(request: Request, text = rules): Promise<NetlifyMatch | undefined> {
+  const matcher = await redirector.parsePlain(text, {});
   const headers = { 'x-language': netlifyLanguage(request.acceptLanguage) };
   const match = matcher.match({
     scheme: 'https',
@@ -117,5 +119,32 @@ async function netlify(request: Request): Promise<NetlifyMatch | undefined> {
 describe('which rule answers, against netlify-redirector', () => {
   it.each(requests)('%j', async (request) => {
     expect(ours(request)).toEqual(await netlify(request));
+  });
+});
+
+/**
+ * Astro's documentation site (./rules-corpus/astro-docs/_redirects, 49 rules), among them
+ * `/:lang:/…` segments: each rule's path with its placeholders filled (`en`, and `a/b` for `*`),
+ * with and without its trailing slash, answers as on Netlify.
+ */
+describe("a real site's file, against netlify-redirector", () => {
+  const astro = readFileSync(join(import.meta.dirname, 'rules-corpus', 'astro-docs', '_redirects'), 'utf8');
+  const paths = astro
+    .split('\n')
+    .filter((line) => /^\s*\//.test(line))
+    .map((line) => line.trim().split(/\s+/)[0]!.replace(/:[^/]+/g, 'en').replace('*', 'a/b'))
+    .flatMap((path) => [path, path.endsWith('/') ? path.slice(0, -1) || '/' : `${path}/`]);
+
+  it('has requests for every rule, among them the `:lang:` ones', () => {
+    expect(paths).toHaveLength(98);
+    expect(paths).toContain('/en/reference/components-reference/');
+  });
+
+  it.each(paths)('%s', async (path) => {
+    expect(ours({ path }, astro)).toEqual(await netlify({ path }, astro));
+  });
+
+  it('sends /en/reference/components-reference/ where Netlify does', async () => {
+    expect(ours({ path: '/en/reference/components-reference/' }, astro)).toEqual({ status: 301, to: '/en/guides/syntax-highlighting/' });
   });
 });

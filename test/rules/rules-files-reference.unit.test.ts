@@ -16,12 +16,19 @@ import { parseRedirectsFile } from '../../src/rules/redirects-file';
  */
 const corpus = (name: string) => readFileSync(join(import.meta.dirname, 'rules-corpus', name), 'utf8');
 
-/** A stored template back in the files' syntax: `{name}` is `:name`, `{+splat}` is `*` in a path, `:splat` in a target. */
+/** Real sites' files, as they deployed on Netlify (each names its source in its first lines). */
+const realFiles = ['astro-docs/_redirects'];
+
+/**
+ * A stored template back in the files' syntax: `{name}` is `:name` (a name Netlify reads a whole
+ * segment as, such as `lang:`, percent-encoded in the variable), `{+splat}` is `*` in a path,
+ * `:splat` in a target.
+ */
 function pattern(template: string): string {
-  return template.replace('{+splat}', '*').replace(/\{(\w+)\}/g, ':$1').replace(/%7B/g, '{').replace(/%7D/g, '}');
+  return template.replace('{+splat}', '*').replace(/\{([\w%]+)\}/g, (_, name: string) => `:${decodeURIComponent(name)}`).replace(/%7B/g, '{').replace(/%7D/g, '}');
 }
 function target(template: string): string {
-  return template.replace(/\{\+(\w+)\}/g, ':$1').replace(/%7B/g, '{').replace(/%7D/g, '}');
+  return template.replace(/\{\+([\w%]+)\}/g, (_, name: string) => `:${decodeURIComponent(name)}`).replace(/%7B/g, '{').replace(/%7D/g, '}');
 }
 
 /** The members of a rule Netlify's parsers answer that are compared (their types declare them loosely). */
@@ -48,6 +55,14 @@ describe('the rules files read as Netlify reads them', () => {
   it('_redirects: every rule of the corpus (≥ 40 lines) the same', async () => {
     const text = corpus('_redirects');
     expect(text.split('\n').filter((line) => /^\s*[^#\s]/.test(line)).length).toBeGreaterThanOrEqual(40);
+    await expectReadAsNetlifyReads(text);
+  });
+
+  it.each(realFiles)("%s: a real site's file, every rule the same", async (name) => {
+    await expectReadAsNetlifyReads(corpus(name));
+  });
+
+  async function expectReadAsNetlifyReads(text: string): Promise<void> {
     const reference = await withFile('_redirects', text, (path) => parseAllRedirects({ redirectsFiles: [path], configRedirects: [], minimal: true }));
     expect(reference.errors).toEqual([]);
     const theirs = (reference.redirects as NetlifyRedirect[]).map((rule) => ({
@@ -69,7 +84,7 @@ describe('the rules files read as Netlify reads them', () => {
       languages: rule.languages ?? [],
     }));
     expect(ours).toEqual(theirs);
-  });
+  }
 
   it('_headers: every rule of the corpus (≥ 40 lines) the same fields', async () => {
     const text = corpus('_headers');

@@ -33,6 +33,7 @@ describe('_redirects', () => {
     ['an absolute from', 'https://www.example.com/* https://example.com/:splat 301!', { origin: { protocol: 'https:', host: 'www.example.com' }, from: '/{+splat}', to: 'https://example.com/{+splat}' }],
     ['an inline comment', '/a /b 302 # why', { from: '/a', to: '/b', status: 302 }],
     ['a URL keeps its colons', '/docs https://docs.example.com:8443/x 302', { to: 'https://docs.example.com:8443/x' }],
+    ["a segment read as Netlify reads it, one placeholder named by the rest (Astro's `:lang:`)", '/:lang:/old/ /:lang:/new/', { from: '/{lang%3A}/old/', to: '/{+lang%3A}/new/' }],
   ])('reads %s', (_, line, expected) => {
     expect(parseRedirectsFile(`# a comment\n\n${line}\n`)).toEqual([expect.objectContaining(expected)]);
   });
@@ -52,7 +53,7 @@ describe('_redirects', () => {
     ['a "%" that starts no escape in the path', '/c%zz /d 302'],
     ['a "%" that starts no escape in the target', '/e /f%2 302'],
     ['an escape that is not UTF-8', '/g%C3%28 /h 302'],
-    ['a stray ":" inside a placeholder', '/g/:na:me /h 302'],
+    ['a ":" after a placeholder inside a segment', '/g/x:na:me /h 302'],
   ])('refuses %s with a 400 naming the line', (_, line) => {
     expect(refusal(() => parseRedirectsFile(`/ok /fine\n# comment\n${line}`))).toBe('_redirects line 3');
   });

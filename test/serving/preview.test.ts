@@ -1,4 +1,6 @@
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { servePreview } from '../../src/serving/preview';
 import type { Deployment, DeployResult } from '../../src/common/api-types';
 import { authorized, call, deploy, deployForm, token } from '../support/client';
 import { keepDeployments } from '../support/deployments';
@@ -90,6 +92,29 @@ describe('preview hosts', () => {
 
     // The third deploy leaves the first out of the two kept.
     await deploy(domain, { 'index.html': 'three' });
+    expect((await preview(first.deploymentId)).status).toBe(404);
+  });
+
+  it("stop serving a deployment collected while a location was storing the record it had read", async () => {
+    const domain = 'preview-race.example';
+    await keepDeployments(domain, 2);
+    const first = await (await deploy(domain, { 'index.html': 'one' })).json<DeployResult>();
+    await deploy(domain, { 'index.html': 'two' });
+    // The location stores the record only after the third deploy collected the first and purged its record everywhere.
+    const racing = new Proxy(caches.default, {
+      get(target, property) {
+        const real = (Reflect.get(target, property) as (...args: unknown[]) => unknown).bind(target);
+        if (property !== 'put') return real;
+        return async (key: RequestInfo | URL, response: Response) => {
+          if (String(key instanceof Request ? key.url : key).includes('/deployment/')) expect((await deploy(domain, { 'index.html': 'three' })).status).toBe(200);
+          return real(key, response);
+        };
+      },
+    });
+    const url = new URL(`http://${first.deploymentId}.preview.localhost/`);
+    const ctx = createExecutionContext();
+    expect(await (await servePreview(new Request(url), url, env, ctx, { id: first.deploymentId }, racing)).text()).toBe('one');
+    await waitOnExecutionContext(ctx);
     expect((await preview(first.deploymentId)).status).toBe(404);
   });
 

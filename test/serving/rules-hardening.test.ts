@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { authorized, call, deploy, problemOf } from '../support/client';
 import { deployed, expectRedirect, site } from './support';
+import astroRedirects from '../rules/rules-corpus/astro-docs/_redirects?raw';
 
 describe('placeholder values are encoded for where they land in the target', async () => {
   const domain = 'rules-encoding.example';
@@ -160,7 +161,7 @@ describe('lines that can never work are refused, every one in one answer', () =>
     const response = await deploy('rules-refusals.example', {
       'index.html': 'home',
       _headers: ['/a', '  X-Name: caf\u00e9', '/b?x=1', '  X-B: 1', '/c#top', '  X-C: 1', '  Content-Length: 1'].join('\n'),
-      _redirects: ['/a /b/:splat 302', '/c%zz /d 302', '/e /f%2 302', '/g/:na:me /h 302', '/ok /fine 302'].join('\n'),
+      _redirects: ['/a /b/:splat 302', '/c%zz /d 302', '/e /f%2 302', '/g/x:na:me /h 302', '/ok /fine 302'].join('\n'),
     });
     expect(response.status).toBe(400);
     const problem = await problemOf(response);
@@ -178,5 +179,16 @@ describe('an absolute from written in Unicode', async () => {
   it('matches the punycode request host', async () => {
     expectRedirect(await call(`https://${domain}.localhost/old`, { redirect: 'manual' }), 301, '/new');
     expectRedirect(await site(domain, '/old-http'), 301, '/new');
+  });
+});
+
+describe("a real site's _redirects deploys unchanged: Astro's documentation (issue 41)", async () => {
+  const domain = 'rules-astro.example';
+  await deployed(domain, { 'index.html': 'home', _redirects: astroRedirects });
+
+  it('reads `/:lang:/…` as Netlify does: one placeholder for the segment, filled where `:lang:` is written', async () => {
+    expectRedirect(await site(domain, '/en/reference/components-reference/'), 301, '/en/guides/syntax-highlighting/');
+    expectRedirect(await site(domain, '/fr/tutorials/add-view-transitions'), 301, '/fr/guides/view-transitions/');
+    expectRedirect(await site(domain, '/en/install/auto'), 301, '/en/install-and-setup/');
   });
 });

@@ -1,10 +1,14 @@
 import { env } from 'cloudflare:workers';
 
 /**
- * Applies the D1 migrations (vitest.config.ts reads them into TEST_MIGRATIONS) to each test file's
- * fresh database, as `applyD1Migrations` of `cloudflare:test` does, with the same table. Not through
- * `cloudflare:test`: importing it loads the whole Worker (the plugin appends an import of `main`),
- * about 1.6 s of CPU per file, which the files that never touch the Worker should not pay.
+ * Applies the D1 migrations to each test file's fresh database in the runtime, where no wrangler
+ * can run: the statement lists are `readD1Migrations`' (vitest.config.ts puts them in
+ * TEST_MIGRATIONS), split by wrangler's own splitter, which `wrangler d1 migrations apply --local`
+ * (scripts/local-migrations.mjs, the applier of `npm start`, the black-box tests and the benches)
+ * runs on each file too; applied one batch a migration with the same table of applied ones, as
+ * `applyD1Migrations` of `cloudflare:test` does. Not through `cloudflare:test`: importing it loads
+ * the whole Worker (the plugin appends an import of `main`), about 1.6 s of CPU per file, which the
+ * files that never touch the Worker should not pay.
  */
 const migrationsTable = 'd1_migrations';
 await env.DB.prepare(

@@ -2,7 +2,8 @@
  * The room commit/ owns the two-phase commit with D1 of the changes the class (../coordinator.ts)
  * runs one at a time under its lock: this file runs a change's D1 batch with its pending records
  * and follow-ups and recovers after a stop; ./site-state.ts holds a site's state between changes
- * and commits a deployment under the quotas. It is the one room that runs a change's batch on D1;
+ * and commits a deployment under the quotas; ./reconcile.ts brings a site's records in line with
+ * D1 after a restore. It is the one room that runs a change's batch on D1;
  * it may call sweeps/, records/, edge/ and access/ below it.
  *
  * How the coordinator commits a change so that a stop at any instant ends in the old state or
@@ -15,11 +16,12 @@ import { getSite, recordSiteChange, type SiteRecord, stampedConfigurationTime } 
 import { keptFollowUps } from '../../storage/dead-letters';
 import { type BlobChange, BlobIndex } from '../records/blob-index';
 import { type DeploymentChange, DeploymentStore } from '../records/deployment-store';
+import { claimOf } from '../sweeps/claims';
 import { FollowUps, type PendingChange } from '../sweeps/follow-ups';
 import type { LiveRecord } from '../edge/freshness';
 import { IncrementalDeadlines } from '../records/incremental-deadlines';
 import { type ObjectChange, ObjectLedger } from '../records/object-ledger';
-import { deleteUnheld } from '../sweeps/orphans';
+import { deleteIfUnheld, deleteUnheld } from '../sweeps/orphans';
 import { RecordedUploads } from '../records/uploads';
 
 /** How soon the alarm tries again work that failed, or a change whose outcome is unknown. */
@@ -42,7 +44,10 @@ export class Commits {
     private readonly envOf: () => Env,
     private readonly live: LiveRecord,
   ) {
-    this.#followUps = new FollowUps(storage, envOf, (domain, cutoff) => deleteUnheld(envOf(), domain, this, cutoff));
+    this.#followUps = new FollowUps(storage, envOf, {
+      before: (domain, cutoff) => deleteUnheld(envOf(), domain, this, cutoff),
+      of: (domain, objects) => deleteIfUnheld(envOf(), domain, this, objects),
+    });
     this.uploads = new RecordedUploads(storage, () => envOf().FILES);
     this.deadlines = new IncrementalDeadlines(storage);
     this.blobs = new BlobIndex(storage, envOf);
@@ -71,7 +76,8 @@ export class Commits {
     stored: StorageChange = {},
   ): Promise<SiteRecord | null | undefined> {
     const { DB } = this.envOf();
-    const change: PendingChange = { id: crypto.randomUUID(), domain, ...followUps };
+    // The claim the change is made for: the site it makes (a claim's first change), else the one it changes or unpublishes.
+    const change: PendingChange = { id: crypto.randomUUID(), domain, claim: claimOf(live ?? this.live.site), ...followUps };
     await this.moved(domain);
     const totals = this.storage.transactionSync(() => {
       this.#followUps.pend(change);
@@ -108,17 +114,33 @@ export class Commits {
     });
   }
 
-  /** Settles a change the object began but did not see through (it stopped between its commit and its follow-ups, say). */
+  /** Whether a change this object began is not settled yet: its reads then recover first. */
+  unsettled(): boolean {
+    return this.#followUps.pending() !== undefined;
+  }
+
+  /**
+   * Settles a change the object began but did not see through (it stopped between its commit and
+   * its follow-ups, say), and catches up: an alarm that gave up (D1 down for all its retries) is
+   * set no more, so what is due runs now, and an alarm is set again for the rest.
+   */
   async recover(): Promise<void> {
     const change = this.#followUps.pending();
+    let settled = false;
     if (change && (await this.#followUps.committed(change))) {
       this.#settle(change);
+      settled = true;
       // Locations may still hold the record from before the change, and an object that kept running holds it too.
       await this.live.replace(change.domain, await getSite(this.envOf().DB, change.domain));
     }
     // What was held for a change that did not commit.
     this.#drop();
     await this.live.resumePurge();
+    if (settled) return this.catchUp();
+    if ((await this.storage.getAlarm()) !== null) return;
+    const due = this.#followUps.nextDue();
+    if (due !== undefined && due <= Date.now()) await this.catchUp();
+    else await this.scheduleAlarm();
   }
 
   #drop(): void {

@@ -22,7 +22,7 @@ import type { DeploymentStore } from '../records/deployment-store';
 import { keptWindowOf, newestFirst, sameConfiguration } from '../records/deployment-records';
 import type { FollowUp, PendingChange } from '../sweeps/follow-ups';
 import { LiveRecord } from '../edge/freshness';
-import { type Collection, collection, freedBy } from '../records/kept-window';
+import { type Collection, collection, freedBy, objectsOf } from '../records/kept-window';
 
 /** A collection as a commit takes it: statements for its batch, the packs the blob index, the deployments the store and the objects the ledger forget, follow-ups now and after the grace period, and the objects it frees. */
 type Freed = { statements: D1PreparedStatement[]; stored: StorageChange; now: FollowUp[]; later: FollowUp[]; objects: string[] };
@@ -144,11 +144,15 @@ export class SiteState {
     // Bytes count against the site's owner, whoever of its members made the deployment; a new site's is its creator.
     const owner = this.live.site?.userId ?? record.createdBy;
     // A change that creates the site claims the domain: what others left uploading there is stranded.
-    const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId, this.live.site ? null : owner);
+    const claiming = !this.live.site;
+    const freed = this.collection(domain, [record, ...others].sort(newestFirst), liveId, claiming ? owner : null);
+    // What the claim keeps of a stranded upload (blobs its deployment reuses) is counted against the claimant from now on.
+    const collected = new Set(freed.stored.forgetDeployments);
+    const reassign = claiming ? { userId: owner, keys: [record, ...others].filter((kept) => !collected.has(kept.id)).flatMap(objectsOf) } : undefined;
     const claim = {
       userId: owner,
-      sites: live && !this.live.site ? 1 : 0,
-      bytes: written.reduce((sum, object) => sum + object.bytes, 0),
+      sites: live && claiming ? 1 : 0,
+      bytes: written.reduce((sum, object) => sum + object.bytes, 0) + (reassign ? this.commits.objects.bytesOfOthers(reassign.keys, owner) : 0),
       freeing: this.commits.objects.bytes(freed.objects, owner),
     };
     const reservation = await reserveQuota(this.env, claim).catch(async (error: unknown) => {
@@ -164,7 +168,7 @@ export class SiteState {
         [...entered, ...statements, ...freed.statements, ...released],
         live,
         { ...rest, orphans: written.map((object) => object.key), now: [...rest.now, ...freed.now], later: freed.later },
-        { ...freed.stored, record: blobs, store: { userId: owner, objects: written }, deployment: record, ended },
+        { ...freed.stored, record: blobs, store: { userId: owner, objects: written }, reassign, deployment: record, ended },
       );
     } catch (error) {
       await releaseQuota(this.env, reservation, owner);

@@ -137,6 +137,11 @@ export class DeploymentStore {
     return this.storage.sql.exec<{ count: number; oldest: number | null }>(`SELECT COUNT(*) AS count, MIN(created) AS oldest FROM deployments WHERE state = 'uploading' AND created > ?`, since).one();
   }
 
+  /** Keeps `record`, a deployment D1 names that this store lacks (after a restore, ../commit/reconcile.ts), unless it keeps one by its id. */
+  adopt(record: DeploymentRecord): void {
+    this.#write(record, 'OR IGNORE');
+  }
+
   /** Before a change commits (inside its storage transaction): holds what it does until it is settled. */
   pend(change: DeploymentChange): void {
     const { deployment, ended, forgetDeployments, forgetAll } = change;

@@ -19,9 +19,14 @@ import type { Env } from '../../platform/env';
 import { type StoredObject, addStoredBytes, forgetStoredBytes, legacyObjectsOf, moveLegacyObjects } from '../../storage/usage-ledger';
 import { MoveOnce } from './move-once';
 
-/** What a change does to the ledger: the objects it stores (counted against `userId`), and those it deletes (all of them: an unpublish). */
+/**
+ * What a change does to the ledger: the objects it stores (counted against `userId`), those it
+ * deletes (all of them: an unpublish), and those it counts against another user from now on
+ * (`reassign`: a claim's deployment that reuses blobs an upload stranded by the claim stored).
+ */
 export interface ObjectChange {
   store?: { userId: string; objects: readonly StoredObject[] };
+  reassign?: { userId: string; keys: readonly string[] };
   forgetObjects?: readonly string[];
   forgetAll?: boolean;
 }
@@ -35,7 +40,7 @@ export class ObjectLedger {
     private readonly envOf: () => Env,
   ) {
     storage.sql.exec('CREATE TABLE IF NOT EXISTS ledger (key TEXT PRIMARY KEY, user_id TEXT NOT NULL, bytes INTEGER NOT NULL)');
-    // `stored`: 1 for an object the change records, 0 for one it forgets.
+    // `stored`: 1 for an object the change records, 0 for one it forgets, 2 for one it counts against `user_id` instead of the ledger's.
     storage.sql.exec('CREATE TABLE IF NOT EXISTS pending_ledger (key TEXT PRIMARY KEY, user_id TEXT NOT NULL, bytes INTEGER NOT NULL, stored INTEGER NOT NULL)');
     this.#move = new MoveOnce(storage, 'objects-moved-from-d1', (domain) => this.#copy(domain));
   }
@@ -53,6 +58,11 @@ export class ObjectLedger {
       for (const row of rows) this.storage.sql.exec('INSERT INTO ledger (key, user_id, bytes) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING', row.key, row.userId, row.bytes);
     });
     if (rows.length > 0) await DB.batch(moveLegacyObjects(DB, domain));
+  }
+
+  /** The bytes recorded for the objects `keys` counted against others than `userId`: what reassigning them to `userId` adds to their bytes. */
+  bytesOfOthers(keys: readonly string[], userId: string): number {
+    return this.bytes(keys) - this.bytes(keys, userId);
   }
 
   /** The bytes recorded for the objects `keys` (against `userId` alone, when given): what a change that deletes them frees. */
@@ -87,16 +97,50 @@ export class ObjectLedger {
         object.bytes,
       );
     }
+    if (change.reassign) {
+      sql.exec(
+        `INSERT INTO pending_ledger (key, user_id, bytes, stored) SELECT key, ?2, bytes, 2 FROM ledger WHERE key IN (SELECT value FROM json_each(?1)) AND user_id != ?2
+         ON CONFLICT (key) DO NOTHING`,
+        JSON.stringify(change.reassign.keys),
+        change.reassign.userId,
+      );
+    }
     const { DB } = this.envOf();
     if (change.forgetAll) {
       const users = [...sql.exec<{ user_id: string }>('SELECT DISTINCT user_id FROM ledger')].map((row) => row.user_id);
       return users.length > 0 ? [forgetStoredBytes(DB, domain, users)] : [];
     }
+    // A reassigned object adds to its new user's bytes what it takes from its old one's.
     const deltas = sql.exec<{ user_id: string; delta: number }>(
-      'SELECT user_id, SUM(CASE stored WHEN 1 THEN bytes ELSE -bytes END) AS delta FROM pending_ledger GROUP BY user_id HAVING delta != 0',
+      `SELECT user_id, SUM(delta) AS delta FROM (
+         SELECT user_id, CASE stored WHEN 0 THEN -bytes ELSE bytes END AS delta FROM pending_ledger
+         UNION ALL SELECT ledger.user_id, -ledger.bytes FROM pending_ledger JOIN ledger ON ledger.key = pending_ledger.key WHERE pending_ledger.stored = 2
+       ) GROUP BY user_id HAVING delta != 0`,
     );
     const byUser = new Map([...deltas].map((row) => [row.user_id, row.delta]));
     return byUser.size > 0 ? [addStoredBytes(DB, domain, byUser)] : [];
+  }
+
+  /**
+   * Brings the records in line with the bucket after D1 was restored or this storage lost (an
+   * operator's reconciliation, ../commit/reconcile.ts): a record of an object the bucket no longer
+   * has goes, and each of `held` (what the site holds now) the bucket has and no record names is
+   * counted against `owner` (none without a site). Answers each user's bytes, the totals D1 is to
+   * keep. Call it under the coordinator's lock, with no change pending.
+   */
+  async reconcile(held: readonly string[], owner: string | null, bucket: R2Bucket): Promise<Map<string, number>> {
+    const { sql } = this.storage;
+    const recorded = new Set([...sql.exec<{ key: string }>('SELECT key FROM ledger')].map((row) => row.key));
+    const sizes = new Map<string, number | null>();
+    for (const key of new Set([...recorded, ...(owner === null ? [] : held)])) sizes.set(key, (await bucket.head(key))?.size ?? null);
+    this.storage.transactionSync(() => {
+      for (const [key, size] of sizes) {
+        if (size === null) sql.exec('DELETE FROM ledger WHERE key = ?', key);
+        else if (!recorded.has(key)) sql.exec('INSERT INTO ledger (key, user_id, bytes) VALUES (?, ?, ?)', key, owner!, size);
+      }
+    });
+    const totals = sql.exec<{ user_id: string; bytes: number }>('SELECT user_id, SUM(bytes) AS bytes FROM ledger GROUP BY user_id');
+    return new Map([...totals].map((row) => [row.user_id, row.bytes]));
   }
 
   /** The change committed: its records are the ledger's. */
@@ -104,6 +148,9 @@ export class ObjectLedger {
     const { sql } = this.storage;
     sql.exec('DELETE FROM ledger WHERE key IN (SELECT key FROM pending_ledger WHERE stored = 0)');
     sql.exec('INSERT INTO ledger (key, user_id, bytes) SELECT key, user_id, bytes FROM pending_ledger WHERE stored = 1 ON CONFLICT (key) DO NOTHING');
+    sql.exec(
+      'UPDATE ledger SET user_id = (SELECT user_id FROM pending_ledger WHERE pending_ledger.key = ledger.key) WHERE key IN (SELECT key FROM pending_ledger WHERE stored = 2)',
+    );
     sql.exec('DELETE FROM pending_ledger');
   }
 

@@ -18,7 +18,7 @@
  * back nothing else. A notification is written into the event log by its
  * follow-up (../../events/notifications.ts, `publish`), so it is logged before it is forgotten.
  */
-import { forgetCertificate } from '../../certificates/unpublish';
+import { customHostnameOf, forgetCertificate } from '../../certificates/unpublish';
 import type { DeployResult } from '../../common/api-types';
 import type { PreviewMode, SiteMode } from '../../protection/site-protection';
 import type { Env } from '../../platform/env';
@@ -28,9 +28,10 @@ import { settingsOf } from '../../platform/settings';
 import { deleteObjects } from '../../storage/objects';
 import { type KeptFollowUp, keepFollowUp } from '../../storage/dead-letters';
 import { edgeKeys, purgeEverywhere } from '../edge/edge-cache';
-import { lastSiteChange } from '../../storage/sites-table';
+import { getSite, lastSiteChange } from '../../storage/sites-table';
 import type { GithubTrust } from '../../storage/trust-table';
 import type { MemberRole } from '../access/access';
+import { claimOf, replayable } from './claims';
 
 /** The events a change announces: in the event log, and on the notifications queue. */
 export type SiteEvent =
@@ -54,7 +55,8 @@ export type SiteEvent =
 export type FollowUp =
   | { kind: 'notify'; event: SiteEvent; changeId?: string }
   | { kind: 'issue-certificate'; domain: string }
-  | { kind: 'forget-certificate'; domain: string }
+  /** `customHostname`: read before the first attempt deleted the row that named it, so that a retry removes it all the same. */
+  | { kind: 'forget-certificate'; domain: string; customHostname?: string | null }
   | { kind: 'delete-objects'; objects: string[] }
   /**
    * An unpublished site's objects: those under its prefix uploaded `before` the unpublish that
@@ -69,6 +71,8 @@ export type FollowUp =
 export interface PendingChange {
   id: string;
   domain: string;
+  /** The claim of the domain the change was made for (./claims.ts): a replayed follow-up checks it. */
+  claim?: string | null;
   now: FollowUp[];
   /** Due after the grace period: deletions of collected deployments' objects, which reads in flight may still need. */
   later?: FollowUp[];
@@ -78,8 +82,11 @@ export interface PendingChange {
   orphans?: string[];
 }
 
-/** A follow-up as stored: the site it follows, and its failed attempts and when it may be tried again once one failed. */
-type StoredFollowUp = FollowUp & { site?: string; attempts?: number; retryAt?: number };
+/**
+ * A follow-up as stored: the site it follows and the claim it was made for, its failed attempts and
+ * when it may be tried again once one failed, and whether an operator replayed it.
+ */
+type StoredFollowUp = FollowUp & { site?: string; claim?: string | null; attempts?: number; retryAt?: number; replayed?: boolean };
 
 /** How failed follow-ups are tried again: after 10 s, then twice as long each time up to an hour; kept as a dead letter after the last attempt (about 3.4 hours in all). */
 export const followUpRetry = { firstWaitMs: 10_000, longestWaitMs: 3_600_000, maxAttempts: 12 };
@@ -116,8 +123,8 @@ export class FollowUps {
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly envOf: () => Env,
-    /** Deletes the objects under `domain`'s prefix uploaded before `cutoff` that nothing holds (./orphans.ts). */
-    private readonly deleteUnheld: (domain: string, cutoff: number) => Promise<unknown>,
+    /** Deletes what the site does not hold (./orphans.ts): under `domain`'s prefix uploaded before `cutoff`, or of `objects`. */
+    private readonly unheld: { before(domain: string, cutoff: number): Promise<unknown>; of(domain: string, objects: readonly string[]): Promise<unknown> },
   ) {}
 
   private get env(): Env {
@@ -150,9 +157,10 @@ export class FollowUps {
       for (const [key, work] of [...kv.list<FollowUp>({ prefix: followUpPrefix })]) if (work.kind === 'delete-objects') kv.delete(key);
     }
     const time = Date.now();
-    for (const work of change.now) kv.put(this.#key(time), { ...work, site: change.domain });
+    const tied = { site: change.domain, claim: change.claim };
+    for (const work of change.now) kv.put(this.#key(time), { ...work, ...tied });
     const due = time + settingsOf(this.env).retiredDeploymentGraceSeconds * 1000;
-    for (const work of change.later ?? []) kv.put(this.#key(due), { ...work, site: change.domain });
+    for (const work of change.later ?? []) kv.put(this.#key(due), { ...work, ...tied });
     kv.delete(pendingChangeKey);
   }
 
@@ -206,29 +214,46 @@ export class FollowUps {
     return true;
   }
 
-  /** Makes `followUps` (dead letters an operator replays, kept by `#giveUp` as stored here, less their attempts) due now. */
+  /** Makes `followUps` (dead letters an operator replays, kept by `#giveUp` as stored here, less their attempts) due now, to run as their claim allows (`#perform`). */
   replay(followUps: readonly KeptFollowUp[]): void {
     const time = Date.now();
-    for (const work of followUps) this.storage.kv.put(this.#key(time), work as StoredFollowUp);
+    for (const work of followUps) this.storage.kv.put(this.#key(time), { ...(work as StoredFollowUp), replayed: true });
   }
 
   #stored(): [string, StoredFollowUp][] {
     return [...this.storage.kv.list<StoredFollowUp>({ prefix: followUpPrefix })];
   }
 
-  /** Does `work`, stored under `key`. A notification is in the event log once this resolves: it is deleted only then. */
-  async #perform(work: FollowUp, key: string): Promise<unknown> {
+  /**
+   * Does `work`, stored under `key`. A notification is in the event log once this resolves: it is
+   * deleted only then. A replayed one is checked against the claim that holds the domain now, and
+   * does only what is still its own (./claims.ts).
+   */
+  async #perform(work: StoredFollowUp, key: string): Promise<unknown> {
+    const current = work.replayed ? claimOf(await getSite(this.env.DB, work.site ?? '')) : undefined;
+    if (current !== undefined && !replayable(work, work.claim, current)) {
+      log.warn('A replayed follow-up was for a claim of its domain that ended: skipped', { kind: work.kind, site: work.site });
+      return;
+    }
     switch (work.kind) {
       case 'notify':
         return publish(this.env, { key: work.changeId ?? key, event: work.event });
       case 'issue-certificate':
         return this.env.CERTIFICATES.send({ domain: work.domain }, { contentType: 'json' });
-      case 'forget-certificate':
-        return forgetCertificate(this.env, work.domain);
+      case 'forget-certificate': {
+        // Another claim's certificate is not this one's to read or delete; a hostname read before is removed all the same.
+        const claimedAgain = current !== undefined && current !== null;
+        if (work.customHostname === undefined && !claimedAgain) {
+          work.customHostname = await customHostnameOf(this.env, work.domain);
+          this.storage.kv.put(key, work);
+        }
+        return forgetCertificate(this.env, work.domain, work.customHostname ?? null, claimedAgain);
+      }
       case 'delete-objects':
-        return deleteObjects(this.env.FILES, work.objects);
+        // Replayed, it may come after a restore or a new claim: only what the site does not hold now goes.
+        return work.replayed ? this.unheld.of(work.site ?? '', work.objects) : deleteObjects(this.env.FILES, work.objects);
       case 'delete-site-objects':
-        return this.deleteUnheld(work.domain, work.before ?? dueOf(key));
+        return this.unheld.before(work.domain, work.before ?? dueOf(key));
       case 'purge-previews': {
         const { edge } = settingsOf(this.env);
         // Handed over, not awaited: the account keeps the purge until Cloudflare accepts it.

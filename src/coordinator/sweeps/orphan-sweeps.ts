@@ -15,6 +15,7 @@ import type { Env } from '../../platform/env';
 import { log } from '../../platform/log';
 import { settingsOf } from '../../platform/settings';
 import { type BucketScan, readBucketScan, writeBucketScan } from '../../storage/bucket-scans';
+import { hostedDeployments } from '../../storage/deployment-hosts';
 import { keys } from '../../storage/file-index';
 import { siteCoordinator } from '../coordinator-client';
 
@@ -63,13 +64,15 @@ export async function sweepOrphanedObjects(controller: ScheduledController, env:
   const since = Math.min(now - 2 * dayMs - settingsOf(env).orphanSweepGraceSeconds * 1000, scan.earlierStarted);
   const stretch = await scanStretch(env.FILES, scan, since, bounds);
   await writeBucketScan(env.DB, scanName, stretch.scan);
+  // Read before the sweeps, once: a deployment that enters the directory later is its coordinator's already.
+  const hosted = await hostedDeployments(env.DB, stretch.domains);
   const waiting = [...stretch.domains];
   let deleted = 0;
   await Promise.all(
     Array.from({ length: concurrentSweeps }, async () => {
       for (let domain = waiting.shift(); domain !== undefined; domain = waiting.shift()) {
         try {
-          deleted += (await siteCoordinator(env, domain).sweepOrphans(domain)).length;
+          deleted += (await siteCoordinator(env, domain).sweepOrphans(domain, hosted.get(domain) ?? [])).length;
         } catch (error) {
           log.error('Sweeping a site for objects nothing holds failed; a later run tries again', { domain, error });
         }

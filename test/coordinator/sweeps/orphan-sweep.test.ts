@@ -5,7 +5,7 @@ import type { SiteCoordinator } from '../../../src/coordinator/coordinator';
 import { sweepOrphanedObjects } from '../../../src/coordinator/sweeps/orphan-sweeps';
 import worker from '../../../src/index';
 import { settingsOf } from '../../../src/platform/settings';
-import { deploy, deployForm, token } from '../../support/client';
+import { authorized, deploy, deployForm, token } from '../../support/client';
 import { coordinatorOf, keepDeployments, keptDeployments } from '../../support/deployments';
 import { begin, blobForm, manifestOf, sendBlobs } from '../../support/incremental';
 import { liveFiles, liveKeys, storedKeys } from '../../support/live-files';
@@ -104,6 +104,25 @@ describe('the daily sweep of objects nothing holds', () => {
     // Their own follow-up deletes them.
     expect(await runDurableObjectAlarm(coordinatorOf(domain))).toBe(true);
     expect(await storedKeys(domain)).toEqual(live);
+  });
+
+  it("keeps what D1 names, the live deployment and every preview host's, though its coordinator lost its records (a restore, lost storage)", async () => {
+    const domain = 'sweep-lost-records.example';
+    await keepDeployments(domain, 5);
+    expect((await deploy(domain, { 'index.html': 'live' })).status).toBe(200);
+    const preview = await authorized(`/v2/sites/${domain}?preview=true`, { method: 'PUT', body: deployForm({ 'index.html': 'preview' }) });
+    expect(preview.status).toBe(200);
+    const held = await storedKeys(domain);
+    // The coordinator's storage is gone (or older than D1's rows, after a restore): it records no deployment.
+    await runInDurableObject(coordinatorOf(domain), async (_, state) => {
+      await state.storage.deleteAll();
+      state.abort('storage lost');
+    }).catch(() => {});
+    expect(await keptDeployments(domain)).toEqual([]);
+
+    await runDailyCron(clockAhead(graceMs + 1000));
+    expect(await storedKeys(domain)).toEqual(held);
+    expect(await liveFiles(domain)).toEqual({ 'index.html': 'live' });
   });
 
   it("deletes a domain's objects when its first deploy was cut: a domain with no site", async () => {
