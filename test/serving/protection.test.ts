@@ -4,6 +4,7 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DeployResult, ShareLink, SiteProtectionView } from '../../src/common/api-types';
 import worker from '../../src/index';
@@ -11,6 +12,7 @@ import { grantKeyOf, signGrant } from '../../src/protection/grant';
 import { serveSite } from '../../src/serving/serve';
 import { authorized, call, deploy, problemOf, type TokenOptions } from '../support/client';
 import { Subscriber } from '../events/subscriber';
+import { fuzzParameters } from '../fuzz/settings';
 
 const owner: TokenOptions = { user: 'github|protect-owner' };
 const viewer: TokenOptions = { user: 'github|protect-viewer' };
@@ -344,5 +346,42 @@ describe("_headers' Basic-Auth", () => {
     const configuration = await (await authorized(`/v2/sites/${domain}/configuration`, {}, owner)).text();
     for (const answer of [rules, configuration]) expect(answer).not.toMatch(/first-pass-word|second:pass|Basic-Auth|salt/i);
     expect(JSON.parse(rules).headers).toContainEqual({ source: '_headers', uri: '/admin/{+splat}', fields: { 'X-Frame-Options': ['DENY'] }, detach: [] });
+  });
+});
+
+describe('hostile grants, fuzzed', () => {
+  it('opens a protected host to no cookie but the one the service signed for it: payloads of any host, epoch, kind and time, signed with other keys or tampered', async () => {
+    const domain = 'protect-fuzz.example';
+    expect((await deploy(domain, { 'index.html': 'fuzzed' }, undefined, owner)).status).toBe(200);
+    expect((await protect(domain, { previews: 'members', site: 'members' })).status).toBe(200);
+    const { cookie } = await openLink(await share(domain, {}));
+    expect((await visit(`http://${domain}/`, { headers: { cookie } })).status).toBe(200);
+    const token = cookie.slice('sitehost_grant='.length);
+    const serviceKey = await grantKey();
+    const grant = fc.record({
+      host: fc.constantFrom(domain, `www.${domain}`, 'protect-members.example', `${domain}.`, domain.toUpperCase()),
+      expires: fc.integer({ min: 0, max: 4_000_000_000 }),
+      epoch: fc.string({ maxLength: 30 }),
+      kind: fc.constantFrom('link' as const, 'password' as const),
+    });
+    const cookieValue = fc.oneof(
+      // The service's signature on a grant whose epoch is not the site's: refused whatever else it says.
+      grant.map((g) => ({ g, key: 'service' as const })),
+      grant.map((g) => ({ g, key: 'other' as const })),
+      fc.tuple(fc.nat(token.length - 1), fc.constantFrom(...'Aa0-_.=%')).map(([at, character]) => ({ text: `${token.slice(0, at)}${character}${token.slice(at + 1)}` })),
+      fc.stringMatching(/^[\x21-\x7e]{0,200}$/).map((text) => ({ text: text.replace(/[;,]/g, '') })),
+    );
+    await fc.assert(
+      fc.asyncProperty(cookieValue, async (value) => {
+        let text: string;
+        if ('text' in value) text = value.text;
+        else text = await signGrant(value.key === 'service' ? serviceKey : await grantKeyOf('another service secret'), value.g);
+        fc.pre(text !== token);
+        const answer = await visit(`http://${domain}/`, { headers: { cookie: `sitehost_grant=${text}` } });
+        expect(answer.status).toBe(401);
+        expect(await answer.text()).not.toContain('fuzzed');
+      }),
+      fuzzParameters(60, 42),
+    );
   });
 });
