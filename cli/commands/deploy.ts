@@ -151,13 +151,14 @@ export async function deploy(positional: string | undefined, options: DeployOpti
 /**
  * A share link of what a preview or an aliased deploy made, when its host is protected: members
  * open it and send it on (docs/design.md, "Protected sites"). None for a live deploy without an
- * alias (the site is the user's to share), nor from a service that mints none.
+ * alias (the site is the user's to share), nor when the service mints none.
  */
 async function previewShareLink(api: ApiClient, domain: string, outcome: Published['outcome'], alias: string | undefined): Promise<ShareLink | undefined> {
   if ('type' in outcome && alias === undefined) return undefined;
   const target = alias !== undefined ? { alias } : { deployment: 'type' in outcome ? outcome.deploymentId : outcome.id };
+  // The deploy is done: a link that cannot be made (an older service, a token that may not mint one) leaves it out.
   const link = await mintShareLink(api, domain, target).catch((error: unknown) => {
-    if (error instanceof CliError && error.status === 404) return undefined;
+    if (error instanceof CliError) return undefined;
     throw error;
   });
   return link?.protected ? link : undefined;
