@@ -49,14 +49,15 @@ async function readStored(path: string): Promise<Partial<Credentials>> {
 
 /**
  * The credentials to use: `SITEHOST_ORIGIN` and `SITEHOST_TOKEN` win over the stored login; with
- * no `SITEHOST_TOKEN` in a GitHub Actions job allowed an ID token, the job's identity exchanged.
+ * no `SITEHOST_TOKEN` in a GitHub Actions job allowed an ID token, the job's identity exchanged,
+ * for `domain` when the command names one (only its trust policy is matched).
  */
-async function loadCredentials(env: NodeJS.ProcessEnv = process.env): Promise<Credentials> {
+async function loadCredentials(env: NodeJS.ProcessEnv = process.env, domain?: string): Promise<Credentials> {
   const stored = await readStored(configFilePath(env));
   const origin = env.SITEHOST_ORIGIN || stored.origin;
   if (!env.SITEHOST_TOKEN && origin && inGithubActions(env)) {
     const normalised = normaliseOrigin(origin);
-    return { origin: normalised, token: await exchangeGithubIdToken(normalised, env) };
+    return { origin: normalised, token: await exchangeGithubIdToken(normalised, env, domain) };
   }
   const token = env.SITEHOST_TOKEN || stored.token;
   if (!origin || !token) {
@@ -94,7 +95,7 @@ export async function forgetCredentials(env: NodeJS.ProcessEnv = process.env): P
   }
 }
 
-/** An API client for the current login. */
-export async function connect(): Promise<ApiClient> {
-  return new ApiClient(await loadCredentials());
+/** An API client for the current login; in a GitHub Actions job, for the site `domain` when one is named. */
+export async function connect(domain?: string): Promise<ApiClient> {
+  return new ApiClient(await loadCredentials(process.env, domain));
 }

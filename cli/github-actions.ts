@@ -29,15 +29,15 @@ async function idTokenFor(audience: string, env: NodeJS.ProcessEnv): Promise<str
   return body.value;
 }
 
-/** A token for `origin` from the job's identity: its ID token exchanged for one of the sites trusting it. */
-export async function exchangeGithubIdToken(origin: string, env: NodeJS.ProcessEnv): Promise<string> {
+/** A token for `origin` from the job's identity: its ID token exchanged for `domain` (absent: the sites trusting it). */
+export async function exchangeGithubIdToken(origin: string, env: NodeJS.ProcessEnv, domain?: string): Promise<string> {
   const idToken = await idTokenFor(env.SITEHOST_OIDC_AUDIENCE || new URL(origin).origin, env);
   // The exchange sends no Authorization: the ID token in the body is the credential.
   const api = new ApiClient({ origin, token: '' });
   const exchanged = await api.json<OidcExchange>('/v2/oidc/github', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token: idToken }),
+    body: JSON.stringify(domain ? { token: idToken, domain } : { token: idToken }),
   });
   console.error(`Deploying as GitHub Actions: a token for ${exchanged.sites.join(', ')} until ${exchanged.expiresAt} UTC.`);
   return exchanged.token;

@@ -191,6 +191,7 @@ export function createProgram(json = false): Command {
     .requiredOption('--name <name>', 'what it is for, e.g. "GitHub Actions of example.com"')
     .option('--scope <scopes>', 'comma-separated scopes, each one your login holds (read is within deploy): deploy, read, global_read, admin', 'deploy')
     .option('--site <domain>', 'limit it to this site, one you own or are a member of (repeat for several; a viewer\'s token: --scope read); without it, all of your sites', (domain: string, all: string[]) => [...all, domain], [] as string[])
+    .option('--role <role>', 'with --site: deployer (the default: deploys and edits) or owner (also unpublishes and manages members and trust; sites you own only)')
     .option('--expires <when>', 'days from now (e.g. 30d) or a UTC time (2027-01-31T00:00:00); default 90 days, at most the service\'s cap (365 days)')
     .option('--json', 'print the token and what it holds as JSON')
     .action(async (options) => (await import('./commands/tokens.ts')).createToken(options));

@@ -30,7 +30,7 @@ CREATE TABLE api_tokens (
   expires INTEGER NOT NULL,
   -- Set on first use, then at most every few minutes (src/auth/api-tokens.ts).
   last_used INTEGER
-, parent_id TEXT);
+, parent_id TEXT, role TEXT, job TEXT);
 
 CREATE TABLE bucket_scans (
   name TEXT PRIMARY KEY,
@@ -104,6 +104,14 @@ CREATE TABLE deployments (
   manifest_key TEXT
 , live_until INTEGER, message TEXT, client TEXT, alias TEXT, alias_label TEXT, preview INTEGER NOT NULL DEFAULT 0);
 
+CREATE TABLE oidc_exchange_counts (
+  domain TEXT NOT NULL,
+  -- Epoch hour (milliseconds / 3600000, floored).
+  hour INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (domain, hour)
+);
+
 CREATE TABLE oidc_seen_tokens (
   jti TEXT PRIMARY KEY,
   expires INTEGER NOT NULL
@@ -163,7 +171,7 @@ CREATE TABLE site_trust_github (
   ref TEXT,
   environment TEXT,
   modified INTEGER NOT NULL
-);
+, event_name TEXT);
 
 CREATE TABLE sites (
   domain TEXT PRIMARY KEY,
@@ -216,6 +224,8 @@ CREATE TABLE user_suspensions (
 );
 
 CREATE INDEX acme_challenges_by_domain ON acme_challenges (domain);
+
+CREATE INDEX api_tokens_by_expiry ON api_tokens (expires);
 
 CREATE INDEX api_tokens_by_parent ON api_tokens (parent_id) WHERE parent_id IS NOT NULL;
 

@@ -6,6 +6,8 @@ import { Problem } from './http/problem';
 import { log } from './platform/log';
 import { consumeQueue } from './queues';
 import { sweepOrphanedObjects } from './coordinator/sweeps/orphan-sweeps';
+import { sweepExpiredTokens } from './auth/token-store';
+import { sweepExchanges } from './storage/trust-table';
 import { moveRowsOutOfD1 } from './coordinator/records/blob-moves';
 import { InvalidSetting, type Settings, settingsOf } from './platform/settings';
 import { previewNameOf, servePreview } from './serving/preview';
@@ -38,7 +40,7 @@ export default {
     return answerAcmeChallenge(request, url, env, domain) ?? serveSite(request, url, env, ctx, domain);
   },
   queue: consumeQueue,
-  /** Daily: certificate renewals, the sweep of objects deploys cut before their commit left, forgetting old history, and moving per-domain rows out of D1. Each runs whether or not the others fail. */
+  /** Daily: certificate renewals, the sweep of objects deploys cut before their commit left, forgetting old history and expired tokens, and moving per-domain rows out of D1. Each runs whether or not the others fail. */
   async scheduled(controller, env) {
     // Each runs to the end whatever the others do; a failure still fails the run (and is logged by the runtime).
     const runs = await Promise.allSettled([
@@ -46,6 +48,8 @@ export default {
       forgetOldDeadLetters(env.DB, controller.scheduledTime),
       forgetOldUnpublished(env.DB, controller.scheduledTime, settingsOf(env).configurationChangesRetentionDays),
       sweepOrphanedObjects(controller, env),
+      sweepExpiredTokens(env.DB, controller.scheduledTime),
+      sweepExchanges(env.DB, controller.scheduledTime),
       moveRowsOutOfD1(env),
     ]);
     for (const run of runs) if (run.status === 'rejected') throw run.reason;

@@ -101,7 +101,7 @@ export async function deploy(positional: string | undefined, options: DeployOpti
   const named = options.domain ?? hostOptions.domain;
   if (!named) throw new CliError('usage', 'Which domain? Pass --domain example.com (or set "domain" in the --config file).');
   const domain = checkedDomain(named);
-  const api = await connect();
+  const api = await connect(domain);
   const root = resolve(dir);
   const cache = await HashCache.open(root, options.cache !== false);
   const target = `${api.origin} ${domain}`;

@@ -8,6 +8,7 @@ import { count, formatTimestamp, printJson, table } from '../format.ts';
 import { confirm } from '../input.ts';
 import type { DeployResult, Deployment, DeploymentPage } from '../../src/common/api-types.ts';
 import { aliasHostNote, messageSummary } from '../../src/common/deployment-labels.ts';
+import { provenanceSummary } from '../../src/common/provenance.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 
@@ -32,11 +33,11 @@ function statusOf(deployment: Deployment): string {
 
 /**
  * The kept deployments, newest first: status (live, preview), id, time to the second, who made
- * it, through what and how (`cli deploy`), files, size, alias, message (its first line) and
+ * it and with what credential (a GitHub Actions run, a token, a sign-in), through what and how (`cli deploy`), files, size, alias, message (its first line) and
  * preview URL; then each alias's URL, which serves the newest deployment with it.
  */
 export async function listDeployments(domain: string, options: { json?: boolean }): Promise<void> {
-  const api = await connect();
+  const api = await connect(domain);
   const deployments = await readDeployments(api, domain);
   if (options.json) return printJson(deployments);
   if (deployments.length === 0) return console.log(`No deployments of ${domain}.`);
@@ -47,6 +48,7 @@ export async function listDeployments(domain: string, options: { json?: boolean 
       deployment.id,
       formatTimestamp(deployment.createdAt),
       deployment.createdBy,
+      provenanceSummary(deployment.provenance),
       [deployment.client, deployment.source].filter(Boolean).join(' '),
       String(deployment.fileCount),
       formatBytes(deployment.totalBytes),
@@ -55,7 +57,7 @@ export async function listDeployments(domain: string, options: { json?: boolean 
       deployment.previewUrl,
     ].map(terminalSafe),
   ]);
-  console.log(table(['STATUS', 'ID', 'CREATED', 'BY', 'SOURCE', 'FILES', 'SIZE', 'ALIAS', 'MESSAGE', 'PREVIEW'], rows));
+  console.log(table(['STATUS', 'ID', 'CREATED', 'BY', 'VIA', 'SOURCE', 'FILES', 'SIZE', 'ALIAS', 'MESSAGE', 'PREVIEW'], rows));
   // Newest first: the first deployment with an alias is the one its host serves.
   const aliases = new Map<string, Deployment>();
   for (const deployment of deployments) if (deployment.alias && !aliases.has(deployment.alias)) aliases.set(deployment.alias, deployment);
@@ -91,7 +93,7 @@ function describe(deployment: Deployment): string {
 /** Makes a kept deployment live again: the one named, or the newest older one that was live (see previousDeployment). */
 export async function rollback(domain: string, id: string | undefined, options: { yes?: boolean; json?: boolean }): Promise<void> {
   if (!options.yes && !process.stdin.isTTY) throw new CliError('usage', `Refusing to roll back ${domain} without --yes when not on a terminal.`);
-  const api = await connect();
+  const api = await connect(domain);
   const target = id === undefined ? await previousDeployment(api, domain) : await api.json<Deployment>(deploymentPath(domain, id));
   if (!options.yes && !(await confirm(`Make deployment ${describe(target)} live on ${domain}?`))) {
     throw new CliError('usage', 'Cancelled; the live site is unchanged.');

@@ -77,6 +77,8 @@ export async function whoami(options: { json?: boolean }): Promise<void> {
     ['issuer', terminalSafe(identity.issuer)],
     // An API token (`sitehost tokens`): which one, and the sites it is limited to.
     ...(identity.tokenId === undefined ? [] : ([['token', terminalSafe(identity.tokenId)], ['sites', terminalSafe(identity.sites?.join(', ') ?? 'all of yours')]] as [string, string][])),
+    // What it is there at most: a deployer (a CI identity, or a site token without role owner) or their owner.
+    ...(identity.role ? [['role', `${identity.role}${identity.via === 'github-oidc' ? ' (GitHub Actions)' : ''}`] as [string, string]] : []),
     ['service', api.origin],
     ...(identity.suspension
       ? [['suspended', pc.red(`since ${formatTimestamp(identity.suspension.since)}: ${terminalSafe(identity.suspension.reason)}`)] as [string, string]]

@@ -9,6 +9,7 @@ export interface CreateTokenOptions {
   name: string;
   scope: string;
   site: string[];
+  role?: string;
   expires?: string;
   json?: boolean;
 }
@@ -29,10 +30,16 @@ function expiresAtOf(value: string | undefined): string | undefined {
 export async function createToken(options: CreateTokenOptions): Promise<void> {
   const api = await connect();
   const scopes = options.scope.split(',').map((scope) => scope.trim()).filter(Boolean);
-  const body = { name: options.name, scopes, ...(options.site.length > 0 ? { sites: options.site } : {}), ...(options.expires ? { expiresAt: expiresAtOf(options.expires) } : {}) };
+  const body = {
+    name: options.name,
+    scopes,
+    ...(options.site.length > 0 ? { sites: options.site } : {}),
+    ...(options.role ? { role: options.role } : {}),
+    ...(options.expires ? { expiresAt: expiresAtOf(options.expires) } : {}),
+  };
   const made = await api.json<CreatedApiToken>('/v2/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (options.json) return printJson(made);
-  const reach = made.sites ? `the sites ${made.sites.join(', ')}` : 'all of your sites';
+  const reach = made.sites ? `the sites ${made.sites.join(', ')} as ${made.role === 'owner' ? 'their owner' : 'a deployer at most'}` : 'all of your sites';
   console.error(`${pc.green('✔')} Made the token ${pc.bold(made.name)} (${made.id}): ${made.scopes.join(', ')} on ${reach}, until ${formatTimestamp(made.expiresAt)}.`);
   console.error(pc.yellow('Copy it now: it is not shown again.'));
   console.log(made.token);

@@ -1,5 +1,6 @@
 import type { DeployResult, Deployment, DeploymentPage } from '../../src/common/api-types';
 import { aliasHostNote } from '../../src/common/deployment-labels';
+import { provenanceSummary } from '../../src/common/provenance';
 import { formatBytes } from '../../src/common/format-bytes';
 import { sitePath } from '../../src/common/site-paths';
 import { request } from './api';
@@ -51,6 +52,7 @@ export function deploymentsList(domain: string, feedback: HTMLElement): { elemen
       h('th', { scope: 'row', 'data-label': 'Deployment' }, h('code', {}, deployment.id)),
       h('td', { 'data-label': 'Created' }, timeElement(deployment.createdAt, { seconds: true })),
       h('td', { 'data-label': 'By' }, deployment.createdBy),
+      h('td', { 'data-label': 'Via', class: 'provenance' }, provenanceSummary(deployment.provenance)),
       h('td', { 'data-label': 'Source' }, [deployment.client, deployment.source].filter(Boolean).join(' ')),
       h('td', { 'data-label': 'Message', class: 'message' }, deployment.message ?? ''),
       h('td', { 'data-label': 'Alias' }, deployment.alias && deployment.aliasUrl ? opensWithShareLink(h('a', { href: deployment.aliasUrl, target: '_blank', rel: 'noopener' }, deployment.alias, newTab(`alias of ${deployment.id}`)), domain, { alias: deployment.alias }) : ''),
@@ -94,7 +96,7 @@ export function deploymentsList(domain: string, feedback: HTMLElement): { elemen
         if (mine !== generation) return;
         element.removeAttribute('aria-busy');
         if (page.deployments.length === 0) return fill(element, h('p', {}, 'No deployments yet.'));
-        const columns = ['Deployment', 'Created', 'By', 'Source', 'Message', 'Alias', 'Files', 'Preview', 'Live'];
+        const columns = ['Deployment', 'Created', 'By', 'Via', 'Source', 'Message', 'Alias', 'Files', 'Preview', 'Live'];
         fill(
           element,
           h(

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireSiteRead } from '../auth/middleware';
+import { provenanceOf } from '../auth/tokens';
 import { beginIncremental, stillMissing, uploadBlobs } from '../deploy/incremental';
 import { readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';
@@ -54,6 +55,7 @@ export function deploymentView(c: Context<AppEnv>, record: DeploymentRecord, liv
     client: record.client,
     alias: record.alias,
     aliasUrl: record.aliasLabel === null ? null : previewUrl(record.aliasLabel),
+    provenance: record.provenance ?? null,
     state: record.state,
     ...(record.state === 'uploading' ? { missing: missing ?? [] } : {}),
   };
@@ -99,7 +101,7 @@ resource(deployments, '/v2/sites/:domain/deployments', {
     requireScope('deploy'),
     async (c) => {
       const domain = domainParam(c);
-      const begun = await beginIncremental(c.env, c.req.raw, domain, c.get('principal').userId, purgeNotice(c));
+      const begun = await beginIncremental(c.env, c.req.raw, domain, c.get('principal').userId, provenanceOf(c.get('principal')), purgeNotice(c));
       const location = (id: string) => ({ location: `${new URL(c.req.url).pathname}/${id}` });
       if (begun.state === 'live') return deployAnswer(c, begun.result, location(begun.result.deploymentId));
       const missing = begun.state === 'uploading' ? begun.missing : undefined;

@@ -16,7 +16,7 @@ import { timestamp } from '../http/time';
 import { type MemberRecord, membersOf } from '../storage/members-table';
 import { recheckCaller } from './current-credential';
 import { domainParam } from './domain-param';
-import { readableSite } from './site-access';
+import { readableSite, requesterOf } from './site-access';
 
 export const members = new Hono<AppEnv>();
 
@@ -64,7 +64,7 @@ resource(members, '/v2/sites/:domain/members/:userId', {
       const domain = domainParam(c);
       const userId = userIdParam(c.req.param('userId'));
       const role = roleOf(await readJsonBody(c.req.raw, 'application/json'));
-      const answer = await siteCoordinator(c.env, domain).changeAccess(domain, c.get('principal').userId, { kind: 'member-put', userId, role });
+      const answer = await siteCoordinator(c.env, domain).changeAccess(domain, requesterOf(c.get('principal')), { kind: 'member-put', userId, role });
       const { member, created } = answer as { member: MemberRecord; created: boolean };
       return c.json(view(member), created ? 201 : 200);
     },
@@ -75,7 +75,7 @@ resource(members, '/v2/sites/:domain/members/:userId', {
     async (c) => {
       const domain = domainParam(c);
       const userId = userIdParam(c.req.param('userId'));
-      await siteCoordinator(c.env, domain).changeAccess(domain, c.get('principal').userId, { kind: 'member-remove', userId });
+      await siteCoordinator(c.env, domain).changeAccess(domain, requesterOf(c.get('principal')), { kind: 'member-remove', userId });
       return c.body(null, 204);
     },
   ],

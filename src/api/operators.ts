@@ -118,6 +118,6 @@ resource(operators, '/v2/sites/:domain/reconcile', {
 
 /** Unpublishes any site, for an operator: `DELETE /v2/sites/<domain>` with the admin scope (src/api/sites.ts). */
 export async function unpublishAsOperator(c: Context<AppEnv>, domain: string): Promise<void> {
-  await siteCoordinator(c.env, domain, purgeNotice(c)).unpublish(domain, c.get('principal').userId, 'operator');
+  await siteCoordinator(c.env, domain, purgeNotice(c)).unpublish(domain, 'operator');
   logOperator(c, 'A site was unpublished by an operator', { domain });
 }

@@ -24,7 +24,7 @@ import { type SiteProtection, grantEpoch, hostMode, previewModes, siteModes } fr
 import { grantKey, grantPaths, sameHostPath } from '../serving/grant-key';
 import { isDeploymentId } from '../coordinator/records/deployment-id';
 import { domainParam } from './domain-param';
-import { readableSite } from './site-access';
+import { readableSite, requesterOf } from './site-access';
 
 export const protection = new Hono<AppEnv>();
 
@@ -83,7 +83,7 @@ resource(protection, '/v2/sites/:domain/protection', {
       const previews = oneOf(body, 'previews', previewModes);
       const site = oneOf(body, 'site', siteModes);
       const password = checkedPassword(c, body.password);
-      const stored = await siteCoordinator(c.env, domain).protect(domain, c.get('principal').userId, {
+      const stored = await siteCoordinator(c.env, domain).protect(domain, requesterOf(c.get('principal')), {
         kind: 'set',
         previews,
         site,
@@ -146,7 +146,7 @@ resource(protection, '/v2/sites/:domain/share', {
     requireScope('deploy'),
     async (c) => {
       const domain = domainParam(c);
-      await siteCoordinator(c.env, domain).protect(domain, c.get('principal').userId, { kind: 'revoke' });
+      await siteCoordinator(c.env, domain).protect(domain, requesterOf(c.get('principal')), { kind: 'revoke' });
       return c.body(null, 204);
     },
   ],

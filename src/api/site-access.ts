@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/app-env';
-import { type SiteAction, authorize } from '../coordinator/access/access';
+import type { Principal } from '../auth/tokens';
+import { type Requester, type SiteAction, authorize } from '../coordinator/access/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import { memberRole } from '../storage/members-table';
 import type { SiteOwner, SiteRecord } from '../storage/sites-table';
@@ -13,6 +14,11 @@ export async function authorizeRead(c: Context<AppEnv>, domain: string, site: Si
   const principal = c.get('principal');
   const member = site && site.userId !== principal.userId && !principal.scopes.has('global_read') ? await memberRole(c.env.DB, domain, principal.userId) : null;
   authorize(principal, domain, site, action, member);
+}
+
+/** Who the caller is to the access rule: its user, and the most its credential may be on a site. */
+export function requesterOf({ userId, ceiling }: Principal): Requester {
+  return { userId, ceiling };
 }
 
 /** The live site for a read, from the domain's coordinator, so that it reflects every committed change. */

@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireScopeAcrossSites } from '../auth/middleware';
+import { capped } from '../auth/authority';
+import { provenanceOf } from '../auth/tokens';
 import { deploySite } from '../deploy/deploy-site';
 import { deployLimits } from '../content/deploy-limits';
 import { checkDeployLength } from '../deploy/receive';
@@ -15,6 +17,7 @@ import { deployAnswer, deploymentView } from './deployments';
 import { recheckCaller } from './current-credential';
 import { domainParam } from './domain-param';
 import { unpublishAsOperator } from './operators';
+import { requesterOf } from './site-access';
 
 /** `?preview=true` stores the deploy as a deployment that is not live. */
 function previewQuery(value: string | undefined): boolean {
@@ -31,7 +34,7 @@ resource(sites, '/v2/sites', {
     async (c) => {
       const url = new URL(c.req.url);
       const { limit, cursor } = pageQuery(url);
-      const { userId, sites: within } = c.get('principal');
+      const { userId, sites: within, ceiling } = c.get('principal');
       // One more than asked tells whether another page follows. A site-restricted token lists its
       // sites only: all the user reaches are read (at most MAX_SITES_PER_USER owned, and those they
       // are a member of) and filtered.
@@ -40,7 +43,8 @@ resource(sites, '/v2/sites', {
       const list = within ? reachable.filter((site) => within.has(site.domain)).slice(0, more) : reachable;
       const page = list.slice(0, limit);
       if (limit !== undefined && list.length > limit) c.header('link', nextPageLink(url, limit, page.at(-1)!.domain));
-      return c.json(page.map((site) => ({ ...site, modified: timestamp(site.modified) })));
+      // The role the caller holds there through this credential: a CI identity lists its sites as a deployer.
+      return c.json(page.map((site) => ({ ...site, role: capped(site.role, ceiling), modified: timestamp(site.modified) })));
     },
   ],
 });
@@ -52,7 +56,7 @@ resource(sites, '/v2/sites/:domain', {
       const domain = domainParam(c);
       checkDeployLength(c.req.raw, deployLimits(c.env));
       const preview = previewQuery(c.req.query('preview'));
-      const deployed = await deploySite(c.env, c.req.raw, domain, c.get('principal').userId, preview, purgeNotice(c));
+      const deployed = await deploySite(c.env, c.req.raw, domain, c.get('principal').userId, provenanceOf(c.get('principal')), preview, purgeNotice(c));
       return 'type' in deployed ? deployAnswer(c, deployed) : c.json(deploymentView(c, deployed, null));
     },
   ],
@@ -61,9 +65,8 @@ resource(sites, '/v2/sites/:domain', {
     recheckCaller,
     async (c) => {
       const domain = domainParam(c);
-      const { userId, scopes } = c.get('principal');
-      if (scopes.has('admin')) await unpublishAsOperator(c, domain);
-      else await siteCoordinator(c.env, domain, purgeNotice(c)).unpublish(domain, userId);
+      if (c.get('principal').scopes.has('admin')) await unpublishAsOperator(c, domain);
+      else await siteCoordinator(c.env, domain, purgeNotice(c)).unpublish(domain, requesterOf(c.get('principal')));
       return c.body(null, 200);
     },
   ],

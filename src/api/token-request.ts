@@ -5,6 +5,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { type Scope, type TokenRequest, boundByCaller, knownScopes } from '../auth/api-tokens';
+import { type Ceiling, ceilings } from '../auth/authority';
 import { Problem } from '../http/problem';
 import { parseTimestamp, timestamp } from '../http/time';
 import { parseDomain } from '../platform/domain-name';
@@ -68,13 +69,27 @@ function expiryOf(value: unknown, c: Context<AppEnv>, now: number): number {
   return expires;
 }
 
+/** What a token limited to sites is there at most (`role`, default deployer); a token of every site takes none: it is its user's own role. */
+function roleOf(value: unknown, sites: readonly string[] | null): Ceiling | null {
+  if (value === undefined || value === null) return sites ? 'deployer' : null;
+  if (!sites) throw invalid('/role', 'applies to a token limited to sites: send "sites" with it, or leave it out');
+  if (!ceilings.includes(value as Ceiling)) throw invalid('/role', `must be ${ceilings.map((ceiling) => `"${ceiling}"`).join(' or ')}, not ${JSON.stringify(value)}`);
+  return value as Ceiling;
+}
+
 /** The new token's request, from a body already read as JSON. */
 export async function tokenRequestOf(body: unknown, c: Context<AppEnv>, now: number): Promise<TokenRequest> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Problem('invalid-request', 'The body must be a JSON object: {"name", "scopes", "sites"?, "expiresAt"?}.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Problem('invalid-request', 'The body must be a JSON object: {"name", "scopes", "sites"?, "role"?, "expiresAt"?}.');
   const fields = body as Record<string, unknown>;
   const sites = sitesOf(fields.sites, c);
-  const request: TokenRequest = { name: nameOf(fields.name), scopes: scopesOf(fields.scopes), sites: sites && [...new Set(sites)].sort(), expires: expiryOf(fields.expiresAt, c, now) };
+  const request: TokenRequest = {
+    name: nameOf(fields.name),
+    scopes: scopesOf(fields.scopes),
+    sites: sites && [...new Set(sites)].sort(),
+    role: roleOf(fields.role, sites),
+    expires: expiryOf(fields.expiresAt, c, now),
+  };
   boundByCaller(c.get('principal'), request);
-  if (sites) await refuseUnreachableSites(c, sites, request.scopes);
+  if (sites) await refuseUnreachableSites(c, sites, request.scopes, request.role!);
   return request;
 }

@@ -7,6 +7,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import type { Scope } from '../auth/api-tokens';
+import type { Ceiling } from '../auth/authority';
 import { type Role, roleOf } from '../coordinator/access/access';
 import { Problem } from '../http/problem';
 import { siteAccess } from '../storage/members-table';
@@ -19,9 +20,10 @@ interface Refusal {
   message: string;
 }
 
-/** Why `role` cannot have a token of `scopes` limited to `domain`; null when it can. */
-function refusalOf(domain: string, role: Role, scopes: readonly Scope[]): string | null {
+/** Why `role` cannot have a token of `scopes` and `tokenRole` limited to `domain`; null when it can. */
+function refusalOf(domain: string, role: Role, scopes: readonly Scope[], tokenRole: Ceiling): string | null {
   if (role === null) return `you neither own ${domain} nor are a member of it`;
+  if (tokenRole === 'owner' && role !== 'owner') return `you are a ${role} of ${domain}: only its owner makes a token of role "owner" for it`;
   const beyond = scopes.filter((scope) => beyondRole[role]?.includes(scope));
   if (beyond.length === 0) return null;
   return `you are a ${role} of ${domain}: a token limited to it may read it (scope "read"), not ${beyond.map((scope) => `"${scope}"`).join(', ')}`;
@@ -30,16 +32,16 @@ function refusalOf(domain: string, role: Role, scopes: readonly Scope[]): string
 /**
  * Throws 403 `forbidden`, naming every site refused and why (pointing at it in `sites`, the
  * domains as the request named them), unless the caller owns or is a member of each with a role
- * that allows `scopes`. One D1 query a domain (at most MAX_SITES_PER_USER of them), run together.
+ * that allows `scopes` (and, for a token of role owner, owns it). One D1 query a domain (at most MAX_SITES_PER_USER of them), run together.
  */
-export async function refuseUnreachableSites(c: Context<AppEnv>, sites: readonly string[], scopes: readonly Scope[]): Promise<void> {
+export async function refuseUnreachableSites(c: Context<AppEnv>, sites: readonly string[], scopes: readonly Scope[], tokenRole: Ceiling): Promise<void> {
   const caller = c.get('principal');
   const domains = [...new Set(sites)];
   const access = new Map(await Promise.all(domains.map(async (domain) => [domain, await siteAccess(c.env.DB, domain, caller.userId)] as const)));
   const refusals: Refusal[] = [];
   sites.forEach((domain, index) => {
     const { site, member } = access.get(domain)!;
-    const why = refusalOf(domain, site && roleOf(caller, site, member), scopes);
+    const why = refusalOf(domain, site && roleOf(caller, site, member), scopes, tokenRole);
     if (why !== null) refusals.push({ pointer: `/sites/${index}`, message: why });
   });
   if (refusals.length === 0) return;

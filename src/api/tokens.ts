@@ -23,8 +23,21 @@ import { tokenRequestOf } from './token-request';
 export const tokens = new Hono<AppEnv>();
 
 export function view(record: ApiTokenRecord): ApiToken {
-  const { id, name, scopes, sites, created, expires, lastUsed, parentId } = record;
-  return { id, name, scopes, sites, createdAt: timestamp(created), expiresAt: timestamp(expires), lastUsedAt: lastUsed === null ? null : timestamp(lastUsed), parentId };
+  const { id, name, scopes, sites, created, expires, lastUsed, job, parentId } = record;
+  // A site token made before roles acts as a deployer (src/auth/authority.ts), and says so.
+  const role = sites === null ? null : job ? 'deployer' : (record.role ?? 'deployer');
+  return {
+    id,
+    name,
+    scopes,
+    sites,
+    role,
+    ...(job ? { via: 'github-oidc' as const } : {}),
+    createdAt: timestamp(created),
+    expiresAt: timestamp(expires),
+    lastUsedAt: lastUsed === null ? null : timestamp(lastUsed),
+    parentId,
+  };
 }
 
 /**
@@ -56,6 +69,8 @@ resource(tokens, '/v2/tokens', {
         name: request.name,
         scopes: request.scopes,
         sites: request.sites,
+        role: request.role,
+        job: null,
         created: now,
         expires: request.expires,
         lastUsed: null,

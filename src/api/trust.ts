@@ -16,14 +16,14 @@ import { timestamp } from '../http/time';
 import { type StoredTrust, getTrust } from '../storage/trust-table';
 import { recheckCaller } from './current-credential';
 import { domainParam } from './domain-param';
-import { readableSite } from './site-access';
+import { readableSite, requesterOf } from './site-access';
 import { announce } from './tokens';
 
 export const trust = new Hono<AppEnv>();
 
 function view(policy: StoredTrust): GithubTrustPolicy {
-  const { domain, repository, repositoryId, repositoryOwnerId, workflow, ref, environment, modified } = policy;
-  return { domain, repository, repositoryId, repositoryOwnerId, workflow, ref, environment, modified: timestamp(modified) };
+  const { domain, repository, repositoryId, repositoryOwnerId, workflow, ref, environment, eventName, modified } = policy;
+  return { domain, repository, repositoryId, repositoryOwnerId, workflow, ref, environment, eventName, modified: timestamp(modified) };
 }
 
 resource(trust, '/v2/sites/:domain/trust/github', {
@@ -44,7 +44,7 @@ resource(trust, '/v2/sites/:domain/trust/github', {
       const domain = domainParam(c);
       const policy = githubTrustOf(await readJsonBody(c.req.raw, 'application/json'));
       const { userId } = c.get('principal');
-      const answer = (await siteCoordinator(c.env, domain).changeAccess(domain, userId, { kind: 'trust-put', trust: policy })) as { trust: StoredTrust; created: boolean };
+      const answer = (await siteCoordinator(c.env, domain).changeAccess(domain, requesterOf(c.get('principal')), { kind: 'trust-put', trust: policy })) as { trust: StoredTrust; created: boolean };
       const body = view(answer.trust);
       await announce(c.env, `trust-change:${domain}:${answer.trust.modified}`, { type: 'trust-change', userId, domain, provider: 'github', policy: body });
       return c.json(body, answer.created ? 201 : 200);
@@ -56,7 +56,7 @@ resource(trust, '/v2/sites/:domain/trust/github', {
     async (c) => {
       const domain = domainParam(c);
       const { userId } = c.get('principal');
-      await siteCoordinator(c.env, domain).changeAccess(domain, userId, { kind: 'trust-remove' });
+      await siteCoordinator(c.env, domain).changeAccess(domain, requesterOf(c.get('principal')), { kind: 'trust-remove' });
       await announce(c.env, `trust-change:${domain}:${Date.now()}`, { type: 'trust-change', userId, domain, provider: 'github', policy: null });
       return c.body(null, 204);
     },

@@ -14,7 +14,7 @@ resource(whoami, '/v2/whoami', {
   GET: [
     requireScopeAcrossSites(),
     async (c) => {
-      const { userId, scopes, issuer, expiresAt, sites, tokenId } = c.get('principal');
+      const { userId, scopes, issuer, expiresAt, sites, tokenId, ceiling, credential } = c.get('principal');
       // A suspended user learns why here, whatever their token may do; others' answers are as they were.
       const suspension = await getUserSuspension(c.env.DB, userId);
       const body: Identity = {
@@ -23,6 +23,9 @@ resource(whoami, '/v2/whoami', {
         issuer,
         expiresAt: timestamp(expiresAt),
         ...(tokenId === null ? {} : { tokenId, sites: sites && [...sites].sort() }),
+        // What the credential is at most on its sites (src/auth/authority.ts).
+        ...(sites === null ? {} : { role: ceiling }),
+        ...(credential === 'ci' ? { via: 'github-oidc' as const } : {}),
         ...(suspension ? { suspension: suspensionView(suspension) } : {}),
       };
       return c.json(body);

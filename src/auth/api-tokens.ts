@@ -3,6 +3,7 @@
  * sign-out everywhere stops a user's earlier JWTs, and what a new token may hold.
  */
 import { Problem } from '../http/problem';
+import { type Ceiling, type CredentialKind, ceilingOf } from './authority';
 import { settingsOf } from '../platform/settings';
 import { type CheckContext, BoundedMap, checkedAtLocation, forgetAtLocation } from './location-checks';
 import { hasValidChecksum, sameHash, sha256Hex } from './token-format';
@@ -53,6 +54,7 @@ export async function verifyApiToken(token: string, context: CheckContext): Prom
   if (!record || !sameHash(record.hash, hash)) throw unknownToken();
   if (record.expires <= context.now) throw new InvalidToken('The token has expired.');
   noteUse(record, context);
+  const credential: CredentialKind = record.job ? 'ci' : record.sites ? 'site-token' : 'user';
   return {
     userId: record.userId,
     scopes: new Set(record.scopes),
@@ -61,6 +63,10 @@ export async function verifyApiToken(token: string, context: CheckContext): Prom
     issuedAt: record.created,
     sites: record.sites && new Set(record.sites),
     tokenId: record.id,
+    tokenName: record.name,
+    credential,
+    ceiling: ceilingOf(credential, record.role),
+    job: record.job,
   };
 }
 
@@ -93,6 +99,8 @@ export interface TokenRequest {
   name: string;
   scopes: Scope[];
   sites: string[] | null;
+  /** The most it is on its sites (null without `sites`). */
+  role: Ceiling | null;
   expires: number;
 }
 
@@ -107,6 +115,11 @@ export function boundByCaller(caller: Principal, request: TokenRequest): void {
   if (missing.length > 0) {
     throw new Problem('insufficient-scope', `A token cannot grant what the caller does not hold: ${missing.map((scope) => `"${scope}"`).join(', ')}.`, {
       errors: [{ pointer: '/scopes', message: `not held by the caller: ${missing.join(', ')}` }],
+    });
+  }
+  if (request.role === 'owner' && caller.ceiling !== 'owner') {
+    throw new Problem('forbidden', 'A token cannot grant what the caller does not hold: this credential acts as a deployer at most, so it makes no token of role "owner".', {
+      errors: [{ pointer: '/role', message: 'beyond the caller: a deployer at most' }],
     });
   }
   if (caller.tokenId !== null && request.expires > caller.expiresAt) {

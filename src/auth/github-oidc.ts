@@ -1,13 +1,14 @@
 /**
  * Verifies a GitHub Actions job's OIDC ID token (docs/api.md, "Trusted deploys"), as GitHub
  * documents them: RS256, signed by keys its issuer's discovery document points to, with the
- * repository and workflow in claims. Keys come through `/.well-known/openid-configuration`, so a
- * local issuer (tests, a laptop) is found the same way as GitHub's.
+ * repository and workflow in claims. Keys come through `/.well-known/openid-configuration`
+ * (./issuer-keys.ts), so a local issuer (tests, a laptop) is found the same way as GitHub's.
  */
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { Problem } from '../http/problem';
 import type { GithubOidcSettings } from '../platform/settings';
-import { InvalidToken, issuerClockLeewaySeconds, KeysUnavailable, providerKeys } from './tokens';
+import { issuerKeys } from './issuer-keys';
+import { InvalidToken, issuerClockLeewaySeconds, KeysUnavailable } from './tokens';
 
 /** The claims a trust policy is matched against; each is a string in GitHub's tokens. */
 export interface GithubClaims {
@@ -21,37 +22,22 @@ export interface GithubClaims {
   job_workflow_ref: string;
   ref?: string;
   environment?: string;
+  /** The event that started the run (`push`, `pull_request_target`, …). */
+  event_name?: string;
+  /** What a deployment records of the job (docs/api.md, "Provenance"). */
+  sha?: string;
+  run_id?: string;
+  run_attempt?: string;
+  actor?: string;
 }
 
 const requiredClaims = ['exp', 'iat', 'jti', 'repository', 'repository_id', 'repository_owner_id', 'job_workflow_ref'] as const;
-/** Discovery documents are read again after this long: an issuer may move its keys. */
-const discoveryMs = 60 * 60_000;
-const discovered = new Map<string, { jwksUri: string; at: number }>();
-
+const optionalClaims = ['ref', 'environment', 'event_name', 'sha', 'run_id', 'run_attempt', 'actor'] as const;
 /** 503 with Retry-After: the issuer or its keys cannot be reached; the token may well be good. */
-function issuerUnavailable(issuer: string): Problem {
+function issuerUnavailable({ issuer, issuerRetrySeconds }: GithubOidcSettings): Problem {
   return new Problem('unavailable', `The ID token's issuer ${issuer} or its signing keys cannot be reached right now; try again shortly.`, {
-    headers: { 'retry-after': '30' },
+    headers: { 'retry-after': String(Math.max(1, issuerRetrySeconds)) },
   });
-}
-
-/** The issuer's `jwks_uri`, from its discovery document (cached); one that names another issuer is refused. */
-async function jwksUriOf(issuer: string, now: number): Promise<string> {
-  const known = discovered.get(issuer);
-  if (known && now - known.at < discoveryMs) return known.jwksUri;
-  let document: { issuer?: unknown; jwks_uri?: unknown };
-  try {
-    const response = await fetch(`${issuer}/.well-known/openid-configuration`, { headers: { accept: 'application/json' } });
-    if (!response.ok) throw new KeysUnavailable(`discovery answered ${response.status}`);
-    document = await response.json();
-  } catch {
-    throw issuerUnavailable(issuer);
-  }
-  if (document.issuer !== issuer || typeof document.jwks_uri !== 'string' || !URL.canParse(document.jwks_uri)) {
-    throw issuerUnavailable(issuer);
-  }
-  discovered.set(issuer, { jwksUri: document.jwks_uri, at: now });
-  return document.jwks_uri;
 }
 
 /**
@@ -59,12 +45,11 @@ async function jwksUriOf(issuer: string, now: number): Promise<string> {
  * pass: InvalidToken (401) otherwise, 503 when the keys cannot be fetched.
  */
 export async function verifyGithubIdToken(token: string, settings: GithubOidcSettings, audience: string, now = Date.now()): Promise<GithubClaims> {
-  const jwksUri = await jwksUriOf(settings.issuer, now);
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, providerKeys(jwksUri), { algorithms: ['RS256'], issuer: settings.issuer, audience, requiredClaims: [...requiredClaims] }));
+    ({ payload } = await jwtVerify(token, issuerKeys(settings.issuer, now, settings.issuerRetrySeconds * 1000), { algorithms: ['RS256'], issuer: settings.issuer, audience, requiredClaims: [...requiredClaims] }));
   } catch (error) {
-    if (error instanceof KeysUnavailable) throw issuerUnavailable(settings.issuer);
+    if (error instanceof KeysUnavailable) throw issuerUnavailable(settings);
     if (error instanceof errors.JWTExpired) throw new InvalidToken('The ID token has expired.');
     if (error instanceof errors.JWTClaimValidationFailed) {
       if (error.reason === 'missing') throw new InvalidToken(`The ID token has no "${error.claim}" claim.`);
@@ -77,7 +62,7 @@ export async function verifyGithubIdToken(token: string, settings: GithubOidcSet
   for (const claim of requiredClaims) {
     if (claim !== 'exp' && claim !== 'iat' && typeof payload[claim] !== 'string') throw new InvalidToken(`The ID token's "${claim}" claim is not a string.`);
   }
-  for (const claim of ['ref', 'environment'] as const) {
+  for (const claim of optionalClaims) {
     if (payload[claim] !== undefined && typeof payload[claim] !== 'string') throw new InvalidToken(`The ID token's "${claim}" claim is not a string.`);
   }
   return payload as unknown as GithubClaims;

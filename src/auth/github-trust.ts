@@ -12,7 +12,14 @@ const repositoryPattern = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?\/(?!\.
 const workflowPattern = /^\.github\/workflows\/[^/\\\u0000-\u001f]{1,200}\.ya?ml$/;
 const idPattern = /^[1-9][0-9]{0,19}$/;
 const maxClaimLength = 255;
-const fields = new Set(['repository', 'repositoryId', 'repositoryOwnerId', 'workflow', 'ref', 'environment']);
+const fields = new Set(['repository', 'repositoryId', 'repositoryOwnerId', 'workflow', 'ref', 'environment', 'eventName']);
+/** The event that started the workflow, as GitHub names them (`push`, `workflow_dispatch`, …). */
+const eventPattern = /^[a-z][a-z_]{0,63}$/;
+/**
+ * Runs with the base repository's `ref` and secrets on a fork's pull request: a workflow that checks
+ * out the pull request's head would deploy a fork's code, so only a policy naming it accepts it.
+ */
+export const pullRequestTarget = 'pull_request_target';
 
 function invalid(detail: string): Problem {
   return new Problem('invalid-request', detail);
@@ -37,7 +44,7 @@ function optionalClaim(value: unknown, name: string, check?: RegExp, expected?: 
 
 /** The policy in `body`; 400 naming the field that is malformed. A bare workflow file name is read as one under .github/workflows. */
 export function githubTrustOf(body: unknown): GithubTrust {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('Send a JSON object: {"repository", "repositoryId", "repositoryOwnerId", "workflow", "ref"?, "environment"?}.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('Send a JSON object: {"repository", "repositoryId", "repositoryOwnerId", "workflow", "ref"?, "environment"?, "eventName"?}.');
   const input = body as Record<string, unknown>;
   const unknown = Object.keys(input).filter((key) => !fields.has(key));
   if (unknown.length > 0) throw invalid(`A trust policy has no field ${unknown.map((key) => JSON.stringify(key)).join(', ')}.`);
@@ -56,6 +63,7 @@ export function githubTrustOf(body: unknown): GithubTrust {
     workflow: path,
     ref: optionalClaim(input.ref, 'ref', /^refs\/[^\u0000-\u001f]+$/, 'a full ref, e.g. "refs/heads/main"'),
     environment: optionalClaim(input.environment, 'environment'),
+    eventName: optionalClaim(input.eventName, 'eventName', eventPattern, 'a GitHub event name, e.g. "push"'),
   };
 }
 
@@ -74,8 +82,9 @@ export function mismatchedClaim(policy: GithubTrust, claims: GithubClaims): keyo
   if (workflowOf(claims.job_workflow_ref, claims.repository) !== policy.workflow) return 'job_workflow_ref';
   if (policy.ref !== null && claims.ref !== policy.ref) return 'ref';
   if (policy.environment !== null && claims.environment !== policy.environment) return 'environment';
+  if (policy.eventName !== null ? claims.event_name !== policy.eventName : claims.event_name === pullRequestTarget) return 'event_name';
   return null;
 }
 
 /** The order of `mismatchedClaim`'s checks: of several policies, the one matched furthest names the refusal. */
-export const claimOrder: readonly (keyof GithubClaims)[] = ['repository_id', 'repository_owner_id', 'job_workflow_ref', 'ref', 'environment'];
+export const claimOrder: readonly (keyof GithubClaims)[] = ['repository_id', 'repository_owner_id', 'job_workflow_ref', 'ref', 'environment', 'event_name'];

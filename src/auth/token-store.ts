@@ -1,4 +1,7 @@
-/** API tokens and sign-outs in D1 (schema/migrations/0014_api_tokens.sql). Only a token's hash is stored. */
+/** API tokens and sign-outs in D1 (schema/migrations/0014_api_tokens.sql, 0019_credential_authority.sql). Only a token's hash is stored. */
+
+import type { GithubJobProvenance } from '../common/api-types';
+import type { Ceiling } from './authority';
 
 export interface ApiTokenRecord {
   id: string;
@@ -9,6 +12,10 @@ export interface ApiTokenRecord {
   scopes: string[];
   /** The domains it is limited to; null: every site of its user. */
   sites: string[] | null;
+  /** The most a token limited to sites is there (null: a token of every site; read as deployer for one made before roles). */
+  role: Ceiling | null;
+  /** A CI identity's job (`POST /v2/oidc/github`); null for a token its user made. */
+  job: GithubJobProvenance | null;
   created: number;
   expires: number;
   lastUsed: number | null;
@@ -16,7 +23,20 @@ export interface ApiTokenRecord {
   parentId: string | null;
 }
 
-type TokenRow = { id: string; user_id: string; name: string; hash: string; scopes: string; sites: string | null; created: number; expires: number; last_used: number | null; parent_id: string | null };
+type TokenRow = {
+  id: string;
+  user_id: string;
+  name: string;
+  hash: string;
+  scopes: string;
+  sites: string | null;
+  role: Ceiling | null;
+  job: string | null;
+  created: number;
+  expires: number;
+  last_used: number | null;
+  parent_id: string | null;
+};
 
 function recordOf(row: TokenRow): ApiTokenRecord {
   return {
@@ -26,6 +46,8 @@ function recordOf(row: TokenRow): ApiTokenRecord {
     hash: row.hash,
     scopes: row.scopes.split(' ').filter(Boolean),
     sites: row.sites === null ? null : (JSON.parse(row.sites) as string[]),
+    role: row.role,
+    job: row.job === null ? null : (JSON.parse(row.job) as GithubJobProvenance),
     created: row.created,
     expires: row.expires,
     lastUsed: row.last_used,
@@ -90,7 +112,8 @@ export async function standingOf(db: D1Database, credential: Credential, now: nu
 }
 
 /**
- * Stores a new token unless its user already holds `perUser` unexpired ones; when refused, why:
+ * Stores a new token unless its user already holds `perUser` unexpired ones they made (a CI
+ * identity's tokens are outside the count: the exchange limits them per site); when refused, why:
  * `quota`, or the maker's standing. One statement counts and inserts, so concurrent creations
  * cannot pass the limit together; the user's expired tokens are dropped first, in the same batch.
  * With the credential that makes it (`maker`, whose token id is the new token's `parentId`), the
@@ -99,18 +122,30 @@ export async function standingOf(db: D1Database, credential: Credential, now: nu
  */
 export async function insertToken(db: D1Database, token: ApiTokenRecord, perUser: number, now: number, maker?: Credential): Promise<'quota' | Standing | null> {
   const conditions: Condition[] = [
-    { sql: '(SELECT COUNT(*) FROM api_tokens WHERE user_id = ?) < ?', values: [token.userId, perUser] },
+    { sql: '(SELECT COUNT(*) FROM api_tokens WHERE user_id = ? AND job IS NULL) < ?', values: [token.userId, perUser] },
     ...(maker ? [credentialHolds(maker, now), notSuspended(maker.userId)] : []),
   ];
   const [, inserted] = await db.batch([
     db.prepare('DELETE FROM api_tokens WHERE user_id = ? AND expires <= ?').bind(token.userId, now),
     db
       .prepare(
-        `INSERT INTO api_tokens (id, user_id, name, hash, scopes, sites, created, expires, last_used, parent_id)
-         SELECT ?, ?, ?, ?, ?, ?, ?, ?, NULL, ? WHERE ${conditions.map((condition) => condition.sql).join(' AND ')}`,
+        `INSERT INTO api_tokens (id, user_id, name, hash, scopes, sites, role, job, created, expires, last_used, parent_id)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ? WHERE ${conditions.map((condition) => condition.sql).join(' AND ')}`,
       )
       .bind(
-        ...[token.id, token.userId, token.name, token.hash, token.scopes.join(' '), token.sites && JSON.stringify(token.sites), token.created, token.expires, token.parentId],
+        ...[
+          token.id,
+          token.userId,
+          token.name,
+          token.hash,
+          token.scopes.join(' '),
+          token.sites && JSON.stringify(token.sites),
+          token.role,
+          token.job && JSON.stringify(token.job),
+          token.created,
+          token.expires,
+          token.parentId,
+        ],
         ...conditions.flatMap((condition) => condition.values),
       ),
   ]);
@@ -167,4 +202,10 @@ export async function signedOutBefore(db: D1Database, userId: string): Promise<n
 /** Records a use of token `id` at `now`, unless one at or after `unlessSince` is recorded. */
 export async function recordTokenUse(db: D1Database, id: string, now: number, unlessSince: number): Promise<void> {
   await db.prepare('UPDATE api_tokens SET last_used = ? WHERE id = ? AND (last_used IS NULL OR last_used < ?)').bind(now, id, unlessSince).run();
+}
+
+/** Deletes every expired token (the daily cron): an exchanged token lives minutes, and no later creation of its user's may come to drop it. */
+export async function sweepExpiredTokens(db: D1Database, now: number): Promise<number> {
+  const { meta } = await db.prepare('DELETE FROM api_tokens WHERE expires <= ?').bind(now).run();
+  return meta.changes ?? 0;
 }

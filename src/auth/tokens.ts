@@ -6,7 +6,9 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
+import type { DeploymentProvenance, GithubJobProvenance } from '../common/api-types';
 import type { Env } from '../platform/env';
+import type { Ceiling, CredentialKind } from './authority';
 import { Problem } from '../http/problem';
 
 /** Who is calling and what they may do. */
@@ -27,6 +29,20 @@ export interface Principal {
   sites: ReadonlySet<string> | null;
   /** The API token's id (src/auth/api-tokens.ts); null for a JWT. */
   tokenId: string | null;
+  /** The API token's name; null for a JWT. */
+  tokenName: string | null;
+  /** What kind of credential it is, and the most it may be on a site (./authority.ts). */
+  credential: CredentialKind;
+  ceiling: Ceiling;
+  /** A CI identity's job, from the ID token it was exchanged for (null for any other credential). */
+  job: GithubJobProvenance | null;
+}
+
+/** With what credential `principal` makes a deployment: recorded on it, as the service verified it. */
+export function provenanceOf(principal: Principal): DeploymentProvenance {
+  if (principal.tokenId === null) return { credential: 'jwt' };
+  if (principal.job) return { credential: 'github-actions', tokenId: principal.tokenId, ...principal.job };
+  return { credential: 'api-token', tokenId: principal.tokenId, tokenName: principal.tokenName ?? '' };
 }
 
 /** Why a bearer token was refused; the message is safe to show the caller. */
@@ -129,6 +145,10 @@ export async function verifyToken(token: string, env: Env): Promise<Principal> {
     issuedAt: typeof payload.iat === 'number' ? payload.iat * 1000 : null,
     sites: null,
     tokenId: null,
+    tokenName: null,
+    credential: 'user',
+    ceiling: 'owner',
+    job: null,
   };
 }
 

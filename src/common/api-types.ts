@@ -3,6 +3,9 @@
 // name; test/common/api-types.test.ts checks that the two agree.
 
 import type { DeploymentClient } from './deployment-labels.ts';
+import type { DeploymentProvenance } from './provenance.ts';
+
+export type { DeploymentProvenance, GithubJobProvenance } from './provenance.ts';
 
 /** UTC, `YYYY-MM-DDTHH:mm:ss.SSS`, no zone designator. */
 export type Timestamp = string;
@@ -63,6 +66,8 @@ export interface GithubTrustPolicy {
   /** The `ref` and `environment` claims required; null: any. */
   ref: string | null;
   environment: string | null;
+  /** The `event_name` claim required (e.g. `push`); null: any but `pull_request_target`, which only a policy naming it accepts. */
+  eventName: string | null;
   modified: Timestamp;
 }
 
@@ -100,6 +105,8 @@ export interface DeployResult {
   deploymentId: string;
   /** When it went live: of concurrent deploys, the latest commit is the one left live. */
   committedAt: Timestamp;
+  /** With what credential the deployment now live was made, when that was recorded (absent: made before). */
+  provenance?: DeploymentProvenance;
   /**
    * Only in a deploy's answer, never in an event: the site served these files and host options
    * already, so no deployment was made; `deploymentId` is the live one, `committedAt` when the
@@ -133,6 +140,8 @@ export interface Deployment {
   alias: string | null;
   /** The alias host, `<alias>--<site part>.<PREVIEW_HOSTNAME>`, or null without an alias. */
   aliasUrl: string | null;
+  /** With what credential it was made; null when made before this was recorded, or by an edit of files or configuration. */
+  provenance: DeploymentProvenance | null;
   /** `uploading` while an incremental deploy still lacks bytes; listed deployments are `ready`. */
   state: 'uploading' | 'ready';
   /** While uploading: the SHA-256 (hex) of the bytes still to send. */
@@ -292,9 +301,15 @@ export interface Identity {
   /** An API token's id, and the sites it is limited to (null: every site of its user); absent for a JWT. */
   tokenId?: string;
   sites?: string[] | null;
+  /** With `sites`: the most the token is on them; `via` a CI identity's (as `GET /v2/tokens` lists them). */
+  role?: TokenRole;
+  via?: 'github-oidc';
   /** Present while an operator has suspended the user: they claim and change nothing, and their sites answer 451. */
   suspension?: SiteSuspension;
 }
+
+/** The most a token limited to sites may be there: `deployer` (the default) deploys and edits; `owner` also unpublishes and manages members and trust. */
+export type TokenRole = 'owner' | 'deployer';
 
 /** An API token as `GET /v2/tokens` lists it: never its secret. */
 export interface ApiToken {
@@ -303,6 +318,10 @@ export interface ApiToken {
   scopes: string[];
   /** The domains it is limited to; null: every site of its user. */
   sites: string[] | null;
+  /** The most it is on each of its sites (null for a token of every site: its user's own role there). */
+  role: TokenRole | null;
+  /** `github-oidc`: made by `POST /v2/oidc/github` for a job (a deployer, outside API_TOKENS_PER_USER); absent: made by its user. */
+  via?: 'github-oidc';
   createdAt: Timestamp;
   expiresAt: Timestamp;
   lastUsedAt: Timestamp | null;

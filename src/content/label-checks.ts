@@ -4,6 +4,7 @@
  */
 import { type DeploymentClient, aliasHashLength, aliasProblem, clientHeader, clientOf, maxMessageLength, messageProblem } from '../common/deployment-labels';
 import { Problem } from '../http/problem';
+import type { DeploymentProvenance } from '../common/api-types';
 
 export interface DeploymentLabels {
   message: string | null;
@@ -11,6 +12,8 @@ export interface DeploymentLabels {
   alias: string | null;
   /** The first label of the alias's host, `<alias>--<site part>`: unique to the domain and the alias. */
   aliasLabel: string | null;
+  /** With what credential it was made (src/auth/tokens.ts `provenanceOf`); null for an edit of files or configuration. */
+  provenance: DeploymentProvenance | null;
 }
 
 /** What a request may say of its deployment, unchecked: a manifest's members, a multipart deploy's fields. */
@@ -21,7 +24,7 @@ export interface RequestedLabels {
 
 /** A deployment with no labels, made by `client`: a file edit, a configuration edit. */
 export function unlabelled(client: DeploymentClient): DeploymentLabels {
-  return { message: null, client, alias: null, aliasLabel: null };
+  return { message: null, client, alias: null, aliasLabel: null, provenance: null };
 }
 
 /** The client the request names in its `Sitehost-Client` header. */
@@ -30,10 +33,10 @@ export function requestClient(request: Request): DeploymentClient {
 }
 
 /** The labels of a deployment `client` makes on `domain` with what the request said; 400 naming what is wrong. */
-export async function labelsOf(domain: string, requested: RequestedLabels, client: DeploymentClient): Promise<DeploymentLabels> {
+export async function labelsOf(domain: string, requested: RequestedLabels, client: DeploymentClient, provenance: DeploymentProvenance): Promise<DeploymentLabels> {
   const message = checkedMessage(requested.message);
   const alias = checkedAlias(requested.alias);
-  return { message, client, alias, aliasLabel: alias === null ? null : await aliasLabel(domain, alias) };
+  return { message, client, alias, aliasLabel: alias === null ? null : await aliasLabel(domain, alias), provenance };
 }
 
 /** A deployment's message as sent (absent or empty: none); 400 naming MAX_MESSAGE_LENGTH past it. */

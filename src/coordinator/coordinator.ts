@@ -14,7 +14,7 @@ import { recordUnpublished } from '../storage/configurations-feed';
 import { deleteMembersOf } from '../storage/members-table';
 import { deleteTrustOf } from '../storage/trust-table';
 import { deleteDeploymentHosts } from '../storage/deployment-hosts';
-import { administer, authorize, deploymentNotFound } from './access/access';
+import { type Requester, administer, asDeployer, authorize, deploymentNotFound } from './access/access';
 import { deploymentOf } from './deploys/deploy-record';
 import { type AccessAnswer, type AccessChange, changeAccess } from './access/access-changes';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
@@ -151,7 +151,7 @@ export class SiteCoordinator extends DurableObject<Env> {
       const next = siteWith(site, record, commit.userId, record.created);
       const { DB } = this.env;
       const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
-      const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined);
+      const result = deployResult(site, next, commit.files !== undefined, commit.configuration !== undefined, record);
       await this.#state.commitDeployment(
         record,
         statements,
@@ -181,14 +181,14 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Makes the kept deployment `id` live again (a rollback, or a roll forward): its files and its host options. */
   activate(domain: string, userId: string, id: string): Promise<Outcome<DeployResult>> {
     return this.#change(async () => {
-      const site = await this.#state.changeable(domain, userId);
+      const site = await this.#state.changeable(domain, asDeployer(userId));
       const record = await this.#state.deployments.get(domain, id);
       if (record?.state !== 'ready') throw deploymentNotFound(domain, id);
       const next = siteWith(site, record, userId, Date.now());
       const hasNewConfiguration = !sameConfiguration(site.configuration, record.configuration);
       const { DB } = this.env;
       const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
-      const result = deployResult(site, next, next.deployment?.indexKey !== site.deployment?.indexKey, hasNewConfiguration);
+      const result = deployResult(site, next, next.deployment?.indexKey !== site.deployment?.indexKey, hasNewConfiguration, record);
       await this.#state.commitDeployment(record, statements, next, { now: [{ kind: 'notify', event: result }] });
       return result;
     });
@@ -205,7 +205,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Turns the incremental deploy `id` into a ready deployment, live unless `preview`; 409 while bytes are missing. */
   finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
-      const site = await this.#state.permitted(domain, userId, 'deploy');
+      const site = await this.#state.permitted(domain, asDeployer(userId), 'deploy');
       const uploading = uploadingDeployment(await this.#state.deployments.get(domain, id), domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
@@ -218,18 +218,18 @@ export class SiteCoordinator extends DurableObject<Env> {
   deployManifest(commit: ManifestCommit): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
       const { domain, userId, upload } = commit;
-      const site = await this.#state.permitted(domain, userId, 'deploy');
+      const site = await this.#state.permitted(domain, asDeployer(userId), 'deploy');
       // A pack the Worker stored must still be there; one it hands over is written with the index.
       if (upload && !upload.bytes) await this.#state.claimUpload(domain, [upload.pack], [upload.pack]);
       return commitManifest(this.#state, site, commit, [], upload ? [upload.pack] : []);
     });
   }
 
-  /** Unpublishes the site: its owner's (unless it is suspended), or by an `operator` (scope `admin`), any site. */
-  unpublish(domain: string, userId: string, by: 'owner' | 'operator' = 'owner'): Promise<Outcome<null>> {
+  /** Unpublishes the site: by its owner through a credential that may act as its owner (unless it is suspended), or by an `operator` (scope `admin`), any site. */
+  unpublish(domain: string, by: Requester | 'operator'): Promise<Outcome<null>> {
     return this.#change(async () => {
       if (by === 'operator') administer(domain, await this.#state.load(domain));
-      else await this.#state.changeable(domain, userId, 'own');
+      else await this.#state.changeable(domain, by, 'own');
       const { DB } = this.env;
       // Objects uploaded from here on are not the unpublished site's: a site claimed again keeps them.
       const before = Date.now();
@@ -288,13 +288,13 @@ export class SiteCoordinator extends DurableObject<Env> {
   }
 
   /** The owner adds, changes or removes a member, or sets or removes the trust policy (./access/access-changes.ts). */
-  changeAccess(domain: string, userId: string, change: AccessChange): Promise<Outcome<AccessAnswer>> {
-    return this.#change(() => changeAccess(this.#state, domain, userId, change));
+  changeAccess(domain: string, requester: Requester, change: AccessChange): Promise<Outcome<AccessAnswer>> {
+    return this.#change(() => changeAccess(this.#state, domain, requester, change));
   }
 
   /** The owner sets who may open the site's hosts, or signs every visitor out (./access/protection-change.ts). */
-  protect(domain: string, userId: string, change: ProtectionChange): Promise<Outcome<SiteProtection>> {
-    return this.#change(() => changeProtection(this.#state, domain, userId, change));
+  protect(domain: string, requester: Requester, change: ProtectionChange): Promise<Outcome<SiteProtection>> {
+    return this.#change(() => changeProtection(this.#state, domain, requester, change));
   }
 
   /** An operator suspends the site for `reason` (./access/suspension.ts). */
@@ -320,10 +320,10 @@ export class SiteCoordinator extends DurableObject<Env> {
 
   /** Replaces or merge-patches the host options, or the metadata: see ./deploys/site-edits.ts. */
   editConfiguration(domain: string, userId: string, edit: Edit<unknown>, client: DeploymentClient): Promise<Outcome<SiteRecord>> {
-    return this.#change(async () => editConfiguration(this.#state, await this.#state.changeable(domain, userId), userId, edit, client));
+    return this.#change(async () => editConfiguration(this.#state, await this.#state.changeable(domain, asDeployer(userId)), userId, edit, client));
   }
   editMetadata(domain: string, userId: string, edit: Edit<SiteMetadata>): Promise<Outcome<SiteRecord>> {
-    return this.#change(async () => editMetadata(this.#state, await this.#state.changeable(domain, userId), edit));
+    return this.#change(async () => editMetadata(this.#state, await this.#state.changeable(domain, asDeployer(userId)), edit));
   }
 
   /** Adds or replaces one file: see ./deploys/file-edits.ts. */
@@ -331,13 +331,13 @@ export class SiteCoordinator extends DurableObject<Env> {
     return this.#change(async () => {
       // Its pack is complete: no unfinished upload is left to abort.
       if (upload.packKey) this.#state.commits.uploads.forget(upload.packKey);
-      return putFile(this.#state, await this.#state.changeable(domain, userId), userId, upload, client);
+      return putFile(this.#state, await this.#state.changeable(domain, asDeployer(userId)), userId, upload, client);
     });
   }
 
   deleteFile(domain: string, userId: string, path: string, client: DeploymentClient): Promise<Outcome<null>> {
     return this.#change(async () => {
-      await deleteFile(this.#state, await this.#state.changeable(domain, userId), userId, path, client);
+      await deleteFile(this.#state, await this.#state.changeable(domain, asDeployer(userId)), userId, path, client);
       return null;
     });
   }

@@ -1,6 +1,6 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { authorize } from '../coordinator/access/access';
+import { asDeployer, authorize, refuseSuspendedUser } from '../coordinator/access/access';
 import { checkClaimant } from '../coordinator/access/claimant';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import { newDeploymentId } from '../coordinator/records/deployment-id';
@@ -10,7 +10,7 @@ import { configuredRoot, readFromBucket, withSiteRules } from '../rules/deployme
 import { PackWriter, packPartSize } from '../storage/pack-writer';
 import type { DeploymentRecord } from '../storage/deployments-table';
 import { siteAccess } from '../storage/members-table';
-import type { DeployResult } from '../common/api-types';
+import type { DeployResult, DeploymentProvenance } from '../common/api-types';
 import { discard, handOver } from './hand-over';
 import { deployLimits } from '../content/deploy-limits';
 import { isMultipartFormData, receiveDeploy } from './receive';
@@ -30,21 +30,23 @@ export async function deploySite(
   request: Request,
   domain: string,
   userId: string,
+  provenance: DeploymentProvenance,
   preview = false,
   onPurgePending?: OnPurgePending,
 ): Promise<DeployResult | DeploymentRecord> {
   if (!isMultipartFormData(request)) {
     throw new Problem('unsupported-media-type', 'A deploy is sent as multipart/form-data.');
   }
-  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
+  const { site: owner, member, suspension } = await siteAccess(env.DB, domain, userId);
   // A member's deploy counts against the owner's quotas.
   const admission = await admitDeploy(env, domain, owner?.userId ?? userId);
   return admission.run(async () => {
     // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
-    authorize({ userId }, domain, owner, 'deploy', member);
+    authorize(asDeployer(userId), domain, owner, 'deploy', member);
+    refuseSuspendedUser(userId, suspension);
     if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
-    return store(env, request, { domain, userId, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });
+    return store(env, request, { domain, userId, provenance, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });
   });
 }
 
@@ -55,12 +57,13 @@ async function store(
   {
     domain,
     userId,
+    provenance,
     preview,
     room,
     reading,
     onPurgePending,
     liveRoot,
-  }: { domain: string; userId: string; preview: boolean; room: StorageRoom; reading: () => void; onPurgePending?: OnPurgePending; liveRoot: unknown },
+  }: { domain: string; userId: string; provenance: DeploymentProvenance; preview: boolean; room: StorageRoom; reading: () => void; onPurgePending?: OnPurgePending; liveRoot: unknown },
 ): Promise<DeployResult | DeploymentRecord> {
   const deploymentId = newDeploymentId();
   const now = Date.now();
@@ -75,7 +78,7 @@ async function store(
   const written = ownPack.map((object) => object.key);
   let commit: DeployCommit;
   try {
-    commit = { domain, userId, configuration: received.configuration, labels: await labelsOf(domain, received.labels, requestClient(request)) };
+    commit = { domain, userId, configuration: received.configuration, labels: await labelsOf(domain, received.labels, requestClient(request), provenance) };
     if (received.files) {
       const indexKey = keys.index(domain, deploymentId);
       const { packs, blobs } = received.files;

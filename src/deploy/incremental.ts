@@ -6,13 +6,13 @@
  * recorded even when the request fails later, so a client resumes by asking again what is missing. The
  * coordinator records the blobs and, on finalize, builds the deployment (src/coordinator/coordinator.ts).
  */
-import type { DeployResult } from '../common/api-types';
+import type { DeployResult, DeploymentProvenance } from '../common/api-types';
 import type { Env } from '../platform/env';
 import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http/json-body';
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
-import { authorize, refuseSuspendedUser } from '../coordinator/access/access';
+import { asDeployer, authorize, refuseSuspendedUser } from '../coordinator/access/access';
 import { checkClaimant } from '../coordinator/access/claimant';
 import type { PackUpload } from '../coordinator/changes';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
@@ -119,6 +119,7 @@ async function resolvePatch(
 interface BeginRequest {
   domain: string;
   userId: string;
+  provenance: DeploymentProvenance;
   limits: DeployLimits;
   room: StorageRoom;
   /** Called as the body begins to be read: the deploy counts from then (src/quotas/admission.ts). */
@@ -133,21 +134,22 @@ interface BeginRequest {
  * lacks no bytes is committed at once; else it is stored as uploading, with the blobs it came
  * with, and answered with what it still lacks. A request that fails stores nothing.
  */
-export async function beginIncremental(env: Env, request: Request, domain: string, userId: string, onPurgePending?: OnPurgePending): Promise<Begun> {
-  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
+export async function beginIncremental(env: Env, request: Request, domain: string, userId: string, provenance: DeploymentProvenance, onPurgePending?: OnPurgePending): Promise<Begun> {
+  const { site: owner, member, suspension } = await siteAccess(env.DB, domain, userId);
   // A member's deploy counts against the owner's quotas.
   const admission = await admitDeploy(env, domain, owner?.userId ?? userId);
   return admission.run(async () => {
     // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
-    authorize({ userId }, domain, owner, 'deploy', member);
+    authorize(asDeployer(userId), domain, owner, 'deploy', member);
+    refuseSuspendedUser(userId, suspension);
     if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
-    return begin(env, request, { domain, userId, limits: deployLimits(env), room: admission.room, reading: admission.reading, onPurgePending });
+    return begin(env, request, { domain, userId, provenance, limits: deployLimits(env), room: admission.room, reading: admission.reading, onPurgePending });
   });
 }
 
 async function begin(env: Env, request: Request, begin: BeginRequest): Promise<Begun> {
-  const { domain, userId, limits, onPurgePending } = begin;
+  const { domain, userId, provenance, limits, onPurgePending } = begin;
   const id = newDeploymentId();
   const client = requestClient(request);
   if (!isMultipartFormData(request)) {
@@ -158,7 +160,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
       orAlso: 'multipart/form-data (the manifest part, then blob parts)',
     });
     const prepared = prepare(limits, body);
-    return settle(env, { domain, userId, id, limits, client, onPurgePending }, await complete(env, begin, prepared));
+    return settle(env, { domain, userId, id, limits, client, provenance, onPurgePending }, await complete(env, begin, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
   begin.reading();
@@ -196,7 +198,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
   }
   // The coordinator keeps the pack, or deletes it when nothing takes it (./hand-over.ts).
   const upload = received.length > 0 ? { pack: pack.key, blobs: received, ...(inline ? { bytes: inline, packBytes: inline.byteLength } : { packBytes: pack.stored }) } : undefined;
-  return settle(env, { domain, userId, id, limits, client, upload, onPurgePending }, begun.prepared);
+  return settle(env, { domain, userId, id, limits, client, provenance, upload, onPurgePending }, begun.prepared);
 }
 
 /** Aborts a pack's unfinished upload; failing, the coordinator aborts it once abandoned. */
@@ -220,14 +222,14 @@ function commitsAtOnce({ content, finalize, known }: Prepared): boolean {
 /** Commits the deployment when it was asked to be finalized and lacks nothing; else stores it as uploading. */
 async function settle(
   env: Env,
-  begin: { domain: string; userId: string; id: string; limits: DeployLimits; client: DeploymentClient; upload?: PackUpload; onPurgePending?: OnPurgePending },
+  begin: { domain: string; userId: string; id: string; limits: DeployLimits; client: DeploymentClient; provenance: DeploymentProvenance; upload?: PackUpload; onPurgePending?: OnPurgePending },
   prepared: Prepared,
 ): Promise<Begun> {
   const { domain, userId, id, upload } = begin;
   const { content, finalize, known } = prepared;
   let labels: DeploymentLabels;
   try {
-    labels = await labelsOf(domain, prepared.labels, begin.client);
+    labels = await labelsOf(domain, prepared.labels, begin.client, begin.provenance);
   } catch (error) {
     await discard(env, domain, storedPack(upload));
     throw error;
@@ -296,11 +298,11 @@ async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<
  */
 export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
-  const { site: owner, member } = await siteAccess(env.DB, domain, userId);
+  const { site: owner, member, suspension } = await siteAccess(env.DB, domain, userId);
   // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here,
   // and one of a user suspended since it began (for a new domain, no site record tells).
-  authorize({ userId }, domain, owner, 'deploy', member);
-  if (owner === null) refuseSuspendedUser(userId, await getUserSuspension(env.DB, userId));
+  authorize(asDeployer(userId), domain, owner, 'deploy', member);
+  refuseSuspendedUser(userId, owner === null ? await getUserSuspension(env.DB, userId) : suspension);
   const room = await storageRoom(env, owner?.userId ?? userId, domain);
   const record = uploadingDeployment(await siteCoordinator(env, domain).deployment(domain, id), domain, id, userId);
   const limits = deployLimits(env);

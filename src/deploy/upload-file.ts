@@ -1,7 +1,7 @@
 import { base64url } from 'jose';
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { authorize } from '../coordinator/access/access';
+import { asDeployer, authorize, refuseSuspendedUser } from '../coordinator/access/access';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import type { FileUpload } from '../coordinator/changes';
 import { checkFileSize } from '../content/file-rules';
@@ -30,8 +30,9 @@ export async function uploadFile(
     throw new Problem('unsupported-media-type', 'The body of a file upload is the file itself; deploy forms go to PUT /v2/sites/<domain>.');
   }
   // Checked again by the coordinator; refusing here spares the upload.
-  const { site, member } = await siteAccess(env.DB, domain, userId);
-  authorize({ userId }, domain, site, 'change', member);
+  const { site, member, suspension } = await siteAccess(env.DB, domain, userId);
+  authorize(asDeployer(userId), domain, site, 'change', member);
+  refuseSuspendedUser(userId, suspension);
 
   const limits = deployLimits(env);
   checkFileSize(limits, Number(request.headers.get('content-length') ?? 0));

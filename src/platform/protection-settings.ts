@@ -4,6 +4,15 @@
  */
 import { InvalidSetting, type SettingVars, wholeNumber } from './settings.ts';
 
+/** The vars of protected sites, as wrangler passes them: part of ./settings.ts's `SettingVars`. */
+export interface ProtectionVars {
+  NEW_SITE_PREVIEWS?: unknown;
+  SHARE_LINK_MAX_SECONDS?: unknown;
+  SIGN_IN_ATTEMPTS_PER_MINUTE?: unknown;
+  SITE_PASSWORD_MIN_LENGTH?: unknown;
+  MAX_CREDENTIAL_HEADER_BYTES?: unknown;
+}
+
 export interface ProtectionSettings {
   /** Who may open the previews of a site made from now on, until its owner says otherwise. */
   newSitePreviews: 'public' | 'members';

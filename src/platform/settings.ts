@@ -6,10 +6,10 @@
  * No runtime imports but ./protection-settings.ts, a part of it: `npm start` (scripts/start.mjs)
  * loads this file under Node to refuse a bad setting before the service starts.
  */
-import { type ProtectionSettings, protectionSettings } from './protection-settings.ts';
+import { type ProtectionSettings, type ProtectionVars, protectionSettings } from './protection-settings.ts';
 
-/** The vars this module reads, as wrangler passes them. */
-export interface SettingVars {
+/** The vars this module reads, as wrangler passes them (those of protected sites in ./protection-settings.ts). */
+export interface SettingVars extends ProtectionVars {
   API_HOSTNAMES?: unknown;
   MAX_FILES?: unknown;
   MAX_TOTAL_BYTES?: unknown;
@@ -50,7 +50,7 @@ export interface SettingVars {
   API_TOKEN_CHECK_SECONDS?: unknown;
   GITHUB_OIDC_ISSUER?: unknown;
   OIDC_AUDIENCE?: unknown;
-  NEW_SITE_PREVIEWS?: unknown; SHARE_LINK_MAX_SECONDS?: unknown; SIGN_IN_ATTEMPTS_PER_MINUTE?: unknown; SITE_PASSWORD_MIN_LENGTH?: unknown; MAX_CREDENTIAL_HEADER_BYTES?: unknown;
+  OIDC_EXCHANGES_PER_SITE_HOUR?: unknown; OIDC_ISSUER_RETRY_SECONDS?: unknown;
 }
 
 export interface Settings {
@@ -93,8 +93,7 @@ export interface Settings {
   quotas: UserQuotas;
   /** Service-issued API tokens (src/auth/api-tokens.ts). */
   apiTokens: ApiTokenSettings;
-  githubOidc: GithubOidcSettings;
-  protection: ProtectionSettings;
+  githubOidc: GithubOidcSettings; protection: ProtectionSettings;
 }
 
 export interface GithubOidcSettings {
@@ -102,6 +101,8 @@ export interface GithubOidcSettings {
   issuer: string;
   /** The `aud` an ID token must name; null: the API's origin, as the request reached it. */
   audience: string | null;
+  /** Exchanges naming a site within a clock hour, at most (429 past it); how long after a failure of the issuer exchanges answer 503 without asking it. */
+  exchangesPerSiteHour: number; issuerRetrySeconds: number;
 }
 
 export interface ApiTokenSettings {
@@ -201,7 +202,8 @@ function githubOidcSettings(vars: SettingVars): GithubOidcSettings {
     throw new InvalidSetting('GITHUB_OIDC_ISSUER', vars.GITHUB_OIDC_ISSUER, 'an https URL (http only on loopback), e.g. https://token.actions.githubusercontent.com');
   }
   const audience = typeof vars.OIDC_AUDIENCE === 'string' ? vars.OIDC_AUDIENCE.trim() : '';
-  return { issuer: value.replace(/\/+$/, ''), audience: audience === '' ? null : audience };
+  const limits = { exchangesPerSiteHour: wholeNumber(vars, 'OIDC_EXCHANGES_PER_SITE_HOUR', 1), issuerRetrySeconds: wholeNumber(vars, 'OIDC_ISSUER_RETRY_SECONDS', 0) };
+  return { issuer: value.replace(/\/+$/, ''), audience: audience === '' ? null : audience, ...limits };
 }
 
 /** The most URLs Cloudflare takes in one purge request, on any plan. */
@@ -327,8 +329,7 @@ export function parseSettings(vars: SettingVars): Settings {
       deploysPerHour: wholeNumber(vars, 'DEPLOYS_PER_HOUR', 1),
     },
     apiTokens: apiTokenSettings(vars),
-    githubOidc: githubOidcSettings(vars),
-    protection: protectionSettings(vars),
+    githubOidc: githubOidcSettings(vars), protection: protectionSettings(vars),
   };
 }
 

@@ -4,6 +4,7 @@
  * 0010_deployment_labels.sql): read once, when a domain moves, then deleted. The coordinator
  * keeps them now (src/coordinator/records/deployment-store.ts). All times are epoch milliseconds.
  */
+import type { DeploymentProvenance } from '../common/api-types';
 import type { DeploymentClient } from '../common/deployment-labels';
 
 export type DeploymentSource = 'deploy' | 'incremental' | 'file-put' | 'file-delete' | 'configuration';
@@ -35,6 +36,8 @@ export interface DeploymentRecord {
   aliasLabel: string | null;
   /** Made without going live, even if made live later. */
   preview: boolean;
+  /** With what credential it was made; null (or absent, in a record stored before it was recorded): not known. */
+  provenance: DeploymentProvenance | null;
 }
 
 interface DeploymentRow {
@@ -78,6 +81,7 @@ function toRecord(row: DeploymentRow): DeploymentRecord {
     alias: row.alias,
     aliasLabel: row.alias_label,
     preview: row.preview === 1,
+    provenance: null,
   };
 }
 

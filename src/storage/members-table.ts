@@ -1,5 +1,5 @@
 /** D1 access to a site's members (schema/migrations/0015_members_and_trust.sql). Times are epoch milliseconds. */
-import { type SiteOwner, type SiteOwnerRow, siteOwnerColumns, siteOwnerFrom, siteOwnerOf } from './sites-table';
+import { type SiteOwner, type SiteOwnerRow, type Suspension, siteOwnerColumns, siteOwnerFrom, siteOwnerOf } from './sites-table';
 
 /** A member's role: what src/coordinator/access/access.ts allows it. */
 export type StoredRole = 'deployer' | 'viewer';
@@ -17,16 +17,39 @@ export async function memberRole(db: D1Database, domain: string, userId: string)
 }
 
 /**
- * Who owns `domain` (null: no site) and the role `userId` holds on it, in one query: what the
- * Worker checks a change against before it reads a body (src/coordinator/access/access.ts).
+ * The role `userId` holds on `domain` (null: not a member) and, for a member, their own suspension
+ * in force (null: none), in one query: a suspended member changes nothing (src/coordinator/commit/site-state.ts).
  */
-export async function siteAccess(db: D1Database, domain: string, userId: string): Promise<{ site: SiteOwner | null; member: StoredRole | null }> {
+export async function memberAccess(db: D1Database, domain: string, userId: string): Promise<{ role: StoredRole | null; suspension: Suspension | null }> {
   const row = await db
-    .prepare(`SELECT ${siteOwnerColumns}, m.role FROM ${siteOwnerFrom} LEFT JOIN site_members m ON m.domain = sites.domain AND m.user_id = ? WHERE sites.domain = ?`)
+    .prepare(
+      `SELECT m.role, u.reason, u.suspended_at FROM site_members m
+       LEFT JOIN user_suspensions u ON u.user_id = m.user_id AND u.resumed_at IS NULL
+       WHERE m.domain = ? AND m.user_id = ?`,
+    )
+    .bind(domain, userId)
+    .first<{ role: StoredRole; reason: string | null; suspended_at: number | null }>();
+  if (!row) return { role: null, suspension: null };
+  return { role: row.role, suspension: row.reason === null ? null : { reason: row.reason, since: row.suspended_at! } };
+}
+
+/**
+ * Who owns `domain` (null: no site), the role `userId` holds on it and `userId`'s own suspension
+ * in force (null: none, or no site), in one query: what the Worker checks a change against before
+ * it reads a body (src/coordinator/access/access.ts).
+ */
+export async function siteAccess(db: D1Database, domain: string, userId: string): Promise<{ site: SiteOwner | null; member: StoredRole | null; suspension: Suspension | null }> {
+  const row = await db
+    .prepare(
+      `SELECT ${siteOwnerColumns}, m.role, me.reason AS my_reason, me.suspended_at AS my_since FROM ${siteOwnerFrom}
+       LEFT JOIN site_members m ON m.domain = sites.domain AND m.user_id = ?1
+       LEFT JOIN user_suspensions me ON me.user_id = ?1 AND me.resumed_at IS NULL
+       WHERE sites.domain = ?2`,
+    )
     .bind(userId, domain)
-    .first<SiteOwnerRow & { role: StoredRole | null }>();
-  if (!row) return { site: null, member: null };
-  return { site: siteOwnerOf(row), member: row.role };
+    .first<SiteOwnerRow & { role: StoredRole | null; my_reason: string | null; my_since: number | null }>();
+  if (!row) return { site: null, member: null, suspension: null };
+  return { site: siteOwnerOf(row), member: row.role, suspension: row.my_reason === null ? null : { reason: row.my_reason, since: row.my_since! } };
 }
 
 /** The members of `domain`, by user id. */

@@ -37,6 +37,7 @@ describe('PUT /v2/sites/<domain>', () => {
       hasNewConfiguration: true,
       deploymentId: expect.stringMatching(/^[a-z2-7]{20}$/),
       committedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/),
+      provenance: { credential: 'jwt' },
     });
     expect(await liveFiles('example.com')).toEqual({ 'index.html': '<h1>Hello</h1>', 'css/a.css': 'body{}' });
   });

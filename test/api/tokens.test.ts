@@ -26,9 +26,9 @@ describe('POST /v2/tokens', () => {
 
   it('makes a token shown once, in the documented form, that acts as its user with its scopes', async () => {
     const made = await create({ name: 'CI', scopes: ['deploy'] }, user);
-    expect(Object.keys(made).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'parentId', 'scopes', 'sites', 'token']);
+    expect(Object.keys(made).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'parentId', 'role', 'scopes', 'sites', 'token']);
     // Made by a JWT: no parent token.
-    expect(made).toMatchObject({ name: 'CI', scopes: ['deploy'], sites: null, lastUsedAt: null, parentId: null });
+    expect(made).toMatchObject({ name: 'CI', scopes: ['deploy'], sites: null, role: null, lastUsedAt: null, parentId: null });
     expect(made.token.match(scanningPattern)).toEqual([made.token]);
     // 90 days by default.
     expect(Date.parse(`${made.expiresAt}Z`) - Date.parse(`${made.createdAt}Z`)).toBe(90 * 86_400_000);
@@ -201,7 +201,7 @@ describe('token events', () => {
       await mine.until(() => mine.events.length >= 3);
       expect(mine.events.map((event) => event.event)).toEqual(['token-create', 'token-revoke', 'token-revoke']);
       const [created, revoked, everywhere] = mine.events.map((event) => JSON.parse(event.data));
-      expect(created).toEqual({ type: 'token-create', userId: 'github|event-watcher', id: made.id, name: 'watched', scopes: ['deploy'], sites: null, createdAt: made.createdAt, expiresAt: made.expiresAt, lastUsedAt: null, parentId: null });
+      expect(created).toEqual({ type: 'token-create', userId: 'github|event-watcher', id: made.id, name: 'watched', scopes: ['deploy'], sites: null, role: null, createdAt: made.createdAt, expiresAt: made.expiresAt, lastUsedAt: null, parentId: null });
       expect(revoked).toEqual({ type: 'token-revoke', userId: 'github|event-watcher', ids: [made.id], everywhere: false });
       expect(everywhere).toMatchObject({ type: 'token-revoke', userId: 'github|event-watcher', ids: [], everywhere: true });
       expect(mine.raw).not.toContain(made.token);

@@ -1,7 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { DeployResult, Identity, SiteInfo, UserSuspension } from '../../src/common/api-types';
+import type { CreatedApiToken, DeployResult, Identity, SiteInfo, UserSuspension } from '../../src/common/api-types';
 import { serveSite } from '../../src/serving/serve';
 import { Subscriber } from '../events/subscriber';
 import { authorized, call, deploy, deployForm, problemOf, type TokenOptions } from '../support/client';
@@ -108,6 +108,32 @@ describe('a suspended user', () => {
       { type: 'user-suspend', userId: 'github|suspended-user', reason: held.reason, domains: ['user-one.example', 'user-two.example'] },
       { type: 'user-resume', userId: 'github|suspended-user', domains: ['user-one.example', 'user-two.example'] },
     ]);
+  });
+
+  it('changes nothing on a site they are a deployer of either, with a JWT or a token limited to it, and still reads it', async () => {
+    const owner: TokenOptions = { user: 'github|members-owner' };
+    const member: TokenOptions = { user: 'github|suspended-member' };
+    const site = await deployedSite('member-of.example', owner);
+    expect((await authorized(`/v2/sites/member-of.example/members/${encodeURIComponent('github|suspended-member')}`, json('PUT', { role: 'deployer' }), owner)).status).toBe(201);
+    const made = await authorized('/v2/tokens', json('POST', { name: 'CI', scopes: ['deploy'], sites: ['member-of.example'] }), member);
+    const siteToken = (await made.json<CreatedApiToken>()).token;
+    const before = await (await page('member-of.example')).text();
+    expect((await suspendUser('github|suspended-member', 'Stolen account')).status).toBe(201);
+
+    const withToken = (path: string, init: RequestInit) => call(path, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), authorization: `Bearer ${siteToken}` } });
+    const writes = [
+      ...(await everyWrite('member-of.example', site.deploymentId, member)).slice(0, 9),
+      await withToken('/v2/sites/member-of.example', { method: 'PUT', body: deployForm({ 'index.html': 'through the token' }) }),
+      await withToken('/v2/sites/member-of.example/files/new.txt', { method: 'PUT', body: 'new' }),
+    ];
+    for (const refused of writes) {
+      expect(refused.status, refused.url).toBe(403);
+      expect(await problemOf(refused)).toMatchObject({ type: '/problems/user-suspended', reason: 'Stolen account' });
+    }
+    expect((await authorized('/v2/sites/member-of.example/info', {}, member)).status).toBe(200);
+    expect(await (await page('member-of.example')).text()).toBe(before);
+    expect((await resumeUser('github|suspended-member')).status).toBe(200);
+    expect((await deploy('member-of.example', { 'index.html': 'back' }, undefined, member)).status).toBe(200);
   });
 
   it('reaches every location before the answer, carried by the site record serving reads anyway', async () => {

@@ -57,6 +57,7 @@ describe('deployments', () => {
       client: 'api',
       alias: null,
       aliasUrl: null,
+      provenance: { credential: 'jwt' },
       state: 'ready',
     });
     const one = await authorized(`/v2/sites/${domain}/deployments/${first.deploymentId}`);

@@ -148,7 +148,7 @@ describe('a site stream carries what its reader may see', () => {
     try {
       for (const stream of streams) await stream.until(() => stream.events.some((event) => event.event === 'trust-change'));
       const [ownSeen, viewerSeen, deployerSeen] = streams.map((stream) => dataOf(stream, 'trust-change'));
-      expect(ownSeen).toEqual([{ type: 'trust-change', domain: site, provider: 'github', policy: { ...policy, repositoryId: '4242', repositoryOwnerId: '77', workflow: '.github/workflows/deploy.yml', ref: null, environment: null } }]);
+      expect(ownSeen).toEqual([{ type: 'trust-change', domain: site, provider: 'github', policy: { ...policy, repositoryId: '4242', repositoryOwnerId: '77', workflow: '.github/workflows/deploy.yml', ref: null, environment: null, eventName: null } }]);
       expect(viewerSeen).toEqual([{ type: 'trust-change', domain: site, provider: 'github' }]);
       expect(deployerSeen).toEqual(viewerSeen);
       while (!messages.some((message) => message.event === 'trust-change')) await new Promise<void>((resolve) => (wake = resolve));

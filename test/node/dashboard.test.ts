@@ -269,6 +269,8 @@ describe('the dashboard', () => {
     // Newest first: the file deleted, the file added, the first deploy (the unchanged redeploy made none), all from the dashboard.
     await expect.poll(() => rows.count()).toBe(3);
     expect(await rows.locator('td[data-label=Source]').allTextContents()).toEqual(['dashboard file-delete', 'dashboard file-put', 'dashboard incremental']);
+    // With what credential: the deploy by the signed-in user's token (a JWT); edits of files record none.
+    expect(await rows.locator('td[data-label=Via]').allTextContents()).toEqual(['', '', 'sign-in']);
     expect(await rows.first().getAttribute('data-live')).toBe('true');
     expect(await rows.first().locator('td[data-label=Live]').textContent()).toBe('Live');
     const withExtra = rows.nth(1);

@@ -130,6 +130,7 @@ describe('the local service (npm start)', () => {
       hasNewConfiguration: true,
       deploymentId: expect.stringMatching(/^[a-z2-7]{20}$/),
       committedAt: expect.any(String),
+      provenance: { credential: 'jwt' },
     });
   });
 

@@ -45,6 +45,8 @@ const valid = {
   SIGN_IN_ATTEMPTS_PER_MINUTE: '10',
   SITE_PASSWORD_MIN_LENGTH: '8',
   MAX_CREDENTIAL_HEADER_BYTES: '8192',
+  OIDC_EXCHANGES_PER_SITE_HOUR: '60',
+  OIDC_ISSUER_RETRY_SECONDS: '30',
 };
 
 describe('settings', () => {
@@ -71,8 +73,8 @@ describe('settings', () => {
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'], purgeUrlsPerRequest: 100, purgeUrlsPerSecond: 800, purgeWaitMs: 2000 },
       cloudflareApi: { requestsPerWindow: 1200, windowSeconds: 300, reservedForCertificates: 400 },
       apiTokens: { maxDays: 365, perUser: 50, checkSeconds: 30 },
-      githubOidc: { issuer: 'https://token.actions.githubusercontent.com', audience: null },
       protection: { newSitePreviews: 'members', shareLinkMaxSeconds: 2592000, signInAttemptsPerMinute: 10, passwordMinLength: 8, maxCredentialHeaderBytes: 8192 },
+      githubOidc: { issuer: 'https://token.actions.githubusercontent.com', audience: null, exchangesPerSiteHour: 60, issuerRetrySeconds: 30 },
     });
   });
 

@@ -7,7 +7,7 @@
 import { Problem } from '../../http/problem';
 import { type MemberRecord, deleteMember, memberRole, membersOf, putMember } from '../../storage/members-table';
 import { type GithubTrust, type StoredTrust, deleteTrustOf, getTrust, putTrust } from '../../storage/trust-table';
-import type { MemberRole } from './access';
+import type { MemberRole, Requester } from './access';
 import type { SiteState } from '../commit/site-state';
 
 /** A site has at most this many members besides its owner (a 403 past it names the limit). */
@@ -22,9 +22,9 @@ export type AccessChange =
 /** What a change answers: the member or policy as stored and whether it is new; null for a removal. */
 export type AccessAnswer = { member: MemberRecord; created: boolean } | { trust: StoredTrust; created: boolean } | null;
 
-/** Commits `change` to `domain`, which `userId` owns (checked here, under the coordinator's lock). */
-export async function changeAccess(state: SiteState, domain: string, userId: string, change: AccessChange): Promise<AccessAnswer> {
-  const site = await state.changeable(domain, userId, 'own');
+/** Commits `change` to `domain`, which `requester` owns through a credential that may act as its owner (checked here, under the coordinator's lock). */
+export async function changeAccess(state: SiteState, domain: string, requester: Requester, change: AccessChange): Promise<AccessAnswer> {
+  const site = await state.changeable(domain, requester, 'own');
   const { DB } = state.env;
   const commit = (statement: D1PreparedStatement, event: Parameters<SiteState['commits']['commit']>[3]['now'][number]) =>
     state.commits.commit(domain, [statement], undefined, { now: [event] });

@@ -14,14 +14,24 @@
  * flight, so a stale answer can only delay a refusal to the coordinator's check, never let a
  * change through. Reads ask with the coordinator's live record, which reflects every commit.
  */
+import { type Ceiling, type SiteAction, type SiteRole, capped, roleAllows } from '../../auth/authority';
 import { Problem } from '../../http/problem';
 import { timestamp } from '../../http/time';
 import type { SiteOwner } from '../../storage/sites-table';
 
-/** Who is asking. `scopes` are the token's; the coordinator, which sees no token, passes none. */
+/**
+ * Who is asking: a user, through a credential of `ceiling` (src/auth/authority.ts). `scopes` are
+ * the token's; the coordinator, which sees no token, passes none.
+ */
 export interface Requester {
   userId: string;
+  ceiling: Ceiling;
   scopes?: ReadonlySet<string>;
+}
+
+/** A change that needs no more than a deployer's role is checked as one: whatever the credential, it is never taken for more. */
+export function asDeployer(userId: string): Requester {
+  return { userId, ceiling: 'deployer' };
 }
 
 type Suspension = NonNullable<SiteOwner['suspension']>;
@@ -29,36 +39,23 @@ type Suspension = NonNullable<SiteOwner['suspension']>;
 /** What a member other than the owner may be (docs/design.md, "Members"). */
 export const memberRoles = ['deployer', 'viewer'] as const;
 export type MemberRole = (typeof memberRoles)[number];
-/** A requester's relation to a site: its owner, one of its members, or none. */
-export type Role = 'owner' | MemberRole | null;
+/** A requester's relation to a site held through its credential: owner, deployer, viewer, or none. */
+export type Role = SiteRole | null;
+export type { SiteAction };
 
 /**
- * - `read`: the owner, a member, or anyone with `global_read` (whose `deploy` scope, or
- *   `global_read`, the route checked).
- * - `change`: the owner or a deployer of an existing site that is not suspended: deploy over it,
- *   edit its configuration and files, activate a kept deployment, make a preview.
- * - `deploy`: `change`, or anyone when no site exists yet (the first deploy claims the domain).
- * - `own`: the owner of a site that is not suspended: unpublish, manage members, set trust.
- * - `read-own`: what only the owner sets (the trust policy), read by the owner or `global_read`.
- * Every action but a read is refused while the site's owner is suspended (`refuseSuspendedUser`),
- * a deployer's too; a suspended user's claim of a new domain is refused by the same function,
- * since no site record carries the claimant's suspension.
- * What an operator (scope `admin`) does to any site needs only that it exists: see `administer`.
+ * The requester's role on `site`, given its membership (`member`: null when not a member), held
+ * through its credential: never more than the credential's ceiling.
+ *
+ * What each action needs is src/auth/authority.ts's table. Every action but a read is refused
+ * while the site's owner is suspended (`refuseSuspendedUser`), a deployer's too; a suspended
+ * member is refused by the coordinator, which looks their suspension up with their role
+ * (../commit/site-state.ts); a suspended user's claim of a new domain is refused by the same function,
+ * since no site record carries the claimant's suspension. What an operator (scope `admin`) does
+ * to any site needs only that it exists: see `administer`.
  */
-export type SiteAction = 'read' | 'read-own' | 'change' | 'deploy' | 'own';
-
-/** The roles that may do each action on an existing site. */
-const allowed: Record<SiteAction, readonly Role[]> = {
-  read: ['owner', 'deployer', 'viewer'],
-  'read-own': ['owner'],
-  change: ['owner', 'deployer'],
-  deploy: ['owner', 'deployer'],
-  own: ['owner'],
-};
-
-/** The requester's role on `site`, given its membership (`member`: null when not a member). */
 export function roleOf(requester: Requester, site: SiteOwner, member: MemberRole | null): Role {
-  return site.userId === requester.userId ? 'owner' : member;
+  return capped(site.userId === requester.userId ? 'owner' : member, requester.ceiling);
 }
 
 /** 404: the domain has no site. */
@@ -72,10 +69,11 @@ export function deploymentNotFound(domain: string, id: string): Problem {
 }
 
 /** 403: the site is someone else's, and the requester's role on it (if any) does not allow `action`. */
-function refused(domain: string, role: Role, action: SiteAction): Problem {
+function refused(domain: string, role: Role, action: SiteAction, ownerCapped: boolean): Problem {
   if (role === null) return new Problem('forbidden', `The site ${domain} is owned by another user.`);
   const what = action === 'change' || action === 'deploy' ? 'change it' : 'unpublish it, manage its members or see and set its trust policy';
-  return new Problem('forbidden', `You are a ${role} of ${domain}: only its owner may ${what}.`, { extensions: { role } });
+  const through = ownerCapped ? ' through this credential (a CI identity, or a token limited to sites without role "owner", acts as a deployer at most)' : '';
+  return new Problem('forbidden', `You are a ${role} of ${domain}${through}: only its owner may ${what}.`, { extensions: { role } });
 }
 
 /** 403: an operator suspended the user, who claims and changes nothing until it is lifted; they see why. */
@@ -111,14 +109,14 @@ export function authorize(requester: Requester, domain: string, site: SiteOwner 
   }
   const role = roleOf(requester, site, member);
   const reads = action === 'read' || action === 'read-own';
-  if (allowed[action].includes(role)) {
+  if (roleAllows(role, action)) {
     if (reads) return;
     refuseSuspendedUser(site.userId, site.userSuspension);
     if (site.suspension) throw suspended(domain, site.suspension);
     return;
   }
   if (reads && requester.scopes?.has('global_read')) return;
-  throw refused(domain, role, action);
+  throw refused(domain, role, action, site.userId === requester.userId && role !== 'owner');
 }
 
 /** Throws the 404 unless `domain` has a site, for an operator's change to it (the route checked the `admin` scope). */

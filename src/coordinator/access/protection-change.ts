@@ -10,6 +10,7 @@ import type { StoredPassword } from '../../protection/password-hash';
 import { type PreviewMode, type SiteMode, type SiteProtection, defaultProtection } from '../../protection/site-protection';
 import { type SiteRecord, setProtection } from '../../storage/sites-table';
 import type { SiteState } from '../commit/site-state';
+import type { Requester } from './access';
 
 export type ProtectionChange =
   /** `password`: a new one, hashed by the Worker; undefined keeps the one stored. */
@@ -22,9 +23,9 @@ export function protectionOf(site: Pick<SiteRecord, 'protection'>, newSitePrevie
   return site.protection ?? defaultProtection(newSitePreviews);
 }
 
-/** Commits `change` to `domain`, which `userId` owns (checked here, under the coordinator's lock); answers the protection as stored. */
-export async function changeProtection(state: SiteState, domain: string, userId: string, change: ProtectionChange): Promise<SiteProtection> {
-  const site = await state.changeable(domain, userId, 'own');
+/** Commits `change` to `domain`, which `requester` owns (checked here, under the coordinator's lock); answers the protection as stored. */
+export async function changeProtection(state: SiteState, domain: string, requester: Requester, change: ProtectionChange): Promise<SiteProtection> {
+  const site = await state.changeable(domain, requester, 'own');
   const current = protectionOf(site, settingsOf(state.env).protection.newSitePreviews);
   // A new epoch is later than any before, also one set in the same millisecond.
   const newEpoch = () => Math.max(Date.now(), current.epoch + 1);

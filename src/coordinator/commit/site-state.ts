@@ -15,8 +15,8 @@ import { releaseQuota, reserveQuota } from '../../quotas/reservation';
 import { deleteObjects } from '../../storage/objects';
 import { log } from '../../platform/log';
 import { checkClaimant } from '../access/claimant';
-import { memberRole } from '../../storage/members-table';
-import { type MemberRole, authorize } from '../access/access';
+import { memberAccess } from '../../storage/members-table';
+import { type MemberRole, type Requester, authorize, refuseSuspendedUser } from '../access/access';
 import { Commits, type StorageChange } from './commits';
 import type { DeploymentStore } from '../records/deployment-store';
 import { keptWindowOf, newestFirst, sameConfiguration } from '../records/deployment-records';
@@ -80,25 +80,32 @@ export class SiteState {
     return this.live.site ?? null;
   }
 
-  /** The site, when `userId` may change it (`own`: do what only its owner may). */
-  async changeable(domain: string, userId: string, action: 'change' | 'own' = 'change'): Promise<SiteRecord> {
-    return (await this.permitted(domain, userId, action))!;
-  }
-
-  /** The role `userId` holds on `site` as a member (null: none, or its owner). Members change only through this object. */
-  async memberOf(site: SiteRecord | null, userId: string): Promise<MemberRole | null> {
-    return site && site.userId !== userId ? memberRole(this.env.DB, site.domain, userId) : null;
+  /** The site, when `requester` may change it (`own`: do what only its owner may). */
+  async changeable(domain: string, requester: Requester, action: 'change' | 'own' = 'change'): Promise<SiteRecord> {
+    return (await this.permitted(domain, requester, action))!;
   }
 
   /**
-   * The site (null: none yet), when `userId` may do `action` on it. A deploy that claims the
+   * The role `userId` holds on `site` as a member (null: none, or its owner); a suspended member
+   * is refused here, whatever their credential, since no site record carries their suspension.
+   * Members change only through this object.
+   */
+  async memberOf(site: SiteRecord | null, userId: string): Promise<MemberRole | null> {
+    if (!site || site.userId === userId) return null;
+    const { role, suspension } = await memberAccess(this.env.DB, site.domain, userId);
+    refuseSuspendedUser(userId, suspension);
+    return role;
+  }
+
+  /**
+   * The site (null: none yet), when `requester` may do `action` on it. A deploy that claims the
    * domain is checked here as it commits (src/domains/claim.ts): the Worker's check before the
    * upload saw D1, and a site unpublished since would otherwise be claimed unchecked.
    */
-  async permitted(domain: string, userId: string, action: 'deploy' | 'change' | 'own'): Promise<SiteRecord | null> {
+  async permitted(domain: string, requester: Requester, action: 'deploy' | 'change' | 'own'): Promise<SiteRecord | null> {
     const site = await this.load(domain);
-    authorize({ userId }, domain, site, action, await this.memberOf(site, userId));
-    if (site === null && action === 'deploy') await checkClaimant(this.env, domain, userId);
+    authorize(requester, domain, site, action, await this.memberOf(site, requester.userId));
+    if (site === null && action === 'deploy') await checkClaimant(this.env, domain, requester.userId);
     return site;
   }
 

@@ -12,7 +12,7 @@ import type { BlobLocation } from '../../storage/deployments-table';
 import { keys } from '../../storage/file-index';
 import { deleteObjects } from '../../storage/objects';
 import { release } from '../../storage/usage-ledger';
-import { authorize } from '../access/access';
+import { asDeployer, authorize } from '../access/access';
 import type { BlobUpload } from '../changes';
 import { uploadingDeployment } from '../records/deployment-records';
 import type { SiteState } from '../commit/site-state';
@@ -33,7 +33,7 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
   const { domain, userId } = upload;
   const { DB, FILES } = state.env;
   const site = await state.load(domain);
-  authorize({ userId }, domain, site, 'deploy', await state.memberOf(site, userId));
+  authorize(asDeployer(userId), domain, site, 'deploy', await state.memberOf(site, userId));
   // A member's upload counts against the owner.
   const owner = site?.userId ?? userId;
   const uploading = uploadingDeployment(await state.deployments.get(domain, upload.deploymentId), domain, upload.deploymentId, userId);

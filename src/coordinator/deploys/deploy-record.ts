@@ -13,6 +13,7 @@ import type { DeploymentRecord } from '../../storage/deployments-table';
 import type { SiteRecord } from '../../storage/sites-table';
 import type { StoredObject } from '../../storage/usage-ledger';
 import type { DeployCommit } from '../changes';
+import { asDeployer } from '../access/access';
 import { newDeploymentId } from '../records/deployment-id';
 import { readyDeployment } from '../records/deployment-records';
 import { filesForRoot } from './rules-root';
@@ -31,7 +32,7 @@ export async function deploymentOf(
   preview = false,
 ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[]; written: StoredObject[] }> {
   const { domain } = commit;
-  const site = await state.permitted(domain, commit.userId, 'deploy');
+  const site = await state.permitted(domain, asDeployer(commit.userId), 'deploy');
   let deployments: DeploymentRecord[] | undefined;
   if (commit.files) {
     const own = ownPacks(commit.files);

@@ -89,7 +89,7 @@ export async function commitManifest(
   }
   const next = siteWith(site, record, userId, now);
   const statements = [upsertSite(DB, next), ...configurationChange(DB, site, next)];
-  const result = deployResult(site, next, true, manifest.configuration !== undefined);
+  const result = deployResult(site, next, true, manifest.configuration !== undefined, record);
   await state.commitDeployment(
     record,
     statements,

@@ -92,11 +92,11 @@ export function siteWith(previous: SiteRecord | null, record: DeploymentRecord, 
 
 /** The labels `record` was given when it was made (an incremental deploy's, while it uploaded). */
 export function labelsOfRecord(record: DeploymentRecord): DeploymentLabels {
-  return { message: record.message, client: record.client ?? 'api', alias: record.alias, aliasLabel: record.aliasLabel };
+  return { message: record.message, client: record.client ?? 'api', alias: record.alias, aliasLabel: record.aliasLabel, provenance: record.provenance ?? null };
 }
 
 /** The answer of a change that made `next` live, replacing `previous`; also its `site-deploy` event. */
-export function deployResult(previous: SiteRecord | null, next: SiteRecord, hasNewFiles: boolean, hasNewConfiguration: boolean): DeployResult {
+export function deployResult(previous: SiteRecord | null, next: SiteRecord, hasNewFiles: boolean, hasNewConfiguration: boolean, live: DeploymentRecord): DeployResult {
   return {
     type: 'site-deploy',
     domain: next.domain,
@@ -105,6 +105,7 @@ export function deployResult(previous: SiteRecord | null, next: SiteRecord, hasN
     hasNewConfiguration,
     deploymentId: next.liveDeploymentId!,
     committedAt: timestamp(next.modified),
+    ...(live.provenance ? { provenance: live.provenance } : {}),
   };
 }
 

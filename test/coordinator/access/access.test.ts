@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { type Requester, type SiteAction, authorize } from '../../../src/coordinator/access/access';
 import { outcomeOf } from '../../support/outcome';
 
-const owner: Requester = { userId: 'github|1', scopes: new Set(['deploy']) };
-const stranger: Requester = { userId: 'github|2', scopes: new Set(['deploy']) };
-const reader: Requester = { userId: 'github|3', scopes: new Set(['global_read']) };
+const owner: Requester = { userId: 'github|1', ceiling: 'owner', scopes: new Set(['deploy']) };
+const stranger: Requester = { userId: 'github|2', ceiling: 'owner', scopes: new Set(['deploy']) };
+const reader: Requester = { userId: 'github|3', ceiling: 'owner', scopes: new Set(['global_read']) };
 /** The coordinator asks with no token, so with no scopes. */
-const coordinatorForOwner: Requester = { userId: 'github|1' };
-const coordinatorForStranger: Requester = { userId: 'github|2' };
+const coordinatorForOwner: Requester = { userId: 'github|1', ceiling: 'owner' };
+const coordinatorForStranger: Requester = { userId: 'github|2', ceiling: 'owner' };
 
 /** The rule alone; test/events/access.test.ts and test/api/sites.test.ts show it answering requests. */
 describe('authorize', () => {
@@ -58,5 +58,18 @@ describe('authorize', () => {
     ['another user still gets 403 forbidden', stranger, 'change', '403 forbidden'],
   ])('%s', (_, requester, action, expected) => {
     expect(outcomeOf(() => authorize(requester, 'site.example', ownerSuspended, action))).toBe(expected);
+  });
+
+  // The owner through a credential capped at deployer (a CI identity, a site token without role owner).
+  const ownersDeployer: Requester = { userId: 'github|1', ceiling: 'deployer', scopes: new Set(['deploy']) };
+  const site = { userId: 'github|1', suspension: null, userSuspension: null };
+  it.each<[string, SiteAction, string]>([
+    ['reads', 'read', 'ok'],
+    ['changes', 'change', 'ok'],
+    ['deploys', 'deploy', 'ok'],
+    ['does not unpublish, manage members or set trust', 'own', '403 forbidden'],
+    ['does not see the trust policy', 'read-own', '403 forbidden'],
+  ])('the owner through a deployer’s credential %s', (_, action, expected) => {
+    expect(outcomeOf(() => authorize(ownersDeployer, 'site.example', site, action))).toBe(expected);
   });
 });

@@ -273,9 +273,9 @@ describe('incremental deploys, previews and rollback', () => {
     const text = await runCli(['deployments', domain], { env: as(session.alice) });
     expect(text.code, text.stderr).toBe(0);
     const [header, ...rows] = text.stdout.trim().split('\n');
-    expect(header).toMatch(/^STATUS\s+ID\s+CREATED\s+BY\s+SOURCE\s+FILES\s+SIZE\s+ALIAS\s+MESSAGE\s+PREVIEW$/);
+    expect(header).toMatch(/^STATUS\s+ID\s+CREATED\s+BY\s+VIA\s+SOURCE\s+FILES\s+SIZE\s+ALIAS\s+MESSAGE\s+PREVIEW$/);
     expect(rows).toHaveLength(deployments.length);
-    expect(rows[1]).toMatch(new RegExp(`^live\\s+${deployments[1]!.id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\s+github\\|alice\\s+cli incremental\\s`));
+    expect(rows[1]).toMatch(new RegExp(`^live\\s+${deployments[1]!.id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\s+github\\|alice\\s+sign-in\\s+cli incremental\\s`));
     expect(rows[0]).toMatch(new RegExp(`^preview\\s+${deployments[0]!.id}\\s`));
     expect(rows[0]).toContain(`http://${deployments[0]!.id}.preview.localhost:${session.service.port}/`);
   });

@@ -125,6 +125,9 @@ describe('sitehost trust, and sitehost deploy in GitHub Actions', () => {
     expect(deployed.code, deployed.stderr).toBe(0);
     expect(deployed.stderr).toContain(`Deploying as GitHub Actions: a token for ${domain}`);
     expect((await getFromSite(service, domain, '/')).body).toContain('from Actions');
+    // The listing says which run made it, from the job's verified claims.
+    const listed = await runCli(['deployments', domain], { env: ownerEnv });
+    expect(listed.stdout).toMatch(/octo-org\/site run 1 \(\.github\/workflows\/deploy\.yml refs\/heads\/main by octocat\)/);
 
     // Another workflow file of the same repository is not trusted.
     issuer.job = { ...issuer.job, job_workflow_ref: 'octo-org/site/.github/workflows/other.yml@refs/heads/main' };

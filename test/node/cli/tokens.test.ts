@@ -95,6 +95,7 @@ describe('sitehost tokens', () => {
     const identity = await runCli(['whoami'], { env: as(made.token) });
     expect(identity.stdout).toMatch(new RegExp(`token\\s+${made.id}`));
     expect(identity.stdout).toMatch(/sites\s+cli-mine\.example/);
+    expect(identity.stdout).toMatch(/role\s+deployer\n/);
     expect((await runCli(['deploy', await site('mine'), '--domain', 'cli-mine.example'], { env: as(made.token) })).code).toBe(0);
     const elsewhere = await runCli(['deploy', await site('other'), '--domain', 'cli-other.example'], { env: as(made.token) });
     expect(elsewhere.code).toBe(5);
@@ -125,7 +126,15 @@ describe('sitehost tokens create --site, by a member', () => {
     const deployer = as(await token(service, 'github|cli-mt-deployer'));
     const made = await runCli(['tokens', 'create', '--name', 'CI', '--site', domain], { env: deployer });
     expect(made.code, made.stderr).toBe(0);
-    expect(made.stderr).toContain(`deploy on the sites ${domain}`);
+    expect(made.stderr).toContain(`deploy on the sites ${domain} as a deployer at most`);
+    // The owner's token limited to the site manages its members only when made with --role owner.
+    const plain = await runCli(['tokens', 'create', '--name', 'plain', '--site', domain], { env: owner });
+    expect((await runCli(['members', 'add', domain, 'github|cli-mt-third', '--role', 'viewer'], { env: as(plain.stdout.trim()) })).code).toBe(5);
+    const owning = await runCli(['tokens', 'create', '--name', 'admin', '--site', domain, '--role', 'owner'], { env: owner });
+    expect(owning.code, owning.stderr).toBe(0);
+    expect(owning.stderr).toContain('as their owner');
+    expect((await runCli(['members', 'add', domain, 'github|cli-mt-third', '--role', 'viewer'], { env: as(owning.stdout.trim()) })).code).toBe(0);
+    expect((await runCli(['tokens', 'create', '--name', 'beyond', '--site', domain, '--role', 'owner'], { env: deployer })).code).toBe(5);
     const deployed = await runCli(['deploy', await site('member-site-v2'), '--domain', domain, '--message', 'by the deployer’s token'], { env: as(made.stdout.trim()) });
     expect(deployed.code, deployed.stderr).toBe(0);
 

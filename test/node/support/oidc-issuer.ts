@@ -21,7 +21,12 @@ export interface OidcIssuer {
   job: JWTPayload;
   /** While true, discovery and JWKS answer 503 (the issuer unreachable). */
   down: boolean;
-  /** How many times the JWKS was fetched. */
+  /** While true, discovery never answers (a stalled issuer). */
+  hang: boolean;
+  /** While true, the JWKS is padded past 64 KiB. */
+  huge: boolean;
+  /** How many times the discovery document and the JWKS were asked for. */
+  discoveryFetches: number;
   jwksFetches: number;
   stop(): Promise<void>;
 }
@@ -73,11 +78,11 @@ async function startOidcIssuer(): Promise<OidcIssuer> {
       response.end(JSON.stringify(body));
     };
     if (url.pathname === '/.well-known/openid-configuration' || url.pathname === '/.well-known/jwks') {
+      if (url.pathname.endsWith('jwks')) state.jwksFetches++;
+      else state.discoveryFetches++;
+      if (state.hang && !url.pathname.endsWith('jwks')) return;
       if (state.down) return answer(503, { message: 'down' });
-      if (url.pathname.endsWith('jwks')) {
-        state.jwksFetches++;
-        return answer(200, { keys: [jwk] });
-      }
+      if (url.pathname.endsWith('jwks')) return answer(200, { keys: [jwk], ...(state.huge ? { padding: 'x'.repeat(100 * 1024) } : {}) });
       return answer(200, { issuer: state.issuer, jwks_uri: `${state.issuer}/.well-known/jwks`, id_token_signing_alg_values_supported: ['RS256'] });
     }
     if (url.pathname === '/id-token') {
@@ -98,8 +103,16 @@ async function startOidcIssuer(): Promise<OidcIssuer> {
     sign,
     job: githubJob(),
     down: false,
+    hang: false,
+    huge: false,
+    discoveryFetches: 0,
     jwksFetches: 0,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // A stalled answer (`hang`) holds its connection open: close waits for none.
+        server.closeAllConnections();
+      }),
   });
   return state;
 }
@@ -111,12 +124,12 @@ export interface TrustingService {
   stop(): Promise<void>;
 }
 
-/** Starts an issuer, then the service trusting it; the service stops first, then the issuer, even when the service fails to. */
-export async function startTrustingService(): Promise<TrustingService> {
+/** Starts an issuer, then the service trusting it (with `vars` besides); the service stops first, then the issuer, even when the service fails to. */
+export async function startTrustingService(vars: Record<string, string> = {}): Promise<TrustingService> {
   const issuer = await startOidcIssuer();
   let service: Service;
   try {
-    service = await startService({ vars: { GITHUB_OIDC_ISSUER: issuer.issuer } });
+    service = await startService({ vars: { ...vars, GITHUB_OIDC_ISSUER: issuer.issuer } });
   } catch (error) {
     await issuer.stop();
     throw error;
