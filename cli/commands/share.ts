@@ -4,7 +4,7 @@ import { connect } from '../credentials.ts';
 import { CliError } from '../errors.ts';
 import { printJson } from '../format.ts';
 import { terminalSafe } from '../../src/common/control-characters.ts';
-import type { ShareLink, SiteProtectionView } from '../../src/common/api-types.ts';
+import type { ShareLink, SiteProtectionView } from '../../src/common/protection-types.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 
 /** What a link opens: the site's domain, one deployment's own host, or an alias host. */

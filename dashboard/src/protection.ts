@@ -1,4 +1,4 @@
-import type { SiteProtectionView } from '../../src/common/api-types';
+import type { SiteProtectionView } from '../../src/common/protection-types';
 import { sitePath } from '../../src/common/site-paths';
 import { request } from './api';
 import { confirmAction } from './dialog';

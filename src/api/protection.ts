@@ -7,7 +7,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireSiteRead } from '../auth/middleware';
-import type { ShareLink, SiteProtectionView } from '../common/api-types';
+import type { ShareLink, SiteProtectionView } from '../common/protection-types';
 import { siteUrl } from '../common/site-url';
 import { deploymentNotFound } from '../coordinator/access/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';

@@ -5,7 +5,8 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeployResult, ShareLink } from '../../src/common/api-types';
+import type { DeployResult } from '../../src/common/api-types';
+import type { ShareLink } from '../../src/common/protection-types';
 import { type Browser, launchChromium } from './dashboard/browser';
 import { type RunningService, sharedService, siteAnswer, token } from './support/service';
 

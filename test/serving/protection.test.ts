@@ -6,7 +6,8 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DeployResult, ShareLink, SiteProtectionView } from '../../src/common/api-types';
+import type { DeployResult } from '../../src/common/api-types';
+import type { ShareLink, SiteProtectionView } from '../../src/common/protection-types';
 import worker from '../../src/index';
 import { grantKeyOf, signGrant } from '../../src/protection/grant';
 import { serveSite } from '../../src/serving/serve';
