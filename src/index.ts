@@ -20,6 +20,8 @@ export { CloudflareAccount } from './cloudflare-api/account';
 export { SiteCoordinator } from './coordinator/coordinator';
 export { EventLog } from './events/event-log';
 export { WebhookReceiver } from './events/webhook-receiver';
+export { SiteTraffic } from './traffic/site-traffic';
+export { VisitorSalt } from './traffic/visitor-salt';
 
 export default {
   fetch(request, env, ctx) {

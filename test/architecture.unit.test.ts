@@ -25,7 +25,7 @@ const layers: readonly (readonly string[])[] = [
   ['platform', 'protection'],
   ['rules'],
   ['storage', 'configuration', 'auth', 'domains', 'cloudflare-api'],
-  ['content', 'certificates', 'events', 'quotas'],
+  ['content', 'certificates', 'events', 'quotas', 'traffic'],
   ['coordinator'],
   ['deploy', 'serving', 'dashboard'],
   ['api'],

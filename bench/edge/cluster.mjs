@@ -43,7 +43,7 @@ async function bundle(workDir, entry, name) {
  * and the queue consumers: a region of its own, as they are in production, so that no location's
  * isolate also runs every coordinator.
  */
-function worker(index, { rttMs, config, workDir, scriptPath, timeScale }) {
+function worker(index, { rttMs, config, workDir, scriptPath, timeScale, locationVars }) {
   const objects = index === 'objects';
   const durable = (className) => ({ className, useSQLite: true, ...(objects ? {} : { scriptName: 'objects' }) });
   return {
@@ -67,6 +67,7 @@ function worker(index, { rttMs, config, workDir, scriptPath, timeScale }) {
       DEPLOYS_PER_HOUR: String(unlimited),
       MAX_SITES_PER_USER: String(unlimited),
       MAX_UNFINISHED_DEPLOYMENTS: String(unlimited),
+      ...(objects ? {} : locationVars?.(index)),
     },
     ratelimits: {
       USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: unlimited, period: 60 } },
@@ -75,13 +76,26 @@ function worker(index, { rttMs, config, workDir, scriptPath, timeScale }) {
     },
     d1Databases: { DB: localDatabaseId(config) },
     r2Buckets: { FILES: 'sitehost-files' },
-    durableObjects: { SITES: durable('SiteCoordinator'), EVENTS: durable('EventLog'), CLOUDFLARE_API: durable('CloudflareAccount') },
-    queueProducers: { NOTIFICATIONS: 'sitehost-notifications', CERTIFICATES: 'sitehost-certificates', WEBHOOKS: 'sitehost-webhooks' },
+    durableObjects: {
+      SITES: durable('SiteCoordinator'),
+      EVENTS: durable('EventLog'),
+      CLOUDFLARE_API: durable('CloudflareAccount'),
+      SITE_TRAFFIC: durable('SiteTraffic'),
+      VISITOR_SALT: durable('VisitorSalt'),
+    },
+    queueProducers: { NOTIFICATIONS: 'sitehost-notifications', CERTIFICATES: 'sitehost-certificates', WEBHOOKS: 'sitehost-webhooks', TRAFFIC: 'sitehost-traffic' },
     outboundService: 'zone-api',
     // Requested straight on a port of its own: Miniflare's proxy (getWorker().fetch) costs ten times the request.
     unsafeDirectSockets: [{ port: 0 }],
     ...(objects
-      ? { queueConsumers: { 'sitehost-notifications': { maxBatchTimeout: 1 }, 'sitehost-certificates': { maxBatchTimeout: 1 }, 'sitehost-webhooks': { maxBatchTimeout: 1 } } }
+      ? {
+          queueConsumers: {
+            'sitehost-notifications': { maxBatchTimeout: 1 },
+            'sitehost-certificates': { maxBatchTimeout: 1 },
+            'sitehost-webhooks': { maxBatchTimeout: 1 },
+            'sitehost-traffic': { maxBatchTimeout: 1, maxBatchSize: 20, maxRetries: 5 },
+          },
+        }
       : {}),
   };
 }
@@ -138,8 +152,8 @@ function directFetcher(base, agent) {
   return { fetch: (url, init = {}) => send(url, init, false) };
 }
 
-/** Starts the emulated edge at `timeScale` (see scaledVars; 1: real time); `dispose()` stops it and removes its state. */
-export async function startCluster({ locations, rttMs, timeScale = 1 }) {
+/** Starts the emulated edge at `timeScale` (see scaledVars; 1: real time), each location with `locationVars(index)` over the settings; `dispose()` stops it and removes its state. */
+export async function startCluster({ locations, rttMs, timeScale = 1, locationVars }) {
   const config = unstable_readConfig({ config: join(repo, 'wrangler.toml') });
   // State in memory where the system has it: D1, R2, the caches and every object's storage
   // commit on each change, and the bench measures the design, not the disk's syncs.
@@ -150,7 +164,7 @@ export async function startCluster({ locations, rttMs, timeScale = 1 }) {
   const zoneApiPath = await bundle(workDir, 'bench/edge/zone-api.ts', 'zone-api');
   // Miniflare's documented (v4) option form, which it converts to its own.
   const optionsAt = (timeScale) => {
-    const options = { rttMs, config, workDir, scriptPath, timeScale };
+    const options = { rttMs, config, workDir, scriptPath, timeScale, locationVars };
     return convertV4MiniflareOptions({
       workers: [
         worker('objects', options),
@@ -210,6 +224,7 @@ export async function startCluster({ locations, rttMs, timeScale = 1 }) {
     rttMs,
     workers,
     timeScale,
+    api,
     /** Restarts the Workers at another time scale; what is stored (sites, caches, the account's budget) stays. */
     async rescale(scale) {
       await mf.setOptions(optionsAt(scale));

@@ -14,15 +14,19 @@ import { settingsOf } from '../../src/platform/settings';
 import { siteDomainOf } from '../../src/common/site-url';
 import { serveSite } from '../../src/serving/serve';
 
-export { CloudflareAccount, EventLog, SiteCoordinator } from '../../src/index';
+export { CloudflareAccount, EventLog, SiteCoordinator, SiteTraffic, VisitorSalt } from '../../src/index';
 
 interface BenchEnv extends Env {
   BENCH_RTT_MS: string;
   BENCH_LOCATION: string;
 }
 
-/** Coordinator calls per domain, and every remote call, since the location started. */
-const totals = { coordinatorCalls: new Map<string, number>(), remoteCalls: 0 };
+/**
+ * Coordinator calls per domain, and every remote call, since the location started; for traffic
+ * analytics (bench/analytics), D1 statements, coordinator calls, traffic object calls, the visitor
+ * secret's asks, and the traffic queue's sends and messages.
+ */
+const totals = { coordinatorCalls: new Map<string, number>(), remoteCalls: 0, d1Statements: 0, objectCalls: 0, trafficObjectCalls: 0, saltAsks: 0, trafficSends: 0, trafficMessages: 0 };
 
 /** What one request waited for. */
 class Meter {
@@ -86,7 +90,7 @@ function withRemoteCalls(env: BenchEnv, meter: Meter): Env {
     FILES: remote(env.FILES, ['get', 'head', 'put', 'list', 'delete', 'createMultipartUpload'], meter),
     DB: new Proxy(env.DB, {
       get(db, name) {
-        if (name === 'prepare') return (query: string) => remoteStatement(db.prepare(query), meter);
+        if (name === 'prepare') return (query: string) => (totals.d1Statements++, remoteStatement(db.prepare(query), meter));
         const value = Reflect.get(db, name);
         if (typeof value !== 'function') return value;
         if (name !== 'batch' && name !== 'exec') return value.bind(db);
@@ -105,6 +109,7 @@ function withRemoteCalls(env: BenchEnv, meter: Meter): Env {
             get(object, method) {
               if (method === 'then' || typeof method !== 'string') return undefined;
               return async (...args: unknown[]) => {
+                totals.objectCalls++;
                 countCall(typeof args[0] === 'string' ? args[0] : '?');
                 await meter.roundTrip();
                 return (object as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args);
@@ -114,14 +119,38 @@ function withRemoteCalls(env: BenchEnv, meter: Meter): Env {
         };
       },
     }),
+    VISITOR_SALT: counted(env.VISITOR_SALT, () => totals.saltAsks++),
+    SITE_TRAFFIC: counted(env.SITE_TRAFFIC, () => totals.trafficObjectCalls++),
+    TRAFFIC: {
+      send: (body, options) => ((totals.trafficSends++, totals.trafficMessages++), env.TRAFFIC.send(body, options)),
+      sendBatch: (messages, options) => ((totals.trafficSends++, (totals.trafficMessages += [...messages].length)), env.TRAFFIC.sendBatch(messages, options)),
+    } as Queue<unknown>,
   };
+}
+
+/** A Durable Object namespace whose stubs call `onCall` at each call. */
+function counted<T extends object>(namespace: T, onCall: () => void): T {
+  return new Proxy(namespace, {
+    get(object, name) {
+      if (name !== 'get') return (Reflect.get(object, name) as (...args: unknown[]) => unknown).bind(object);
+      return (id: DurableObjectId) =>
+        new Proxy((object as DurableObjectNamespace).get(id), {
+          get(stub, method) {
+            if (method === 'then' || typeof method !== 'string') return undefined;
+            return (...args: unknown[]) => (onCall(), (stub as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!(...args));
+          },
+        });
+    },
+  });
 }
 
 export default {
   async fetch(request, env, ctx) {
-    if (new URL(request.url).hostname === 'bench.stats') {
-      return Response.json({ location: env.BENCH_LOCATION, coordinatorCalls: Object.fromEntries(totals.coordinatorCalls), remoteCalls: totals.remoteCalls });
-    }
+    const { hostname } = new URL(request.url);
+    if (hostname === 'bench.stats') return Response.json({ location: env.BENCH_LOCATION, ...totals, coordinatorCalls: Object.fromEntries(totals.coordinatorCalls) });
+    // bench/analytics: a batch as an isolate sends them, onto the traffic queue; and what a site's traffic object stores.
+    if (hostname === 'bench.traffic') return env.TRAFFIC.send(await request.json(), { contentType: 'json' }).then(() => new Response(null, { status: 204 }));
+    if (hostname === 'bench.traffic-size') return Response.json(await env.SITE_TRAFFIC.get(env.SITE_TRAFFIC.idFromName(new URL(request.url).pathname.slice(1))).size());
     const meter = new Meter(Number(env.BENCH_RTT_MS));
     const url = new URL(request.url);
     const remoteEnv = withRemoteCalls(env, meter);

@@ -384,3 +384,6 @@ export interface Usage {
   /** Deploys the caller began within the last hour (`DEPLOYS_PER_HOUR`). */
   deploysPerHour: Quota;
 }
+
+// Traffic analytics (`GET /v2/sites/<domain>/analytics`), declared beside this file to keep each file short.
+export type * from './analytics-types.ts';

@@ -228,8 +228,7 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Unpublishes the site: by its owner through a credential that may act as its owner (unless it is suspended), or by an `operator` (scope `admin`), any site. */
   unpublish(domain: string, by: Requester | 'operator'): Promise<Outcome<null>> {
     return this.#change(async () => {
-      if (by === 'operator') administer(domain, await this.#state.load(domain));
-      else await this.#state.changeable(domain, by, 'own');
+      const site = by === 'operator' ? administer(domain, await this.#state.load(domain)) : await this.#state.changeable(domain, by, 'own');
       const { DB } = this.env;
       // Objects uploaded from here on are not the unpublished site's: a site claimed again keeps them.
       const before = Date.now();
@@ -247,6 +246,7 @@ export class SiteCoordinator extends DurableObject<Env> {
           { kind: 'delete-site-objects', domain, before },
           { kind: 'purge-previews', deploymentIds },
           { kind: 'forget-certificate', domain },
+          { kind: 'forget-traffic', traffic: { domain, claim: site.created } },
           { kind: 'notify', event: { type: 'site-delete', domain } },
         ],
         unpublish: true,

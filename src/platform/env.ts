@@ -3,6 +3,8 @@ import type { SiteCoordinator } from '../coordinator/coordinator';
 import type { EventLog } from '../events/event-log';
 import type { WebhookReceiver } from '../events/webhook-receiver';
 import type { WebhookDelivery } from '../events/webhooks';
+import type { SiteTraffic } from '../traffic/site-traffic';
+import type { VisitorSalt } from '../traffic/visitor-salt';
 
 /** Bindings and vars of the Worker (see wrangler.toml). Vars arrive as strings. */
 export interface Env {
@@ -23,6 +25,12 @@ export interface Env {
   SIGN_IN_RATE_LIMITER: RateLimit;
   /** Every call to Cloudflare's API, under one budget: one instance, `idFromName('account')`. */
   CLOUDFLARE_API: DurableObjectNamespace<CloudflareAccount>;
+  /** Traffic analytics (docs/analytics.md): what isolates counted, one message per send; */
+  TRAFFIC: Queue<unknown>;
+  /** one object per domain keeping its site's traffic, `idFromName(domain)`; */
+  SITE_TRAFFIC: DurableObjectNamespace<SiteTraffic>;
+  /** and the day's visitor secret, in memory only: one instance, `idFromName('salt')`. */
+  VISITOR_SALT: DurableObjectNamespace<VisitorSalt>;
 
   /** Comma-separated hostnames that reach the API; every other Host is a hosted site. */
   API_HOSTNAMES: string;

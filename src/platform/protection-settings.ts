@@ -1,8 +1,9 @@
 /**
  * The settings of protected sites (docs/design.md, "Protected sites"), parsed with the others by
- * ./settings.ts. Like it, no runtime imports but that one, so Node loads it as it is.
+ * ./settings.ts. Like it, no runtime imports but ./setting-values.ts, so Node loads it as it is.
  */
-import { InvalidSetting, type SettingVars, wholeNumber } from './settings.ts';
+import type { SettingVars } from './settings.ts';
+import { InvalidSetting, wholeNumber } from './setting-values.ts';
 
 /** The vars of protected sites, as wrangler passes them: part of ./settings.ts's `SettingVars`. */
 export interface ProtectionVars {

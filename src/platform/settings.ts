@@ -3,13 +3,17 @@
  * as strings, parsed and checked once into typed values. A bad value is refused with its name
  * rather than read as `NaN`, which would quietly switch a limit off.
  *
- * No runtime imports but ./protection-settings.ts, a part of it: `npm start` (scripts/start.mjs)
- * loads this file under Node to refuse a bad setting before the service starts.
+ * No runtime imports but its siblings': `npm start` (scripts/start.mjs) loads this file under Node to refuse a bad
+ * setting before the service starts (its siblings setting-values.ts, analytics-settings.ts and protection-settings.ts import only each other).
  */
+import { type AnalyticsSettings, type AnalyticsVars, analyticsSettings } from './analytics-settings.ts';
 import { type ProtectionSettings, type ProtectionVars, protectionSettings } from './protection-settings.ts';
+import { InvalidSetting, wholeNumber } from './setting-values.ts';
 
-/** The vars this module reads, as wrangler passes them (those of protected sites in ./protection-settings.ts). */
-export interface SettingVars extends ProtectionVars {
+export { InvalidSetting };
+
+/** The vars this module reads, as wrangler passes them (protected sites': ./protection-settings.ts). */
+export interface SettingVars extends AnalyticsVars, ProtectionVars {
   API_HOSTNAMES?: unknown;
   MAX_FILES?: unknown;
   MAX_TOTAL_BYTES?: unknown;
@@ -93,7 +97,10 @@ export interface Settings {
   quotas: UserQuotas;
   /** Service-issued API tokens (src/auth/api-tokens.ts). */
   apiTokens: ApiTokenSettings;
-  githubOidc: GithubOidcSettings; protection: ProtectionSettings;
+  githubOidc: GithubOidcSettings;
+  /** Traffic counted on the serving path (docs/analytics.md). */
+  analytics: AnalyticsSettings;
+  protection: ProtectionSettings;
 }
 
 export interface GithubOidcSettings {
@@ -156,30 +163,6 @@ export interface CloudflareApiSettings {
   windowSeconds: number;
   /** Requests per window purges leave to the certificate calls: purges use at most the rest. */
   reservedForCertificates: number;
-}
-
-/** A setting whose value cannot be used; the message names it and says what it must be. */
-export class InvalidSetting extends Error {
-  override name = 'InvalidSetting';
-  readonly setting: keyof SettingVars;
-
-  // Plain fields, not parameter properties: Node's type stripping (scripts/start.mjs) cannot compile those.
-  /** `shown`: what the message says the value is; a secret's is described, never written out. */
-  constructor(setting: keyof SettingVars, value: unknown, expected: string, shown = JSON.stringify(value)) {
-    super(`The setting ${setting} is ${shown}; it must be ${expected}.`);
-    this.setting = setting;
-  }
-}
-
-/** A whole number from `min` up, written in decimal digits (no sign, exponent or fraction). */
-export function wholeNumber(vars: SettingVars, setting: keyof SettingVars, min: number): number {
-  const value = vars[setting];
-  const text = typeof value === 'number' ? String(value) : value;
-  const parsed = typeof text === 'string' && /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < min) {
-    throw new InvalidSetting(setting, value, `a whole number of at least ${min}`);
-  }
-  return parsed;
 }
 
 /** Revocation must reach every location within a minute (docs/api.md, "Tokens"). */
@@ -329,7 +312,9 @@ export function parseSettings(vars: SettingVars): Settings {
       deploysPerHour: wholeNumber(vars, 'DEPLOYS_PER_HOUR', 1),
     },
     apiTokens: apiTokenSettings(vars),
-    githubOidc: githubOidcSettings(vars), protection: protectionSettings(vars),
+    githubOidc: githubOidcSettings(vars),
+    analytics: analyticsSettings(vars),
+    protection: protectionSettings(vars),
   };
 }
 

@@ -1,5 +1,6 @@
 import { ifNoneMatchMatches, wholeSecond } from '../http/conditional';
 import { httpDate, parseHttpDate } from '../http/time';
+import { noteBodyBytes } from './body-bytes';
 import type { FileEntry } from '../storage/file-index';
 import { cacheControlFor } from './cache-control';
 import { acceptedCoding, isCompressedByPlatform } from './content-coding';
@@ -57,7 +58,7 @@ export async function fileResponse(
     headers.set('content-length', String(entry.size));
   }
   const body = request.method === 'HEAD' || entry.size === 0 ? null : await readFile(stores, files, entry);
-  return new Response(body, { status, headers });
+  return noteBodyBytes(new Response(body, { status, headers }), body === null ? 0 : entry.size);
 }
 
 function weak(etag: string): string {

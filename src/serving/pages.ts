@@ -1,9 +1,10 @@
 import { log } from '../platform/log';
+import { noteBodyBytes } from './body-bytes';
 import { revalidate } from './cache-control';
 
 function page(status: number, title: string, message: string, cacheControl: string): Response {
   const body = `<!doctype html>\n<meta charset="utf-8">\n<title>${title}</title>\n<h1>${title}</h1>\n<p>${message}</p>\n`;
-  return new Response(body, {
+  const response = new Response(body, {
     status,
     headers: {
       'content-type': 'text/html; charset=utf-8',
@@ -11,6 +12,7 @@ function page(status: number, title: string, message: string, cacheControl: stri
       'x-content-type-options': 'nosniff',
     },
   });
+  return noteBodyBytes(response, new TextEncoder().encode(body).length);
 }
 
 function escapeHtml(text: string): string {

@@ -54,7 +54,9 @@ export function servePreview(request: Request, url: URL, env: Env, ctx: Executio
     const record = 'id' in name ? await previewRecord(env, ctx, name.id, location) : await aliasedRecord(env, ctx, name.aliasLabel, location);
     if (!record) return undefined;
     const site = await liveSite(env, ctx, record.domain, location);
-    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: withheld(site), access: hostAccessOf(env, site, `${'id' in name ? name.id : name.aliasLabel}.${settingsOf(env).previewHostname}`, true) };
+    const traffic = site ? { site: { domain: record.domain, claim: site.created }, host: 'id' in name ? ('preview' as const) : ('alias' as const) } : undefined;
+    const access = hostAccessOf(env, site, `${'id' in name ? name.id : name.aliasLabel}.${settingsOf(env).previewHostname}`, true);
+    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: withheld(site), traffic, access };
   };
   const nothingHere = () => ('id' in name ? noDeploymentHosted(name.id) : noAliasedDeployment(name.aliasLabel));
   return answerWith(request, url, env, ctx, location, lookUp, nothingHere)

@@ -19,6 +19,9 @@ import { type HostAccess, admit, hostAccessOf, privately } from './protection-ga
 import { admitBasic } from './basic-auth-gate';
 import { type FileStores, type SiteFiles, noFiles, siteFilesOf } from './site-files';
 import { manifestFilesOf, manifestOf } from './site-manifest';
+import { bodyBytesOf } from './body-bytes';
+import type { HostKind, SiteKey } from '../traffic/batch';
+import { countServed } from '../traffic/counting';
 
 const allow = 'GET, HEAD, OPTIONS';
 
@@ -51,6 +54,8 @@ export interface ServedDeployment {
   domain?: string;
   /** Who may open the host it is served on (./protection-gate.ts). */
   access: HostAccess;
+  /** Whose traffic its answers count as (docs/analytics.md); none while its site's record is gone. */
+  traffic?: { site: SiteKey; host: HostKind };
 }
 
 /**
@@ -85,10 +90,11 @@ export async function answerWith(
   const files = site.deployment ? await siteFilesOf(stores, site.deployment) : noFiles;
   const basic = await admitBasic(request, env, files.rules, path, site.access.host);
   if ('answer' in basic) return basic.answer;
-  const response = await answer(request, url, path, stores, site, files).catch(problemResponse);
-  const served = withSiteHeaders(response, path, site.host, files);
-  if (admission.private) privately(served, 'Cookie');
-  return basic.private ? privately(served, 'Authorization') : served;
+  const response = withSiteHeaders(await answer(request, url, path, stores, site, files).catch(problemResponse), path, site.host, files);
+  if (admission.private) privately(response, 'Cookie');
+  if (basic.private) privately(response, 'Authorization');
+  if (site.traffic) countServed(env, ctx, request, url, { ...site.traffic, deployment: site.deployment?.id ?? '' }, { response, bytes: bodyBytesOf(response) });
+  return response;
 }
 
 /** The domain's live deployment and compiled host options, when the domain is a published site: a domain claimed by a preview alone serves nothing. */
@@ -97,7 +103,8 @@ async function servedSite(env: Env, ctx: ExecutionContext, domain: string, locat
   // A domain claimed by a preview alone serves nothing (unless suspended: then it says so).
   const suspension = withheld(site);
   if (!site || !(site.liveDeploymentId || suspension)) return undefined;
-  return { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension, domain, access: hostAccessOf(env, site, domain, false) };
+  const access = hostAccessOf(env, site, domain, false);
+  return { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension, domain, access, traffic: { site: { domain, claim: site.created }, host: 'live' } };
 }
 
 /** The service's own origin, on its first API host, with the scheme and port the request came by. */

@@ -153,6 +153,7 @@ const endpointsBeyondSpec: Record<string, string> = {
   'GET /v2/sites/{domain}/events': 'docs/design.md § Members',
   'PUT /v2/sites/{domain}/members/{userId}': 'docs/design.md § Members',
   'DELETE /v2/sites/{domain}/members/{userId}': 'docs/design.md § Members',
+  'GET /v2/sites/{domain}/analytics': 'docs/design.md § Traffic analytics',
   'GET /v2/sites/{domain}/trust/github': 'docs/design.md § Trusted deploys from GitHub Actions',
   'PUT /v2/sites/{domain}/trust/github': 'docs/design.md § Trusted deploys from GitHub Actions',
   'DELETE /v2/sites/{domain}/trust/github': 'docs/design.md § Trusted deploys from GitHub Actions',

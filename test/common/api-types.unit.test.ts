@@ -2,6 +2,16 @@ import { describe, expect, it } from 'vitest';
 import document from '../../schema/openapi.json';
 import type {
   ApiToken,
+  BotTraffic,
+  BrokenLink,
+  DeploymentTraffic,
+  SiteAnalytics,
+  TopEntry,
+  TopList,
+  TrafficCounts,
+  TrafficPoint,
+  TrafficReport,
+  TrafficTops,
   CertificateSummary,
   CreatedApiToken,
   ConfigurationRecord,
@@ -60,6 +70,17 @@ const tokenShape = {
   expiresAt: 'required',
   lastUsedAt: 'required',
   parentId: 'required',
+} as const;
+
+const trafficCountsShape = {
+  requests: 'required',
+  pageViews: 'required',
+  visitors: 'required',
+  bytes: 'required',
+  status2xx: 'required',
+  status3xx: 'required',
+  status4xx: 'required',
+  status5xx: 'required',
 } as const;
 
 function shapeOf(schema: JsonSchema | undefined): Record<string, 'optional' | 'required'> {
@@ -191,6 +212,32 @@ const shapes: [string, JsonSchema | undefined, Record<string, string>][] = [
     'DomainProof',
     schemas.DomainProof,
     { domain: 'required', name: 'required', type: 'required', value: 'required', required: 'required', verified: 'required' } satisfies Shape<DomainProof>,
+  ],
+  ['SiteAnalytics', schemas.SiteAnalytics, { domain: 'required', from: 'required', to: 'required', interval: 'required', live: 'required', preview: 'required', alias: 'required', deployments: 'required' } satisfies Shape<SiteAnalytics>],
+  ['TrafficReport', schemas.TrafficReport, { totals: 'required', series: 'required', top: 'required', bots: 'required' } satisfies Shape<TrafficReport>],
+  ['TrafficCounts', schemas.TrafficCounts, trafficCountsShape satisfies Shape<TrafficCounts>],
+  ['TrafficPoint', schemas.TrafficPoint, { start: 'required', ...trafficCountsShape } satisfies Shape<TrafficPoint>],
+  ['TrafficTops', schemas.TrafficTops, { pages: 'required', referrers: 'required', countries: 'required', notFound: 'required' } satisfies Shape<TrafficTops>],
+  ['TopList', schemas.TopList, { entries: 'required', other: 'required' } satisfies Shape<TopList>],
+  ['TopEntry', schemas.TopEntry, { value: 'required', count: 'required' } satisfies Shape<TopEntry>],
+  ['BotTraffic', schemas.BotTraffic, { requests: 'required', pageViews: 'required', bytes: 'required' } satisfies Shape<BotTraffic>],
+  ['BrokenLink', schemas.BrokenLink, { path: 'required', count: 'required' } satisfies Shape<BrokenLink>],
+  [
+    'DeploymentTraffic',
+    schemas.DeploymentTraffic,
+    {
+      deploymentId: 'required',
+      liveFrom: 'required',
+      requests: 'required',
+      pageViews: 'required',
+      bytes: 'required',
+      status4xx: 'required',
+      status5xx: 'required',
+      rate4xx: 'required',
+      rate5xx: 'required',
+      previous: 'required',
+      brokenLinks: 'required',
+    } satisfies Shape<DeploymentTraffic>,
   ],
   ['DomainProofProblem (beside Problem)', schemas.DomainProofProblem, { record: 'required' } satisfies Shape<Omit<DomainProofProblem, keyof ProblemDetails>>],
 ];

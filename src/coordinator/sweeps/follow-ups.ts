@@ -32,6 +32,8 @@ import { getSite, lastSiteChange } from '../../storage/sites-table';
 import type { GithubTrust } from '../../storage/trust-table';
 import type { MemberRole } from '../access/access';
 import { claimOf, replayable } from './claims';
+import type { SiteKey } from '../../traffic/batch';
+import { siteTraffic } from '../../traffic/site-traffic';
 
 /** The events a change announces: in the event log, and on the notifications queue. */
 export type SiteEvent =
@@ -57,6 +59,8 @@ export type FollowUp =
   | { kind: 'issue-certificate'; domain: string }
   /** `customHostname`: read before the first attempt deleted the row that named it, so that a retry removes it all the same. */
   | { kind: 'forget-certificate'; domain: string; customHostname?: string | null }
+  /** An unpublished site's traffic (src/traffic/site-traffic.ts): that claim's, so a domain claimed again meanwhile keeps its own. */
+  | { kind: 'forget-traffic'; traffic: SiteKey }
   | { kind: 'delete-objects'; objects: string[] }
   /**
    * An unpublished site's objects: those under its prefix uploaded `before` the unpublish that
@@ -237,18 +241,21 @@ export class FollowUps {
     }
     switch (work.kind) {
       case 'notify':
-        return publish(this.env, { key: work.changeId ?? key, event: work.event });
+        return publish(this.env, { key: work.changeId ?? key, event: work.event, claim: work.claim });
       case 'issue-certificate':
         return this.env.CERTIFICATES.send({ domain: work.domain }, { contentType: 'json' });
       case 'forget-certificate': {
         // Another claim's certificate is not this one's to read or delete; a hostname read before is removed all the same.
-        const claimedAgain = current !== undefined && current !== null;
+        // Asked of D1 at every attempt: a retry, replayed or not, may come after the domain was claimed again.
+        const claimedAgain = (current === undefined ? claimOf(await getSite(this.env.DB, work.domain)) : current) !== null;
         if (work.customHostname === undefined && !claimedAgain) {
           work.customHostname = await customHostnameOf(this.env, work.domain);
           this.storage.kv.put(key, work);
         }
         return forgetCertificate(this.env, work.domain, work.customHostname ?? null, claimedAgain);
       }
+      case 'forget-traffic':
+        return siteTraffic(this.env, work.traffic.domain).forget(work.traffic);
       case 'delete-objects':
         // Replayed, it may come after a restore or a new claim: only what the site does not hold now goes.
         return work.replayed ? this.unheld.of(work.site ?? '', work.objects) : deleteObjects(this.env.FILES, work.objects);

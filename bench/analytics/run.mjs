@@ -1,0 +1,248 @@
+// `npm run bench:analytics`: what counting traffic costs serving, and how right it is
+// (docs/analytics.md). Quick mode (bench/mode.mjs) shrinks every part: 400 requests, 1,000
+// visitors, one second per round, 3 days read, 10,000 paths, and sends every second
+// (ANALYTICS_FLUSH_SECONDS=1) so that it waits little; it shows the bench runs, nothing more.
+//
+// On bench:edge's emulated edge (bench/edge/cluster.mjs) without injected round trips: five
+// locations, each a Worker of its own in one local workerd; the first four count, the fifth runs
+// with ANALYTICS=off; the traffic queue and its consumer run in the Durable Objects' Worker.
+//
+// 1. Accuracy: requests, page views, HEADs, 404s and bots at the four counting locations; once
+//    every location has sent (a request after ANALYTICS_FLUSH_SECONDS), the API's totals must
+//    equal what was sent. Then 10,000 and 100,000 distinct (address, user agent) visitors
+//    (BENCH_VISITORS), each twice, spread over the locations: the API's estimate for the day
+//    within ±3 %.
+// 2. Cost: BENCH_ROUNDS rounds (default 9) of BENCH_SECONDS seconds (default 4) of
+//    BENCH_CONNECTIONS concurrent requests (default 16), taking turns between a counting location
+//    and the one that does not count: the median rounds' requests/s, on ÷ off (target ≥ 0.97);
+//    the D1 statements and Durable Object calls each location made per request; the traffic
+//    queue's messages per 10 s at the counting location (target ≤ 1). BENCH_NOISE=1 leaves the
+//    fifth location counting too: the ratio is then the machine's noise floor.
+// 3. Reading: BENCH_DAYS (31) days of hourly buckets, each with full top lists, read hourly
+//    through the API BENCH_READS times (default 20): p50 (target ≤ 50 ms).
+// 4. Storage: a site with BENCH_PATHS (100,000) distinct paths within a day (batches of 100
+//    paths, as 404s too), its traffic object's bytes (target: within the caps, ≤ 1 MiB).
+//
+// BENCH_PARTS (default accuracy,cost,reading,storage) runs only the parts named.
+import { startCluster } from '../edge/cluster.mjs';
+import { percentile, sleep } from '../edge/serving.mjs';
+import { announce, listSetting, quick, setting, target as line } from '../mode.mjs';
+
+const rounds = setting('BENCH_ROUNDS', 9, 2);
+const seconds = setting('BENCH_SECONDS', 4, 1);
+const connections = setting('BENCH_CONNECTIONS', 16, 8);
+const reads = setting('BENCH_READS', 20, 3);
+const humans = setting('BENCH_REQUESTS', 8_000, 400);
+const visitorCounts = listSetting('BENCH_VISITORS', [10_000, 100_000], [1_000]);
+const days = setting('BENCH_DAYS', 31, 3);
+const distinctPaths = setting('BENCH_PATHS', 100_000, 10_000);
+const parts = new Set((process.env.BENCH_PARTS ?? 'accuracy,cost,reading,storage').split(','));
+const counting = 4;
+const off = counting;
+const flushSeconds = quick ? 1 : 10;
+const hourMs = 3_600_000;
+const dayMs = 86_400_000;
+
+const median = (values) => percentile([...values].sort((a, b) => a - b), 0.5);
+const page = `<!doctype html><title>Bench</title>${'<p>Counted, not tracked.</p>'.repeat(60)}`;
+const bot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+const noise = process.env.BENCH_NOISE === '1';
+announce('bench:analytics');
+const cluster = await startCluster({
+  locations: counting + 1,
+  rttMs: 0,
+  locationVars: (index) => ({ ANALYTICS_FLUSH_SECONDS: String(flushSeconds), ...(index === off && !noise ? { ANALYTICS: 'off' } : {}) }),
+});
+const { workers } = cluster;
+const api = (path) => cluster.api(0, path);
+
+/** Sends `count` requests made by `requestOf(i)` ({ location, path, method, headers }), `concurrency` at a time; answers the body bytes received. */
+async function send(count, requestOf, concurrency = 64) {
+  let next = 0;
+  let bytes = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const { location, path, method = 'GET', headers = {}, host = 'counted.example' } = requestOf(next++);
+        const response = await workers[location].fetch(`http://${host}${path}`, { method, headers });
+        bytes += (await response.arrayBuffer()).byteLength;
+      }
+    }),
+  );
+  return bytes;
+}
+
+const visitor = (i) => ({ 'cf-connecting-ip': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'user-agent': `Mozilla/5.0 (bench ${i % 13})` });
+
+/** Waits out the flush interval, then has every counting location send (a request to another site ends each one's interval). */
+async function flushAll() {
+  await sleep((flushSeconds + 1) * 1000);
+  await send(counting, (i) => ({ location: i, path: '/', host: 'marker.example' }), counting);
+}
+
+async function totalsOf(domain, query) {
+  const response = await api(`/v2/sites/${domain}/analytics${query}`);
+  if (response.status !== 200) throw new Error(`analytics of ${domain}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** Polls the API until `done(body)`, for at most a minute. */
+async function until(domain, query, done) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const body = await totalsOf(domain, query);
+    if (done(body) || Date.now() > deadline) return body;
+    await sleep(500);
+  }
+}
+
+const today = () => {
+  const day = new Date().toISOString().slice(0, 10);
+  return `?interval=day&from=${day}&to=${new Date(Date.parse(day) + dayMs).toISOString().slice(0, 10)}`;
+};
+
+async function claimOf(domain) {
+  return Date.parse(`${(await (await api(`/v2/sites/${domain}/info`)).json()).created}Z`);
+}
+
+try {
+  for (const domain of ['counted.example', 'marker.example', ...visitorCounts.map((count) => `visitors-${count}.example`), 'history.example', 'paths.example']) {
+    await cluster.deploy(0, domain, page);
+  }
+
+  if (parts.has('accuracy')) await accuracy();
+  if (parts.has('cost')) await cost();
+  if (parts.has('reading')) await reading();
+  if (parts.has('storage')) await storage();
+} finally {
+  await cluster.dispose();
+}
+
+async function accuracy() {
+  const kinds = (i) => (i % 10 === 0 ? { path: '/missing' } : i % 10 === 1 ? { path: '/', method: 'HEAD' } : { path: '/' });
+  const pairs = Math.min(500, humans);
+  const humanBytes = await send(humans, (i) => ({ location: i % counting, ...kinds(i), headers: visitor(i % pairs) }));
+  await send(humans / 10, (i) => ({ location: i % counting, path: '/', headers: { 'user-agent': bot } }));
+  await flushAll();
+  const expected = { requests: humans, pageViews: humans * 0.8, bytes: humanBytes, status4xx: humans / 10 };
+  const counted = await until('counted.example', today(), (body) => body.live.totals.requests + body.live.bots.requests >= humans * 1.1);
+  const { totals, bots } = counted.live;
+  const exact = totals.requests === expected.requests && totals.pageViews === expected.pageViews && totals.bytes === expected.bytes && totals.status4xx === expected.status4xx;
+  console.log(`\nAccuracy at ${counting} locations: sent ${humans} requests (${expected.pageViews} page views, ${expected.bytes} bytes, ${expected.status4xx} 404s) and ${humans / 10} from a bot`);
+  line(`Counted ${totals.requests} requests, ${totals.pageViews} page views, ${totals.bytes} bytes, ${totals.status4xx} 404s; bots apart: ${bots.requests}`, 'equal to what was sent', exact && bots.requests === humans / 10);
+  line(`Visitors among ${pairs} distinct pairs: ${totals.visitors}`, '±3 %', Math.abs(totals.visitors - pairs) <= 0.03 * pairs);
+
+  for (const distinct of visitorCounts) {
+    const domain = `visitors-${distinct}.example`;
+    await send(2 * distinct, (i) => ({ location: i % counting, path: '/', host: domain, headers: visitor(i % distinct) }));
+    await flushAll();
+    const body = await until(domain, today(), (b) => b.live.totals.requests >= 2 * distinct);
+    const error = (body.live.totals.visitors - distinct) / distinct;
+    line(`Unique visitors, ${distinct} distinct pairs each seen twice over ${counting} locations: estimated ${body.live.totals.visitors} (${(100 * error).toFixed(2)} %)`, '±3 %', Math.abs(error) <= 0.03);
+  }
+
+}
+
+async function cost() {
+  // A location that made no API call (location 0 deployed every site): its isolate is like the one that does not count.
+  const on = counting - 1;
+  const stats = async (location) => (await workers[location].fetch('http://bench.stats/')).json();
+  await send(200, (i) => ({ location: i % 2 === 0 ? on : off, path: '/', headers: visitor(i) }));
+  const before = [await stats(on), await stats(off)];
+  const started = performance.now();
+  const rates = { [on]: [], [off]: [] };
+  const served = { [on]: 0, [off]: 0 };
+  for (let round = 0; round < rounds; round++) {
+    for (const location of round % 2 === 0 ? [on, off] : [off, on]) {
+      const until = performance.now() + seconds * 1000;
+      let done = 0;
+      await Promise.all(
+        Array.from({ length: connections }, async (_, c) => {
+          while (performance.now() < until) {
+            const response = await workers[location].fetch('http://counted.example/', { headers: visitor(c * 100_000 + done) });
+            await response.arrayBuffer();
+            done++;
+          }
+        }),
+      );
+      rates[location].push(done / seconds);
+      served[location] += done;
+    }
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  const after = [await stats(on), await stats(off)];
+  const ratio = median(rates[on]) / median(rates[off]);
+  console.log(`\nCost: ${rounds} rounds of ${seconds} s, ${connections} connections, taking turns: counting ${median(rates[on]).toFixed(0)} requests/s, not counting ${median(rates[off]).toFixed(0)} requests/s`);
+  line(`Throughput counting on ÷ off: ${ratio.toFixed(3)}`, '≥ 0.97', ratio >= 0.97);
+  const delta = (index, name) => after[index][name] - before[index][name];
+  // Counting's own: D1 statements and traffic object calls (counting makes none of either) per request; the coordinator's
+  // calls are serving's (a live record refreshed once a minute per location), the same whether it counts or not.
+  const countingCalls = delta(0, 'd1Statements') + delta(0, 'trafficObjectCalls');
+  line(
+    `D1 statements and Durable Object calls per served request made by counting: ${(countingCalls / served[on]).toFixed(4)} (${countingCalls} for ${served[on]} requests; ` +
+      `the visitor secret asked ${delta(0, 'saltAsks')} times, in the background; serving's own coordinator calls ${delta(0, 'objectCalls')} counting, ${delta(1, 'objectCalls')} not)`,
+    '0',
+    countingCalls === 0,
+  );
+  const messages = after[0].trafficMessages - before[0].trafficMessages;
+  // At most one send per interval, the first of them as soon as the phase begins.
+  const allowed = Math.floor(elapsed / flushSeconds) + 1;
+  line(`Traffic queue messages at full load: ${messages} in ${elapsed.toFixed(1)} s from the counting location (${served[on]} requests)`, `≤ 1 per isolate per ${flushSeconds} s: ≤ ${allowed}`, messages <= allowed);
+
+}
+
+async function reading() {
+  const history = 'history.example';
+  const claim = await claimOf(history);
+  const end = Date.now() - (Date.now() % hourMs);
+  const hours = Array.from({ length: days * 24 }, (_, i) => end - (days * 24 - 1 - i) * hourMs);
+  const list = (prefix, n) => Array.from({ length: n }, (_, i) => [`${prefix}${i}`, n - i]);
+  const entry = (hour, paths) => ({ domain: history, claim, host: 'live', hour, deployment: 'bench', counts: [1000, 400, 1e6, 950, 20, 25, 5, 10, 5, 1000], tops: [paths, list('ref', 20).map(([v, c]) => [`${v}.example`, c]), list('C', 30), list('/gone/', 20)], other: [0, 0, 0, 0] });
+  for (let start = 0; start < hours.length; start += 50) {
+    await Promise.all(
+      hours.slice(start, start + 50).map((hour, i) =>
+        workers[0].fetch('http://bench.traffic/', {
+          method: 'POST',
+          body: JSON.stringify({ id: `history-${start + i}`, entries: [entry(hour, list('/page/', 100))], visitors: [{ domain: history, claim, host: 'live', hour, registers: Array.from({ length: 200 }, (_, r) => ((start + i) * 200 + r) % 16384 * 64 + 1 + (r % 5)) }] }),
+        }),
+      ),
+    );
+  }
+  const monthQuery = `?interval=hour&from=${new Date(end + hourMs - days * dayMs).toISOString().slice(0, 19)}&to=${new Date(end + hourMs).toISOString().slice(0, 19)}`;
+  await until(history, monthQuery, (body) => body.live.totals.requests === 1000 * hours.length);
+  const timings = [];
+  for (let i = 0; i < reads; i++) {
+    const t = performance.now();
+    await totalsOf(history, monthQuery);
+    timings.push(performance.now() - t);
+  }
+  const readP50 = median(timings);
+  console.log(`\nReading: ${hours.length} hourly buckets (100 pages, 20 referrers, 30 countries, 20 not-found paths each), ${reads} reads`);
+  line(`Reading ${days} days hourly with top lists: p50 ${readP50.toFixed(1)} ms, p90 ${percentile([...timings].sort((a, b) => a - b), 0.9).toFixed(1)} ms`, '≤ 50 ms', readP50 <= 50);
+
+}
+
+async function storage() {
+  const paths = 'paths.example';
+  const pathsClaim = await claimOf(paths);
+  const dayStart = Date.now() - (Date.now() % dayMs);
+  const batches = distinctPaths / 100;
+  for (let start = 0; start < batches; start += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, batches - start) }, (_, j) => {
+        const b = start + j;
+        const values = Array.from({ length: 100 }, (_, k) => [`/article/${b * 100 + k}`, 1]);
+        const hour = dayStart + (b % 24) * hourMs;
+        return workers[0].fetch('http://bench.traffic/', {
+          method: 'POST',
+          body: JSON.stringify({ id: `paths-${b}`, entries: [{ domain: paths, claim: pathsClaim, host: 'live', hour, deployment: 'bench', counts: [100, 100, 1e5, 100, 0, 0, 0, 0, 0, 0], tops: [values, [], [], values], other: [0, 0, 0, 0] }], visitors: [] }),
+        });
+      }),
+    );
+  }
+  await until(paths, today(), (body) => body.live.totals.requests === distinctPaths);
+  const bytes = await (await workers[0].fetch(`http://bench.traffic-size/${paths}`)).json();
+  console.log(`\nStorage: ${distinctPaths} distinct paths (page views and 404s) within one day, in ${batches} batches`);
+  line(`Bytes stored for the site: ${bytes} (${(bytes / 1024).toFixed(0)} KiB)`, '≤ 1 MiB: the caps hold', bytes <= 1024 * 1024);
+}

@@ -1,0 +1,107 @@
+/**
+ * Counting on the serving path (docs/analytics.md): each answered request is added to the
+ * isolate's tally in memory, with no I/O of its own. The tally is sent as one queue message (or a
+ * few, when it outgrows one) with `waitUntil`, at most every `ANALYTICS_FLUSH_SECONDS`, sooner only
+ * when it nears a message's size. A visitor is hashed with the day's secret (in the background
+ * of the request until the isolate has it), and only the hash's sketch register is kept.
+ */
+import { isbot } from 'isbot';
+import type { Env } from '../platform/env';
+import { log } from '../platform/log';
+import type { AnalyticsSettings } from '../platform/analytics-settings';
+import { settingsOf } from '../platform/settings';
+import type { HostKind, SiteKey } from './batch';
+import { Tally, sendSoonerBytes } from './tally';
+import { saltOf, visitorRegister } from './visitor-salt';
+
+/** Whose request it was: the site, the kind of host, and the deployment that answered ('' for none). */
+export interface CountedSite {
+  site: SiteKey;
+  host: HostKind;
+  deployment: string;
+}
+
+/** What a response sent, as the serving code knows it: the body's bytes as the Worker hands them over. */
+export interface Answered {
+  response: Response;
+  bytes: number;
+}
+
+/** Longer paths and referring hosts are cut to this many characters in top lists. */
+const maxValueLength = 200;
+
+let tally: Tally | undefined;
+let lastSent = Date.now();
+
+function tallyOf(settings: AnalyticsSettings): Tally {
+  tally ??= new Tally({ valuesPerSite: settings.valuesPerSite, valuesTotal: settings.valuesTotal });
+  return tally;
+}
+
+/** Counts one answered request of `counted` (nothing when counting is off), and sends the tally when it is due. Never throws: counting must not fail an answer. */
+export function countServed(env: Env, ctx: ExecutionContext, request: Request, url: URL, counted: CountedSite, answered: Answered): void {
+  try {
+    count(env, ctx, request, url, counted, answered);
+  } catch (error) {
+    log.error('A request was not counted', { error });
+  }
+}
+
+function count(env: Env, ctx: ExecutionContext, request: Request, url: URL, counted: CountedSite, answered: Answered): void {
+  const settings = settingsOf(env).analytics;
+  if (!settings.counting) return;
+  const now = Date.now();
+  const userAgent = request.headers.get('user-agent') ?? '';
+  const bot = isbot(userAgent);
+  const { response } = answered;
+  const into = tallyOf(settings);
+  into.count({
+    ...counted,
+    at: now,
+    status: response.status,
+    bytes: request.method === 'HEAD' ? 0 : answered.bytes,
+    pageView: request.method === 'GET' && response.status === 200 && (response.headers.get('content-type') ?? '').startsWith('text/html'),
+    bot,
+    path: url.pathname.slice(0, maxValueLength),
+    referrer: referringHost(request, url),
+    country: countryOf(request),
+  });
+  if (!bot) {
+    const address = request.headers.get('cf-connecting-ip') ?? '';
+    const visit = (salt: Uint8Array) => into.visit(counted.site, counted.host, now, visitorRegister(salt, address, userAgent, counted.site.domain));
+    const salt = saltOf(env, now, (promise) => ctx.waitUntil(promise));
+    if (salt instanceof Uint8Array) visit(salt);
+    else ctx.waitUntil(salt.then(visit).catch((error: unknown) => log.warn("A visitor was not counted: the day's secret was not to be had", { error })));
+  }
+  if (now - lastSent >= settings.flushSeconds * 1000 || into.approximateBytes >= sendSoonerBytes) {
+    ctx.waitUntil(sendCounted(env, now));
+  }
+}
+
+/** Sends what this isolate counted (tests call it to end the interval at once). */
+export async function sendCounted(env: Env, now = Date.now()): Promise<void> {
+  lastSent = now;
+  if (!tally || tally.empty) return;
+  const batches = tally.take(() => crypto.randomUUID());
+  try {
+    await env.TRAFFIC.sendBatch(batches.map((body) => ({ body, contentType: 'json' })));
+  } catch (error) {
+    // What this isolate counted in the interval is lost, as on eviction; serving goes on.
+    log.error('Counted traffic was not sent', { error, batches: batches.length });
+  }
+}
+
+/** The `Referer`'s host, unless it is the host that was asked (a site's own links are no referrals). */
+function referringHost(request: Request, url: URL): string | null {
+  const referer = request.headers.get('referer');
+  if (!referer) return null;
+  const host = URL.parse(referer)?.hostname;
+  return host && host !== url.hostname ? host.slice(0, maxValueLength) : null;
+}
+
+/** The client's country: Cloudflare's `request.cf.country`, else its `CF-IPCountry` header. */
+function countryOf(request: Request): string | null {
+  const { cf } = request as { cf?: { country?: unknown } };
+  const country = typeof cf?.country === 'string' ? cf.country : request.headers.get('cf-ipcountry');
+  return country && /^[A-Z0-9]{2}$/.test(country) ? country : null;
+}

@@ -1,0 +1,99 @@
+/**
+ * The day's visitor secret (docs/analytics.md, "Unique visitors"). A visitor is counted as a hash
+ * of their address, user agent, the site's domain and a secret drawn at random for each UTC day.
+ * Every isolate, in every location, must hash with the same secret, or one visitor served by two
+ * isolates would count twice; and yesterday's secret must be gone, so that no one (an operator
+ * with a backup included) can link a visitor across days.
+ *
+ * So one object, `VisitorSalt` (`idFromName('salt')`), draws the day's secret and holds it in
+ * memory only: it is never written to storage, where point-in-time recovery would keep it for
+ * 30 days. Isolates ask for it once and then every minute, in the background of a request (never
+ * on its path: a request waits for nothing), and show the secret they hold when they ask again:
+ * an object that left memory meanwhile (idle for a while, or the Worker deployed) takes the
+ * day's secret back from the first isolate that shows it, rather than drawing a new one. The
+ * secret is lost only when every isolate that held it is gone too; then a visitor seen before and
+ * after counts twice that day (docs/analytics.md).
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../platform/env';
+import { registerOf } from './sketch';
+
+/** The UTC day of `ms`, `YYYY-MM-DD`. */
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export class VisitorSalt extends DurableObject<Env> {
+  #day = '';
+  #salt: Uint8Array = new Uint8Array(0);
+
+  /**
+   * `day`'s secret: the one held, else `held` (the secret of `day` an isolate holds from before
+   * this object left memory), else a new one. Any earlier day's is dropped then.
+   */
+  salt(day: string, held?: Uint8Array): Uint8Array {
+    if (day !== this.#day) {
+      this.#day = day;
+      this.#salt = held?.length === 32 ? held : crypto.getRandomValues(new Uint8Array(32));
+    }
+    return this.#salt;
+  }
+}
+
+/** How long an isolate uses the secret it has before asking again (it asks in the background). */
+const askAgainMs = 60_000;
+
+interface HeldSalt {
+  day: string;
+  /** Once the first answer is in. */
+  salt?: Uint8Array;
+  /** Until it is. */
+  asking?: Promise<Uint8Array>;
+  asked: number;
+}
+
+let held: HeldSalt | undefined;
+
+/**
+ * The secret of the day of `now`: the one this isolate holds (at once, so that a request is
+ * counted with no promise of its own), else the answer of `VisitorSalt` to come. The isolate asks
+ * again in the background once a minute, showing what it holds.
+ */
+export function saltOf(env: Env, now: number, waitUntil: (promise: Promise<unknown>) => void): Uint8Array | Promise<Uint8Array> {
+  const day = dayOf(now);
+  if (held?.day !== day) {
+    const asking = ask(env, day);
+    const current: HeldSalt = { day, asking, asked: now };
+    held = current;
+    asking.then(
+      (salt) => ((current.salt = salt), (current.asking = undefined)),
+      () => (held = held === current ? undefined : held),
+    );
+    return asking;
+  }
+  const current = held;
+  if (current.salt && now - current.asked >= askAgainMs) {
+    current.asked = now;
+    waitUntil(ask(env, day, current.salt).then((salt) => (current.salt = salt), () => undefined));
+  }
+  return current.salt ?? current.asking!;
+}
+
+function ask(env: Env, day: string, known?: Uint8Array): Promise<Uint8Array> {
+  return env.VISITOR_SALT.get(env.VISITOR_SALT.idFromName('salt')).salt(day, known) as Promise<Uint8Array>;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A visitor's fine sketch register: the first 64 bits of SHA-256 over the day's secret, address,
+ * user agent and domain (@noble/hashes, synchronous: Web Crypto's digest is a promise, and a
+ * promise per request cost serving more than the hash). The hash is never kept.
+ */
+export function visitorRegister(salt: Uint8Array, address: string, userAgent: string, domain: string): number {
+  const text = encoder.encode(`\u0000${address}\u0000${userAgent}\u0000${domain}`);
+  const digest = sha256.create().update(salt).update(text).digest();
+  const view = new DataView(digest.buffer, digest.byteOffset, 8);
+  return registerOf(view.getUint32(0), view.getUint32(4));
+}
