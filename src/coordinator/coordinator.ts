@@ -14,7 +14,7 @@ import { recordUnpublished } from '../storage/configurations-feed';
 import { deleteMembersOf } from '../storage/members-table';
 import { deleteTrustOf } from '../storage/trust-table';
 import { deleteDeploymentHosts } from '../storage/deployment-hosts';
-import { type Requester, administer, asDeployer, authorize, deploymentNotFound } from './access/access';
+import { type Deployer, type Requester, administer, asDeployer, authorize, deploymentNotFound } from './access/access';
 import { deploymentOf } from './deploys/deploy-record';
 import { type AccessAnswer, type AccessChange, changeAccess } from './access/access-changes';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
@@ -30,6 +30,8 @@ import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './commit/site-state';
 import { editConfiguration, editMetadata } from './deploys/site-edits';
 import { refreshOwnerSuspension, resume, suspend } from './access/suspension';
+import { type ProtectionChange, changeProtection } from './access/protection-change';
+import type { SiteProtection } from '../protection/site-protection';
 import { servesAlready, unchangedResult } from './deploys/unchanged';
 import { storeUploading } from './deploys/unfinished';
 import { type ReconciledSite, reconcile } from './commit/reconcile';
@@ -201,13 +203,13 @@ export class SiteCoordinator extends DurableObject<Env> {
   }
 
   /** Turns the incremental deploy `id` into a ready deployment, live unless `preview`; 409 while bytes are missing. */
-  finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
+  finalize(domain: string, { userId, claims }: Deployer, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
-      const site = await this.#state.permitted(domain, asDeployer(userId), 'deploy');
+      const site = await this.#state.permitted(domain, asDeployer(userId, claims), 'deploy');
       const uploading = uploadingDeployment(await this.#state.deployments.get(domain, id), domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
-      const commit = { domain, userId, deploymentId: id, content: { manifest }, preview, labels: labelsOfRecord(uploading) };
+      const commit = { domain, userId, claims, deploymentId: id, content: { manifest }, preview, labels: labelsOfRecord(uploading) };
       return commitManifest(this.#state, site, commit, [dropManifest], uploading.packs, uploading);
     });
   }
@@ -215,8 +217,8 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Commits an incremental deploy whose one request brought its manifest and every missing blob. */
   deployManifest(commit: ManifestCommit): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
-      const { domain, userId, upload } = commit;
-      const site = await this.#state.permitted(domain, asDeployer(userId), 'deploy');
+      const { domain, userId, claims, upload } = commit;
+      const site = await this.#state.permitted(domain, asDeployer(userId, claims), 'deploy');
       // A pack the Worker stored must still be there; one it hands over is written with the index.
       if (upload && !upload.bytes) await this.#state.claimUpload(domain, [upload.pack], [upload.pack]);
       return commitManifest(this.#state, site, commit, [], upload ? [upload.pack] : []);
@@ -288,6 +290,11 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** The owner adds, changes or removes a member, or sets or removes the trust policy (./access/access-changes.ts). */
   changeAccess(domain: string, requester: Requester, change: AccessChange): Promise<Outcome<AccessAnswer>> {
     return this.#change(() => changeAccess(this.#state, domain, requester, change));
+  }
+
+  /** The owner sets who may open the site's hosts, or signs every visitor out (./access/protection-change.ts). */
+  protect(domain: string, requester: Requester, change: ProtectionChange): Promise<Outcome<SiteProtection>> {
+    return this.#change(() => changeProtection(this.#state, domain, requester, change));
   }
 
   /** An operator suspends the site for `reason` (./access/suspension.ts). */

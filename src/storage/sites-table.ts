@@ -1,4 +1,5 @@
 /** D1 access to site records. All times are epoch milliseconds. */
+import type { SiteProtection } from '../protection/site-protection';
 import { databaseNowMs } from './configurations-feed';
 
 export interface Deployment {
@@ -33,6 +34,8 @@ export interface SiteRecord {
   suspension: Suspension | null;
   /** Null unless an operator suspended its owner (./user-suspensions.ts): then it answers 451 too, and its owner changes nothing. */
   userSuspension: Suspension | null;
+  /** Who may open its hosts; null: the service's default for new sites (NEW_SITE_PREVIEWS). Absent from records cached before it existed. */
+  protection?: SiteProtection | null;
 }
 
 interface SiteRow extends OwnerSuspensionColumns {
@@ -51,6 +54,7 @@ interface SiteRow extends OwnerSuspensionColumns {
   total_bytes: number;
   suspension_reason: string | null;
   suspended_at: number | null;
+  protection: string | null;
 }
 
 /** The owner's suspension in force, joined from user_suspensions (see `withOwnerSuspension`). */
@@ -91,6 +95,7 @@ function toRecord(row: SiteRow): SiteRecord {
           },
     suspension: suspensionOf(row),
     userSuspension: userSuspensionOf(row),
+    protection: row.protection === null ? null : (JSON.parse(row.protection) as SiteProtection),
   };
 }
 
@@ -110,7 +115,7 @@ export function withheld(site: Pick<SiteRecord, 'suspension' | 'userSuspension'>
 
 /** A site `userId` holds at `now` with nothing live yet: no deployment, no host options, no metadata, no suspension (a suspended user claims nothing). */
 export function emptySite(domain: string, userId: string, now: number): SiteRecord {
-  return { domain, userId, created: now, modified: now, configuration: {}, configurationModified: now, metadata: {}, liveDeploymentId: null, deployment: null, suspension: null, userSuspension: null };
+  return { domain, userId, created: now, modified: now, configuration: {}, configurationModified: now, metadata: {}, liveDeploymentId: null, deployment: null, suspension: null, userSuspension: null, protection: null };
 }
 
 export async function getSite(db: D1Database, domain: string): Promise<SiteRecord | null> {
@@ -128,15 +133,18 @@ export interface SiteOwner {
 }
 
 /** How a site's owner is read, with the owner's suspension (getSiteOwner; members-table.ts's siteAccess adds the requester's role). */
-export const siteOwnerColumns = `sites.user_id, sites.suspension_reason, sites.suspended_at, json_extract(sites.configuration, '$.root') AS root, ${ownerSuspensionColumns}`;
+export const siteOwnerColumns = `sites.user_id, sites.created, sites.suspension_reason, sites.suspended_at, json_extract(sites.configuration, '$.root') AS root, ${ownerSuspensionColumns}`;
 export const siteOwnerFrom = withOwnerSuspension;
-export type SiteOwnerRow = Pick<SiteRow, 'user_id' | 'suspension_reason' | 'suspended_at' | keyof OwnerSuspensionColumns> & { root: unknown };
+export type SiteOwnerRow = Pick<SiteRow, 'user_id' | 'created' | 'suspension_reason' | 'suspended_at' | keyof OwnerSuspensionColumns> & { root: unknown };
 
-export function siteOwnerOf(row: SiteOwnerRow): SiteOwner {
-  return { userId: row.user_id, suspension: suspensionOf(row), userSuspension: userSuspensionOf(row), root: row.root };
+/** A site's owner as D1 holds it, and when they claimed the domain: with `userId`, which claim of the domain the site is. */
+export type ClaimedSite = SiteOwner & { created: number };
+
+export function siteOwnerOf(row: SiteOwnerRow): ClaimedSite {
+  return { userId: row.user_id, created: row.created, suspension: suspensionOf(row), userSuspension: userSuspensionOf(row), root: row.root };
 }
 
-export async function getSiteOwner(db: D1Database, domain: string): Promise<SiteOwner | null> {
+export async function getSiteOwner(db: D1Database, domain: string): Promise<ClaimedSite | null> {
   const row = await db.prepare(`SELECT ${siteOwnerColumns} FROM ${siteOwnerFrom} WHERE domain = ?`).bind(domain).first<SiteOwnerRow>();
   return row && siteOwnerOf(row);
 }
@@ -224,6 +232,11 @@ export function setSuspension(db: D1Database, domain: string, suspension: Suspen
   return db
     .prepare('UPDATE sites SET suspension_reason = ?2, suspended_at = ?3 WHERE domain = ?1')
     .bind(domain, suspension?.reason ?? null, suspension?.since ?? null);
+}
+
+/** Statement that stores who may open a site's hosts. */
+export function setProtection(db: D1Database, domain: string, protection: SiteProtection): D1PreparedStatement {
+  return db.prepare('UPDATE sites SET protection = ?2 WHERE domain = ?1').bind(domain, JSON.stringify(protection));
 }
 
 export function deleteSite(db: D1Database, domain: string): D1PreparedStatement {

@@ -20,6 +20,7 @@
  */
 import { customHostnameOf, forgetCertificate } from '../../certificates/unpublish';
 import type { DeployResult } from '../../common/api-types';
+import type { PreviewMode, SiteMode } from '../../protection/site-protection';
 import type { Env } from '../../platform/env';
 import { publish } from '../../events/notifications';
 import { log } from '../../platform/log';
@@ -45,7 +46,9 @@ export type SiteEvent =
   | { type: 'member-add'; domain: string; userId: string; role: MemberRole }
   | { type: 'member-remove'; domain: string; userId: string }
   /** A policy names no secret: it says which jobs' ID tokens are accepted. Null: removed. */
-  | { type: 'trust-change'; domain: string; provider: 'github'; policy: GithubTrust | null };
+  | { type: 'trust-change'; domain: string; provider: 'github'; policy: GithubTrust | null }
+  /** Names no password; `signedOut`: every share link and sign-in made before opens nothing now. */
+  | { type: 'protection-update'; domain: string; previews: PreviewMode; site: SiteMode; signedOut: boolean };
 
 /**
  * One piece of work. A notification carries the id of its change, so that one published again is
@@ -238,12 +241,13 @@ export class FollowUps {
     }
     switch (work.kind) {
       case 'notify':
-        return publish(this.env, { key: work.changeId ?? key, event: work.event });
+        return publish(this.env, { key: work.changeId ?? key, event: work.event, claim: work.claim });
       case 'issue-certificate':
         return this.env.CERTIFICATES.send({ domain: work.domain }, { contentType: 'json' });
       case 'forget-certificate': {
         // Another claim's certificate is not this one's to read or delete; a hostname read before is removed all the same.
-        const claimedAgain = current !== undefined && current !== null;
+        // Asked of D1 at every attempt: a retry, replayed or not, may come after the domain was claimed again.
+        const claimedAgain = (current === undefined ? claimOf(await getSite(this.env.DB, work.domain)) : current) !== null;
         if (work.customHostname === undefined && !claimedAgain) {
           work.customHostname = await customHostnameOf(this.env, work.domain);
           this.storage.kv.put(key, work);
