@@ -68,6 +68,15 @@ function closeQuietly(socket: WebSocket, code: number, reason: string): void {
   }
 }
 
+/** A message to a socket the client may have closed meanwhile: a closed socket takes nothing, and no relay fails for it. */
+function sendQuietly(socket: WebSocket, data: string | ArrayBuffer): void {
+  try {
+    socket.send(data);
+  } catch {
+    // Closed already: its close event ends the relay.
+  }
+}
+
 /** Relays `upstream`'s messages to the client in order, each once the check allows it; closes both when it does not. */
 function relaySocket(upstream: WebSocket, stillReads: ReadCheck, everyMs: number): Response {
   const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
@@ -80,7 +89,7 @@ function relaySocket(upstream: WebSocket, stillReads: ReadCheck, everyMs: number
   let delivered = Promise.resolve();
   upstream.addEventListener('message', (message) => {
     delivered = delivered.then(async () => {
-      if (await guard.allowed()) server.send(message.data);
+      if (await guard.allowed()) sendQuietly(server, message.data);
     });
   });
   const closeToo = (socket: WebSocket) => (event: CloseEvent) => {
