@@ -1,8 +1,15 @@
+import { enableCompileCache } from 'node:module';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { InterleavedSequencer } from './test/support/interleaved-sequencer.ts';
 
 const testSecret = 'test-secret-for-signing-tokens-only';
+
+// Every Node process of the run (Vitest's own, each service's `npm start` script and wrangler, the CLI) compiles
+// the same large modules (wrangler and miniflare are megabytes each): Node's compile cache keeps the compiled code
+// on disk, so each process after the first that loads them skips most of that (about 0.4 of a service start's 2.2 CPU-seconds).
+process.env.NODE_COMPILE_CACHE ??= new URL('./node_modules/.cache/node-compile', import.meta.url).pathname;
+enableCompileCache(process.env.NODE_COMPILE_CACHE);
 
 /** The packages the Worker and the workers project's tests import (see `deps.optimizer` below). */
 const workerPackages = [
@@ -33,6 +40,10 @@ const workerPackages = [
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('./schema/migrations');
   return {
+    // JSON modules as one JSON.parse of a string, without a named export per key: schema/openapi.json, which the Worker
+    // and every workers file's answer check import, is 0.2 MB rather than 0.9 MB (code and source map) for each
+    // file's runtime to receive and compile.
+    json: { stringify: true },
     test: {
       // Vitest's default on a 2-core machine is one file at a time, while most files spend much of
       // their time waiting (runtimes and services starting, Pebble retrying, events crossing queues).

@@ -84,6 +84,14 @@ export function createProgram(json = false): Command {
     .action(async (domain, id, options) => (await import('./commands/deployments.ts')).rollback(domain, id, options));
 
   program
+    .command('analytics')
+    .description("show a site's traffic, counted where it is served: totals, requests as a sparkline, top pages, referrers and not-found paths, and the links the live deployment broke")
+    .argument('<domain>')
+    .option('--since <when>', 'hours or days back from now (24h, 7d, 30d), or a UTC date or time (2026-11-01)', '7d')
+    .option('--json', "print the service's answer as JSON")
+    .action(async (domain, options) => (await import('./commands/analytics.ts')).showAnalytics(domain, options));
+
+  program
     .command('sites')
     .description('list your sites')
     .option('--json', 'print the list as JSON')

@@ -1,5 +1,5 @@
 // Builds the dashboard into dashboard/dist/files.ts, a module the Worker imports: its page (`/`),
-// and `/dashboard/app.js` (one bundle), `/dashboard/app.css` and `/dashboard/icon.svg`, each with
+// and `/dashboard/app.js` and `/dashboard/app.css` (one bundle each), and `/dashboard/icon.svg`, each with
 // its Content-Type and ETag. The Worker serves them from its own bundle (src/dashboard), so a
 // request for a hosted site passes through nothing else on its way to the Worker.
 // The Worker's build runs it (scripts/build-worker.mjs: wrangler's `[build] command`, the
@@ -14,23 +14,26 @@ const source = new URL('./src/', import.meta.url);
 const out = new URL('./dist/', import.meta.url);
 const target = new URL('./files.ts', out);
 
-const bundle = await build({
-  entryPoints: [new URL('./main.ts', source).pathname],
-  bundle: true,
-  format: 'esm',
-  target: 'es2022',
-  platform: 'browser',
-  minify: true,
-  sourcemap: false,
-  legalComments: 'none',
-  write: false,
-  logLevel: 'warning',
-});
+const bundled = (entry, options = {}) =>
+  build({
+    entryPoints: [new URL(entry, source).pathname],
+    bundle: true,
+    target: 'es2022',
+    minify: true,
+    sourcemap: false,
+    legalComments: 'none',
+    write: false,
+    logLevel: 'warning',
+    ...options,
+  }).then((result) => result.outputFiles[0].text);
+const script = await bundled('./main.ts', { format: 'esm', platform: 'browser' });
+// The stylesheet with what it @imports from packages (uPlot's chart styles) in one file.
+const styles = await bundled('./app.css');
 const read = (name) => readFile(new URL(name, source), 'utf8');
 const sources = {
   '/': { contentType: 'text/html; charset=utf-8', body: await read('./index.html') },
-  '/dashboard/app.js': { contentType: 'text/javascript; charset=utf-8', body: bundle.outputFiles[0].text },
-  '/dashboard/app.css': { contentType: 'text/css; charset=utf-8', body: await read('./app.css') },
+  '/dashboard/app.js': { contentType: 'text/javascript; charset=utf-8', body: script },
+  '/dashboard/app.css': { contentType: 'text/css; charset=utf-8', body: styles },
   '/dashboard/icon.svg': { contentType: 'image/svg+xml', body: await read('./icon.svg') },
 };
 const files = Object.fromEntries(

@@ -3,7 +3,7 @@ const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', tim
 const secondsFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** The API's timestamps are UTC without a zone designator (`2026-01-02T03:04:05.678`). */
-function parseApiTime(value: string): Date {
+export function parseApiTime(value: string): Date {
   return new Date(/[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`);
 }
 

@@ -14,17 +14,27 @@ import type { Principal } from '../auth/tokens';
 import { refuseSuspendedUser } from '../coordinator/access/access';
 import type { Env } from '../platform/env';
 
-/** Throws 401 when `principal`'s credential no longer holds, 403 `user-suspended` when its user is suspended. */
-export function refuseLapsed(principal: Principal, standing: Standing): void {
+/** Throws 401 when `principal`'s credential no longer holds. */
+function refuseRevoked(principal: Principal, standing: Standing): void {
   if (!standing.holds) {
     throw invalidToken(principal.tokenId === null ? 'The token was issued before its user signed out everywhere; sign in again.' : 'The token was revoked, or has expired.');
   }
+}
+
+/** Throws 401 when `principal`'s credential no longer holds, 403 `user-suspended` when its user is suspended. */
+export function refuseLapsed(principal: Principal, standing: Standing): void {
+  refuseRevoked(principal, standing);
   refuseSuspendedUser(principal.userId, standing.suspension);
 }
 
-/** Whether `principal`'s credential holds and its user is not suspended, as D1 has them now. */
+/**
+ * Whether `principal`'s credential holds and its user is not suspended, as D1 has them now, and it
+ * has not expired: a JWT's `exp` is in no row of D1, and a stream outlives the request that checked it.
+ */
 export async function credentialHolds(env: Env, principal: Principal): Promise<boolean> {
-  const standing = await standingOf(env.DB, principal, Date.now());
+  const now = Date.now();
+  if (principal.expiresAt <= now) return false;
+  const standing = await standingOf(env.DB, principal, now);
   return standing.holds && standing.suspension === null;
 }
 
@@ -32,5 +42,15 @@ export async function credentialHolds(env: Env, principal: Principal): Promise<b
 export const recheckCaller = createMiddleware<AppEnv>(async (c: Context<AppEnv>, next) => {
   const principal = c.get('principal');
   refuseLapsed(principal, await standingOf(c.env.DB, principal, Date.now()));
+  await next();
+});
+
+/**
+ * Re-checks only that the caller's credential holds, for what takes power away (revoking tokens,
+ * signing out everywhere): a suspended user may still do that, a credential revoked elsewhere may not.
+ */
+export const recheckCredential = createMiddleware<AppEnv>(async (c: Context<AppEnv>, next) => {
+  const principal = c.get('principal');
+  refuseRevoked(principal, await standingOf(c.env.DB, principal, Date.now()));
   await next();
 });

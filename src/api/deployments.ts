@@ -16,7 +16,7 @@ import { purgeNotice } from './purge-notice';
 import { isDeploymentId } from '../coordinator/records/deployment-id';
 import type { DeploymentRecord, DeploymentsCursor } from '../storage/deployments-table';
 import { domainParam } from './domain-param';
-import { authorizeRead, readableSite } from './site-access';
+import { authorizeRead, deployerOf, readableSite } from './site-access';
 
 export const deployments = new Hono<AppEnv>();
 
@@ -101,7 +101,7 @@ resource(deployments, '/v2/sites/:domain/deployments', {
     requireScope('deploy'),
     async (c) => {
       const domain = domainParam(c);
-      const begun = await beginIncremental(c.env, c.req.raw, domain, c.get('principal').userId, provenanceOf(c.get('principal')), purgeNotice(c));
+      const begun = await beginIncremental(c.env, c.req.raw, domain, deployerOf(c.get('principal')), provenanceOf(c.get('principal')), purgeNotice(c));
       const location = (id: string) => ({ location: `${new URL(c.req.url).pathname}/${id}` });
       if (begun.state === 'live') return deployAnswer(c, begun.result, location(begun.result.deploymentId));
       const missing = begun.state === 'uploading' ? begun.missing : undefined;
@@ -157,7 +157,7 @@ resource(deployments, '/v2/sites/:domain/deployments/:id/blobs', {
     async (c) => {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);
-      const { record, missing } = await uploadBlobs(c.env, c.req.raw, domain, id, c.get('principal').userId);
+      const { record, missing } = await uploadBlobs(c.env, c.req.raw, domain, id, deployerOf(c.get('principal')));
       return c.json(deploymentView(c, record, null, missing));
     },
   ],
@@ -181,10 +181,11 @@ resource(deployments, '/v2/sites/:domain/deployments/:id/finalize', {
       const domain = domainParam(c);
       const id = deploymentIdParam(c, domain);
       const preview = await previewAsked(c.req.raw);
-      const { userId } = c.get('principal');
+      const deployer = deployerOf(c.get('principal'));
+      const { userId } = deployer;
       const coordinator = siteCoordinator(c.env, domain, purgeNotice(c));
       try {
-        const done = await coordinator.finalize(domain, userId, id, preview);
+        const done = await coordinator.finalize(domain, deployer, id, preview);
         return 'type' in done ? deployAnswer(c, done) : c.json(deploymentView(c, done, null));
       } catch (error) {
         if (!(error instanceof Problem && error.kind === 'not-found')) throw error;

@@ -2,6 +2,7 @@ import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope, requireSiteRead } from '../auth/middleware';
 import { type Role, authorize, roleOf } from '../coordinator/access/access';
+import { claimOf } from '../coordinator/sweeps/claims';
 import type { Audience } from '../events/event';
 import { subscribe } from '../events/subscribe';
 import { Problem } from '../http/problem';
@@ -21,13 +22,17 @@ function seesTrust(c: Context<AppEnv>, role: Role): boolean {
 }
 
 /**
- * Whether the caller may still read `domain`, and sees what it saw when the stream began
- * (`trust`): its owner and their membership as D1 holds them now (one query). A reader whose view
- * changed reconnects and gets a stream of its new view.
+ * Whether the caller may still read `domain`, of the claim its stream is of (`claim`), and sees
+ * what it saw when the stream began (`trust`): its owner and their membership as D1 holds them now
+ * (one query). A reader whose view changed, or whose claim ended (the domain unpublished, and
+ * maybe claimed again), reconnects and gets a stream of its new view. global_read reads every
+ * site: only the claim's end ends its stream.
  */
-async function stillReads(c: Context<AppEnv>, domain: string, trust: boolean): Promise<boolean> {
+async function stillReads(c: Context<AppEnv>, domain: string, claim: string, trust: boolean): Promise<boolean> {
   const principal = c.get('principal');
   const { site, member } = await siteAccess(c.env.DB, domain, principal.userId);
+  if (claimOf(site) !== claim) return false;
+  if (principal.scopes.has('global_read')) return true;
   try {
     authorize(principal, domain, site, 'read', member);
     return seesTrust(c, site && roleOf(principal, site, member)) === trust;
@@ -63,9 +68,9 @@ resource(events, '/v2/sites/:domain/events', {
       const principal = c.get('principal');
       const { member } = await siteAccess(c.env.DB, domain, principal.userId);
       const trust = seesTrust(c, roleOf(principal, site, member));
-      const audience: Audience = { domain, claimedAt: site.created, hidesTrust: !trust };
-      // global_read reads every site: nothing done to this one takes it away, only what is done to the credential.
-      return guardedStream(c, audience, principal.scopes.has('global_read') ? undefined : () => stillReads(c, domain, trust));
+      const claim = claimOf(site)!;
+      const audience: Audience = { domain, claimedAt: site.created, claim, hidesTrust: !trust };
+      return guardedStream(c, audience, () => stillReads(c, domain, claim, trust));
     },
   ],
 });

@@ -60,7 +60,7 @@ function matching(policies: readonly OwnedTrust[], claims: GithubClaims, domain:
 function ownerOf(matched: readonly OwnedTrust[]): { userId: string; sites: string[] } {
   const owners = new Set(matched.map((policy) => policy.owner));
   if (owners.size > 1) {
-    throw new Problem('conflict', `Trust policies of ${owners.size} owners accept this job, and a token is one owner's: name the site it deploys, {"token": "…", "domain": "<the site>"} (sitehost deploy sends its domain).`);
+    throw new Problem('conflict', `Trust policies of several owners accept this job, and a token is one owner's: name the site it deploys, {"token": "…", "domain": "<the site>"} (sitehost deploy sends its domain).`);
   }
   return { userId: matched[0]!.owner, sites: matched.map((policy) => policy.domain) };
 }

@@ -2,6 +2,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
+import { recheckCaller } from './current-credential';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import type { SiteSuspension } from '../common/api-types';
 import { controlCharacterIn } from '../common/control-characters';
@@ -67,6 +68,7 @@ export const operators = new Hono<AppEnv>();
 resource(operators, '/v2/sites/:domain/suspension', {
   PUT: [
     requireScope('admin'),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
       const reason = reasonOf(await readJsonBody(c.req.raw, 'application/json'), 'site');
@@ -77,6 +79,7 @@ resource(operators, '/v2/sites/:domain/suspension', {
   ],
   DELETE: [
     requireScope('admin'),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
       await siteCoordinator(c.env, domain, purgeNotice(c)).resume(domain);
@@ -90,6 +93,7 @@ resource(operators, '/v2/sites/:domain/suspension', {
 resource(operators, '/v2/sites/:domain/dead-letters/replay', {
   POST: [
     requireScope('admin'),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
       const replayed = await siteCoordinator(c.env, domain).replayDeadLetters(domain);
@@ -107,6 +111,7 @@ resource(operators, '/v2/sites/:domain/dead-letters/replay', {
 resource(operators, '/v2/sites/:domain/reconcile', {
   POST: [
     requireScope('admin'),
+    recheckCaller,
     async (c) => {
       const domain = domainParam(c);
       const reconciled = await siteCoordinator(c.env, domain).reconcile(domain);

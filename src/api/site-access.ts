@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import type { Principal } from '../auth/tokens';
-import { type Requester, type SiteAction, authorize } from '../coordinator/access/access';
+import { type Deployer, type Requester, type SiteAction, authorize } from '../coordinator/access/access';
 import { siteCoordinator } from '../coordinator/coordinator-client';
 import { memberRole } from '../storage/members-table';
 import type { SiteOwner, SiteRecord } from '../storage/sites-table';
@@ -19,6 +19,11 @@ export async function authorizeRead(c: Context<AppEnv>, domain: string, site: Si
 /** Who the caller is to the access rule: its user, and the most its credential may be on a site. */
 export function requesterOf({ userId, ceiling }: Principal): Requester {
   return { userId, ceiling };
+}
+
+/** Who deploys: the caller's user; only a credential of every site (not limited to some) may claim a domain no site holds. */
+export function deployerOf({ userId, sites }: Principal): Deployer {
+  return { userId, claims: sites === null };
 }
 
 /** The live site for a read, from the domain's coordinator, so that it reflects every committed change. */

@@ -17,7 +17,7 @@ import { deployAnswer, deploymentView } from './deployments';
 import { recheckCaller } from './current-credential';
 import { domainParam } from './domain-param';
 import { unpublishAsOperator } from './operators';
-import { requesterOf } from './site-access';
+import { deployerOf, requesterOf } from './site-access';
 
 /** `?preview=true` stores the deploy as a deployment that is not live. */
 function previewQuery(value: string | undefined): boolean {
@@ -56,7 +56,7 @@ resource(sites, '/v2/sites/:domain', {
       const domain = domainParam(c);
       checkDeployLength(c.req.raw, deployLimits(c.env));
       const preview = previewQuery(c.req.query('preview'));
-      const deployed = await deploySite(c.env, c.req.raw, domain, c.get('principal').userId, provenanceOf(c.get('principal')), preview, purgeNotice(c));
+      const deployed = await deploySite(c.env, c.req.raw, domain, deployerOf(c.get('principal')), provenanceOf(c.get('principal')), preview, purgeNotice(c));
       return 'type' in deployed ? deployAnswer(c, deployed) : c.json(deploymentView(c, deployed, null));
     },
   ],

@@ -17,7 +17,7 @@ import { timestamp } from '../http/time';
 import type { Env } from '../platform/env';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
-import { refuseLapsed } from './current-credential';
+import { recheckCredential, refuseLapsed } from './current-credential';
 import { tokenRequestOf } from './token-request';
 
 export const tokens = new Hono<AppEnv>();
@@ -93,6 +93,7 @@ resource(tokens, '/v2/tokens', {
   ],
   DELETE: [
     requireScope(),
+    recheckCredential,
     async (c) => {
       const { userId } = c.get('principal');
       // Whole seconds, as JWTs' `iat`: every JWT issued up to this instant is before the line.
@@ -110,6 +111,7 @@ resource(tokens, '/v2/tokens', {
 resource(tokens, '/v2/tokens/:id', {
   DELETE: [
     requireScope(),
+    recheckCredential,
     async (c) => {
       const id = c.req.param('id') ?? '';
       // The token and every token it made, theirs too.

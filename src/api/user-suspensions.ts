@@ -9,6 +9,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../platform/app-env';
 import { requireScope } from '../auth/middleware';
+import { recheckCaller } from './current-credential';
 import type { UserSuspension } from '../common/api-types';
 import { controlCharacterIn } from '../common/control-characters';
 import { siteCoordinator } from '../coordinator/coordinator-client';
@@ -73,6 +74,7 @@ resource(userSuspensions, '/v2/users/:userId/suspension', {
   ],
   PUT: [
     requireScope('admin'),
+    recheckCaller,
     async (c) => {
       const userId = userIdParam(c);
       const reason = reasonOf(await readJsonBody(c.req.raw, 'application/json'), 'user');
@@ -94,6 +96,7 @@ resource(userSuspensions, '/v2/users/:userId/suspension', {
   ],
   DELETE: [
     requireScope('admin'),
+    recheckCaller,
     async (c) => {
       const userId = userIdParam(c);
       const stored = await getUserSuspensionRecord(c.env.DB, userId);

@@ -45,10 +45,12 @@ export function capped(role: SiteRole | null, ceiling: Ceiling): SiteRole | null
  * - `read-own`: what only the owner sets (the trust policy), read by the owner or `global_read`.
  * - `account`: the caller's own tokens and events: the user themself, never a credential limited
  *   to sites (a site token or a CI identity acts on its sites, not on its user's account).
+ * - `claim`: deploy to a domain no site holds, which makes the caller its owner: the user
+ *   themself, never a credential limited to sites, whatever its role (it was not given the domain).
  * - `operate`: the service's operators (scope `admin`), on any site.
  */
 export type SiteAction = 'read' | 'read-own' | 'change' | 'deploy' | 'own';
-export type RouteAction = SiteAction | 'account' | 'operate';
+export type RouteAction = SiteAction | 'account' | 'operate' | 'claim';
 
 /** The roles that may do each action on an existing site. */
 export const allowedRoles: Record<SiteAction, readonly SiteRole[]> = {
@@ -84,23 +86,31 @@ export const routeRules: readonly RouteRule[] = [
   { route: 'GET /v2/sites/<domain>/configuration', action: 'read', why: reads },
   { route: 'GET /v2/sites/<domain>/files/<dir>/', action: 'read', why: reads },
   { route: 'GET /v2/sites/<domain>/deployments', action: 'read', why: reads },
+  { route: 'GET /v2/sites/<domain>/deployments/<id>', action: 'read', why: reads },
+  { route: 'GET /v2/sites/<domain>/deployments/<id>/rules', action: 'read', why: reads },
   { route: 'GET /v2/sites/<domain>/members', action: 'read', why: reads },
   { route: 'GET /v2/sites/<domain>/events', action: 'read', why: reads },
+  { route: 'GET /v2/sites/<domain>/analytics', action: 'read', why: "reads the site's traffic" },
   { route: 'GET /v2/sites/<domain>/trust/github', action: 'read-own', why: 'shows who else may deploy, which the owner decides' },
   { route: 'POST /v2/sites/<domain>/deployments/<id>/activate', action: 'change', why: edits },
   { route: 'PUT /v2/sites/<domain>/configuration', action: 'change', why: edits },
+  { route: 'PATCH /v2/sites/<domain>/configuration', action: 'change', why: edits },
+  { route: 'PUT /v2/sites/<domain>/info', action: 'change', why: 'edits metadata' },
   { route: 'PATCH /v2/sites/<domain>/info', action: 'change', why: 'edits metadata' },
   { route: 'PUT /v2/sites/<domain>/files/<path>', action: 'change', why: edits },
   { route: 'DELETE /v2/sites/<domain>/files/<path>', action: 'change', why: edits },
   { route: 'PUT /v2/sites/<domain>', action: 'deploy', why: 'deploys' },
   { route: 'PUT /v2/sites/<domain>?preview=true', action: 'deploy', why: 'makes a preview (an alias too, with its part)' },
   { route: 'POST /v2/sites/<domain>/deployments', action: 'deploy', why: 'deploys, incrementally' },
+  { route: 'PUT /v2/sites/<free domain>', action: 'claim', why: 'claims the domain: its caller becomes the owner' },
   { route: 'PUT /v2/sites/<domain>/members/<userId>', action: 'own', why: grants },
   { route: 'DELETE /v2/sites/<domain>/members/<userId>', action: 'own', why: grants },
   { route: 'PUT /v2/sites/<domain>/trust/github', action: 'own', why: grants },
   { route: 'DELETE /v2/sites/<domain>/trust/github', action: 'own', why: grants },
   { route: 'PUT /v2/sites/<domain>/suspension', action: 'operate', why: "the operators' call" },
   { route: 'DELETE /v2/sites/<domain>/suspension', action: 'operate', why: "the operators' call" },
+  { route: 'POST /v2/sites/<domain>/dead-letters/replay', action: 'operate', why: "the operators' call" },
+  { route: 'POST /v2/sites/<domain>/reconcile', action: 'operate', why: "the operators' call" },
   { route: 'GET /v2/tokens', action: 'account', why: "the user's own credentials" },
   { route: 'POST /v2/tokens', action: 'account', why: 'makes a credential, which would outlive a site grant' },
   { route: 'DELETE /v2/tokens/<id>', action: 'account', why: "the user's own credentials" },
@@ -143,6 +153,7 @@ export const callers: readonly Caller[] = [
 /** Whether `caller` may call `rule`'s route on an existing site (for `account`, on their own account). */
 export function mayCall(caller: Caller, rule: RouteRule): boolean {
   if (rule.action === 'account') return caller.credential === 'user';
+  if (rule.action === 'claim') return caller.credential === 'user' && caller.scope === 'deploy';
   if (caller.elsewhere) return false;
   if (caller.scope === 'admin') return rule.action === 'operate' || rule.operator === true;
   if (rule.action === 'operate') return false;

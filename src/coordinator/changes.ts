@@ -11,6 +11,8 @@ import type { StoredObject } from '../storage/usage-ledger';
 export interface DeployCommit {
   domain: string;
   userId: string;
+  /** Whether the caller's credential may claim the domain should no site hold it (./access/access.ts `Requester.claims`). */
+  claims: boolean;
   /**
    * `blobs`: where the stored bytes lie, by content hash, for later incremental deploys; `written`:
    * the objects the deploy stored (its pack, when it wrote one, and its index), with their sizes.
@@ -33,6 +35,7 @@ export interface FileUpload {
 export interface BlobUpload {
   domain: string;
   userId: string;
+  claims: boolean;
   deploymentId: string;
   pack: string;
   /** The pack's size as stored. */
@@ -53,6 +56,7 @@ export interface PackUpload {
 export interface ManifestCommit {
   domain: string;
   userId: string;
+  claims: boolean;
   deploymentId: string;
   /** A patch's base must still be kept when the coordinator commits it: its files keep their places and times. */
   content: ManifestContent;

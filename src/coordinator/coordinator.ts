@@ -14,7 +14,7 @@ import { recordUnpublished } from '../storage/configurations-feed';
 import { deleteMembersOf } from '../storage/members-table';
 import { deleteTrustOf } from '../storage/trust-table';
 import { deleteDeploymentHosts } from '../storage/deployment-hosts';
-import { type Requester, administer, asDeployer, authorize, deploymentNotFound } from './access/access';
+import { type Deployer, type Requester, administer, asDeployer, authorize, deploymentNotFound } from './access/access';
 import { deploymentOf } from './deploys/deploy-record';
 import { type AccessAnswer, type AccessChange, changeAccess } from './access/access-changes';
 import type { BlobUpload, DeployCommit, Edit, FileUpload, ManifestCommit } from './changes';
@@ -201,13 +201,13 @@ export class SiteCoordinator extends DurableObject<Env> {
   }
 
   /** Turns the incremental deploy `id` into a ready deployment, live unless `preview`; 409 while bytes are missing. */
-  finalize(domain: string, userId: string, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
+  finalize(domain: string, { userId, claims }: Deployer, id: string, preview: boolean): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
-      const site = await this.#state.permitted(domain, asDeployer(userId), 'deploy');
+      const site = await this.#state.permitted(domain, asDeployer(userId, claims), 'deploy');
       const uploading = uploadingDeployment(await this.#state.deployments.get(domain, id), domain, id, userId);
       const manifest = await readManifest(this.env.FILES, uploading.manifestKey!);
       const dropManifest: FollowUp = { kind: 'delete-objects', objects: [uploading.manifestKey!] };
-      const commit = { domain, userId, deploymentId: id, content: { manifest }, preview, labels: labelsOfRecord(uploading) };
+      const commit = { domain, userId, claims, deploymentId: id, content: { manifest }, preview, labels: labelsOfRecord(uploading) };
       return commitManifest(this.#state, site, commit, [dropManifest], uploading.packs, uploading);
     });
   }
@@ -215,8 +215,8 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** Commits an incremental deploy whose one request brought its manifest and every missing blob. */
   deployManifest(commit: ManifestCommit): Promise<Outcome<DeployResult | DeploymentRecord>> {
     return this.#change(async () => {
-      const { domain, userId, upload } = commit;
-      const site = await this.#state.permitted(domain, asDeployer(userId), 'deploy');
+      const { domain, userId, claims, upload } = commit;
+      const site = await this.#state.permitted(domain, asDeployer(userId, claims), 'deploy');
       // A pack the Worker stored must still be there; one it hands over is written with the index.
       if (upload && !upload.bytes) await this.#state.claimUpload(domain, [upload.pack], [upload.pack]);
       return commitManifest(this.#state, site, commit, [], upload ? [upload.pack] : []);

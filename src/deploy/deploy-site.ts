@@ -1,6 +1,6 @@
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
-import { asDeployer, authorize, refuseSuspendedUser } from '../coordinator/access/access';
+import { type Deployer, asDeployer, authorize, refuseSuspendedUser } from '../coordinator/access/access';
 import { checkClaimant } from '../coordinator/access/claimant';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
 import { newDeploymentId } from '../coordinator/records/deployment-id';
@@ -29,7 +29,7 @@ export async function deploySite(
   env: Env,
   request: Request,
   domain: string,
-  userId: string,
+  { userId, claims }: Deployer,
   provenance: DeploymentProvenance,
   preview = false,
   onPurgePending?: OnPurgePending,
@@ -42,11 +42,11 @@ export async function deploySite(
   const admission = await admitDeploy(env, domain, owner?.userId ?? userId);
   return admission.run(async () => {
     // Checked again by the coordinator; refusing here spares the upload. A preview of a new domain claims it, as a deploy does.
-    authorize(asDeployer(userId), domain, owner, 'deploy', member);
+    authorize(asDeployer(userId, claims), domain, owner, 'deploy', member);
     refuseSuspendedUser(userId, suspension);
     if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
-    return store(env, request, { domain, userId, provenance, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });
+    return store(env, request, { domain, userId, claims, provenance, preview, room: admission.room, reading: admission.reading, onPurgePending, liveRoot: owner?.root });
   });
 }
 
@@ -57,13 +57,14 @@ async function store(
   {
     domain,
     userId,
+    claims,
     provenance,
     preview,
     room,
     reading,
     onPurgePending,
     liveRoot,
-  }: { domain: string; userId: string; provenance: DeploymentProvenance; preview: boolean; room: StorageRoom; reading: () => void; onPurgePending?: OnPurgePending; liveRoot: unknown },
+  }: { domain: string; userId: string; claims: boolean; provenance: DeploymentProvenance; preview: boolean; room: StorageRoom; reading: () => void; onPurgePending?: OnPurgePending; liveRoot: unknown },
 ): Promise<DeployResult | DeploymentRecord> {
   const deploymentId = newDeploymentId();
   const now = Date.now();
@@ -78,7 +79,7 @@ async function store(
   const written = ownPack.map((object) => object.key);
   let commit: DeployCommit;
   try {
-    commit = { domain, userId, configuration: received.configuration, labels: await labelsOf(domain, received.labels, requestClient(request), provenance) };
+    commit = { domain, userId, claims, configuration: received.configuration, labels: await labelsOf(domain, received.labels, requestClient(request), provenance) };
     if (received.files) {
       const indexKey = keys.index(domain, deploymentId);
       const { packs, blobs } = received.files;

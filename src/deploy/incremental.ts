@@ -12,7 +12,7 @@ import { jsonTooLarge, maxJsonBytes, parseJsonText, readJsonBody } from '../http
 import { Problem } from '../http/problem';
 import { log } from '../platform/log';
 import { settingsOf } from '../platform/settings';
-import { asDeployer, authorize, refuseSuspendedUser } from '../coordinator/access/access';
+import { type Deployer, asDeployer, authorize, refuseSuspendedUser } from '../coordinator/access/access';
 import { checkClaimant } from '../coordinator/access/claimant';
 import type { PackUpload } from '../coordinator/changes';
 import { type OnPurgePending, siteCoordinator, uploadRecord } from '../coordinator/coordinator-client';
@@ -119,6 +119,7 @@ async function resolvePatch(
 interface BeginRequest {
   domain: string;
   userId: string;
+  claims: boolean;
   provenance: DeploymentProvenance;
   limits: DeployLimits;
   room: StorageRoom;
@@ -134,22 +135,22 @@ interface BeginRequest {
  * lacks no bytes is committed at once; else it is stored as uploading, with the blobs it came
  * with, and answered with what it still lacks. A request that fails stores nothing.
  */
-export async function beginIncremental(env: Env, request: Request, domain: string, userId: string, provenance: DeploymentProvenance, onPurgePending?: OnPurgePending): Promise<Begun> {
+export async function beginIncremental(env: Env, request: Request, domain: string, { userId, claims }: Deployer, provenance: DeploymentProvenance, onPurgePending?: OnPurgePending): Promise<Begun> {
   const { site: owner, member, suspension } = await siteAccess(env.DB, domain, userId);
   // A member's deploy counts against the owner's quotas.
   const admission = await admitDeploy(env, domain, owner?.userId ?? userId);
   return admission.run(async () => {
     // Checked again by the coordinator, which claims a new domain; refusing here spares the manifest.
-    authorize(asDeployer(userId), domain, owner, 'deploy', member);
+    authorize(asDeployer(userId, claims), domain, owner, 'deploy', member);
     refuseSuspendedUser(userId, suspension);
     if (owner === null) await checkClaimant(env, domain, userId);
     admission.check();
-    return begin(env, request, { domain, userId, provenance, limits: deployLimits(env), room: admission.room, reading: admission.reading, onPurgePending });
+    return begin(env, request, { domain, userId, claims, provenance, limits: deployLimits(env), room: admission.room, reading: admission.reading, onPurgePending });
   });
 }
 
 async function begin(env: Env, request: Request, begin: BeginRequest): Promise<Begun> {
-  const { domain, userId, provenance, limits, onPurgePending } = begin;
+  const { domain, userId, claims, provenance, limits, onPurgePending } = begin;
   const id = newDeploymentId();
   const client = requestClient(request);
   if (!isMultipartFormData(request)) {
@@ -160,7 +161,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
       orAlso: 'multipart/form-data (the manifest part, then blob parts)',
     });
     const prepared = prepare(limits, body);
-    return settle(env, { domain, userId, id, limits, client, provenance, onPurgePending }, await complete(env, begin, prepared));
+    return settle(env, { domain, userId, claims, id, limits, client, provenance, onPurgePending }, await complete(env, begin, prepared));
   }
   checkContentLength(request, limits, maxManifestBytes(limits) + limits.maxTotalBytes + maxFramingBytes(limits.maxFiles + 1), 'a deploy');
   begin.reading();
@@ -198,7 +199,7 @@ async function begin(env: Env, request: Request, begin: BeginRequest): Promise<B
   }
   // The coordinator keeps the pack, or deletes it when nothing takes it (./hand-over.ts).
   const upload = received.length > 0 ? { pack: pack.key, blobs: received, ...(inline ? { bytes: inline, packBytes: inline.byteLength } : { packBytes: pack.stored }) } : undefined;
-  return settle(env, { domain, userId, id, limits, client, provenance, upload, onPurgePending }, begun.prepared);
+  return settle(env, { domain, userId, claims, id, limits, client, provenance, upload, onPurgePending }, begun.prepared);
 }
 
 /** Aborts a pack's unfinished upload; failing, the coordinator aborts it once abandoned. */
@@ -222,10 +223,10 @@ function commitsAtOnce({ content, finalize, known }: Prepared): boolean {
 /** Commits the deployment when it was asked to be finalized and lacks nothing; else stores it as uploading. */
 async function settle(
   env: Env,
-  begin: { domain: string; userId: string; id: string; limits: DeployLimits; client: DeploymentClient; provenance: DeploymentProvenance; upload?: PackUpload; onPurgePending?: OnPurgePending },
+  begin: { domain: string; userId: string; claims: boolean; id: string; limits: DeployLimits; client: DeploymentClient; provenance: DeploymentProvenance; upload?: PackUpload; onPurgePending?: OnPurgePending },
   prepared: Prepared,
 ): Promise<Begun> {
-  const { domain, userId, id, upload } = begin;
+  const { domain, userId, claims, id, upload } = begin;
   const { content, finalize, known } = prepared;
   let labels: DeploymentLabels;
   try {
@@ -235,7 +236,7 @@ async function settle(
     throw error;
   }
   if (commitsAtOnce(prepared)) {
-    const commit = { domain, userId, deploymentId: id, content, upload, preview: finalize === 'preview', labels };
+    const commit = { domain, userId, claims, deploymentId: id, content, upload, preview: finalize === 'preview', labels };
     const done = await handOver(env, domain, storedPack(upload), () => siteCoordinator(env, domain, begin.onPurgePending).deployManifest(commit));
     return 'type' in done ? { state: 'live', result: done } : { state: 'preview', record: done };
   }
@@ -253,7 +254,7 @@ async function settle(
     await discard(env, domain, storedPack(upload));
     throw error;
   }
-  if (upload) await handOver(env, domain, storedPack(upload), () => siteCoordinator(env, domain).addBlobs({ domain, userId, deploymentId: id, ...upload }));
+  if (upload) await handOver(env, domain, storedPack(upload), () => siteCoordinator(env, domain).addBlobs({ domain, userId, claims, deploymentId: id, ...upload }));
   return { state: 'uploading', record, missing: missingHashes(manifest.files, known) };
 }
 
@@ -296,12 +297,12 @@ async function missingOf(env: Env, domain: string, manifest: Manifest): Promise<
  * SHA-256 (hex), each one of the manifest's. A part whose bytes hash otherwise is a 400, and is
  * not recorded; the parts before it are.
  */
-export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, userId: string): Promise<Uploading> {
+export async function uploadBlobs(env: Env, request: Request, domain: string, id: string, { userId, claims }: Deployer): Promise<Uploading> {
   if (!isMultipartFormData(request)) throw new Problem('unsupported-media-type', 'Blobs are sent as multipart/form-data.');
   const { site: owner, member, suspension } = await siteAccess(env.DB, domain, userId);
   // Checked again by the coordinator. A deploy begun before another user claimed the domain ends here,
   // and one of a user suspended since it began (for a new domain, no site record tells).
-  authorize(asDeployer(userId), domain, owner, 'deploy', member);
+  authorize(asDeployer(userId, claims), domain, owner, 'deploy', member);
   refuseSuspendedUser(userId, owner === null ? await getUserSuspension(env.DB, userId) : suspension);
   const room = await storageRoom(env, owner?.userId ?? userId, domain);
   const record = uploadingDeployment(await siteCoordinator(env, domain).deployment(domain, id), domain, id, userId);
@@ -316,12 +317,12 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
     await readMultipartFormData(request.headers.get('content-type') ?? '', request.body, blobParts({ files: manifest.files, limits, pack, received, known, room }));
   } catch (error) {
     // Whole, verified blobs are kept: the client sends only the rest next time.
-    await keepReceived(env, { domain, userId, id, pack, received }).catch((keeping: unknown) =>
+    await keepReceived(env, { domain, userId, claims, id, pack, received }).catch((keeping: unknown) =>
       log.error('Blobs received before a failed upload could not be kept', { domain, deploymentId: id, error: keeping }),
     );
     throw error;
   }
-  await keepReceived(env, { domain, userId, id, pack, received });
+  await keepReceived(env, { domain, userId, claims, id, pack, received });
   return { record, missing: await missingOf(env, domain, manifest) };
 }
 
@@ -332,7 +333,7 @@ export async function uploadBlobs(env: Env, request: Request, domain: string, id
  */
 async function keepReceived(
   env: Env,
-  upload: { domain: string; userId: string; id: string; pack: PackWriter; received: BlobLocation[] },
+  upload: { domain: string; userId: string; claims: boolean; id: string; pack: PackWriter; received: BlobLocation[] },
 ): Promise<void> {
   const { pack, received } = upload;
   if (received.length === 0) return pack.abort();
@@ -346,6 +347,7 @@ async function keepReceived(
     siteCoordinator(env, upload.domain).addBlobs({
       domain: upload.domain,
       userId: upload.userId,
+      claims: upload.claims,
       deploymentId: upload.id,
       pack: pack.key,
       packBytes: pack.stored,

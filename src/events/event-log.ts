@@ -25,6 +25,7 @@ export function subscription(cursor: number | undefined, upgrade: string | null,
   if (audience !== 'service' && 'domain' in audience) {
     url.searchParams.set('site', audience.domain);
     if (audience.claimedAt !== undefined) url.searchParams.set('claimed', String(audience.claimedAt));
+    if (audience.claim !== undefined) url.searchParams.set('claim', audience.claim);
     if (audience.hidesTrust) url.searchParams.set('hides', 'trust');
   } else if (audience !== 'service') url.searchParams.set('user', audience.userId);
   return new Request(url, { headers: upgrade === null ? {} : { upgrade } });
@@ -36,7 +37,8 @@ function audienceOf(url: URL): Audience {
   if (userId !== null) return { userId };
   if (domain === null) return 'service';
   const claimed = url.searchParams.get('claimed');
-  return { domain, ...(claimed === null ? {} : { claimedAt: Number(claimed) }), hidesTrust: url.searchParams.get('hides') === 'trust' };
+  const claim = url.searchParams.get('claim');
+  return { domain, ...(claimed === null ? {} : { claimedAt: Number(claimed) }), ...(claim === null ? {} : { claim }), hidesTrust: url.searchParams.get('hides') === 'trust' };
 }
 
 /** Whether `audience` may not see a site's trust policy (src/events/trust-redaction.ts). */
@@ -49,10 +51,13 @@ function shownTo(audience: Audience, event: LoggedEvent): LoggedEvent {
   return hidesTrust(audience) ? withoutTrust(event) : event;
 }
 
-/** Whether an event appended for `userId` (undefined: service-wide) about `domain` belongs to `audience`'s stream. */
-function reaches(audience: Audience, userId: string | undefined, domain: unknown): boolean {
+/**
+ * Whether an event appended for `userId` (undefined: service-wide) about `domain`, made for the
+ * domain's `claim` (undefined: not known), belongs to `audience`'s stream.
+ */
+function reaches(audience: Audience, userId: string | undefined, domain: unknown, claim: string | undefined): boolean {
   if (audience === 'service') return userId === undefined;
-  if ('domain' in audience) return userId === undefined && audience.domain === domain;
+  if ('domain' in audience) return userId === undefined && audience.domain === domain && (claim === undefined || audience.claim === undefined || claim === audience.claim);
   return audience.userId === userId;
 }
 
@@ -89,7 +94,7 @@ export class EventLog extends DurableObject<Env> {
     const now = Date.now();
     const appended = this.#table.append(events, now);
     this.#table.prune(now - retentionMs(this.env));
-    const fresh = appended.flatMap((event, index) => (event.isNew ? [{ event, userId: events[index]!.userId }] : []));
+    const fresh = appended.flatMap((event, index) => (event.isNew ? [{ event, userId: events[index]!.userId, claim: events[index]!.claim }] : []));
     if (fresh.length > 0) this.#fanOut(fresh);
     return appended;
   }
@@ -143,21 +148,21 @@ export class EventLog extends DurableObject<Env> {
    * never blocks: the runtime buffers it (workerd offers no bufferedAmount to bound that buffer
    * per socket), which is why SSE, paced by its reader, is the transport for slow consumers.
    */
-  #fanOut(events: { event: LoggedEvent; userId: string | undefined }[]): void {
+  #fanOut(events: { event: LoggedEvent; userId: string | undefined; claim: string | undefined }[]): void {
     const wake = this.#nextAppend.resolve;
     this.#nextAppend = signal();
     wake();
-    const messages = events.map(({ event, userId }) => {
+    const messages = events.map(({ event, userId, claim }) => {
       const text = webSocketMessage(event);
       const hidden = event.type === 'trust-change' ? webSocketMessage(withoutTrust(event)) : text;
-      return { text, hidden, userId, domain: (JSON.parse(event.data) as { domain?: unknown }).domain };
+      return { text, hidden, userId, claim, domain: (JSON.parse(event.data) as { domain?: unknown }).domain };
     });
     for (const socket of this.ctx.getWebSockets()) {
       // A socket accepted before audiences existed has no attachment: a service-wide subscriber.
       const audience = (socket.deserializeAttachment() as Audience | null) ?? 'service';
       try {
         const hides = hidesTrust(audience);
-        for (const message of messages) if (reaches(audience, message.userId, message.domain)) socket.send(hides ? message.hidden : message.text);
+        for (const message of messages) if (reaches(audience, message.userId, message.domain, message.claim)) socket.send(hides ? message.hidden : message.text);
       } catch {
         // A socket that closed since the last event; the runtime drops it from getWebSockets().
       }

@@ -27,17 +27,22 @@ export interface IncomingEvent {
   data: string;
   /** A user's own event (token-create, token-revoke): only that user's stream carries it. Absent: the service-wide stream's. */
   userId?: string;
+  /** A site's event: the claim of its domain it was made for (an opaque name, its owner and when they claimed it). Absent: not known. */
+  claim?: string;
 }
 
 /**
  * Whose events a stream carries: the service-wide ones, one site's (of those), or one user's own.
- * A site's are those of its current claim, appended from `claimedAt` on (its record's `created`),
- * and with `hidesTrust` without the trust policy (src/events/trust-redaction.ts).
+ * A site's are those of its current `claim`: made for it, or, for an event that names no claim,
+ * appended from `claimedAt` on (its record's `created`); with `hidesTrust` without the trust
+ * policy (src/events/trust-redaction.ts). An event of an earlier claim, logged late (retried after
+ * a failure, or replayed), names its own claim and stays out.
  */
 export type Audience = { userId: string } | SiteAudience | 'service';
 export interface SiteAudience {
   domain: string;
   claimedAt?: number;
+  claim?: string;
   hidesTrust?: boolean;
 }
 

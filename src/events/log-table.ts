@@ -28,6 +28,9 @@ export class LogTable {
     const hasUserColumn = storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM pragma_table_info('events') WHERE name = 'user_id'").one().n > 0;
     if (!hasUserColumn) storage.sql.exec('ALTER TABLE events ADD COLUMN user_id TEXT');
     storage.sql.exec('CREATE INDEX IF NOT EXISTS events_by_user ON events (user_id, id)');
+    // The claim of its domain a site's event was made for (src/events/event.ts): NULL when not known.
+    const hasClaimColumn = storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM pragma_table_info('events') WHERE name = 'claim'").one().n > 0;
+    if (!hasClaimColumn) storage.sql.exec('ALTER TABLE events ADD COLUMN claim TEXT');
     // One site's stream (its members'): the service-wide events naming the domain, in order.
     storage.sql.exec("CREATE INDEX IF NOT EXISTS events_by_domain ON events (json_extract(data, '$.domain'), id) WHERE user_id IS NULL");
   }
@@ -44,12 +47,13 @@ export class LogTable {
         if (logged) return { ...logged, isNew: false };
         const { id } = sql
           .exec<{ id: number }>(
-            'INSERT INTO events (message_id, type, data, created, user_id) VALUES (?, ?, ?, ?, ?) RETURNING id',
+            'INSERT INTO events (message_id, type, data, created, user_id, claim) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
             event.messageId,
             event.type,
             event.data,
             now,
             event.userId ?? null,
+            event.claim ?? null,
           )
           .one();
         return { id, type: event.type, data: event.data, isNew: true };
@@ -62,12 +66,16 @@ export class LogTable {
     const { sql } = this.storage;
     if (audience === 'service') return sql.exec<EventRow>('SELECT id, type, data FROM events WHERE id > ? AND user_id IS NULL ORDER BY id LIMIT ?', cursor, limit).toArray();
     if ('domain' in audience) {
-      // Of the site's current claim only: a domain unpublished and claimed again replays none of its previous owner's events.
+      // Of the site's current claim only: a domain unpublished and claimed again replays none of its previous owner's events,
+      // those logged late included (they name their claim); one that names none goes by when it was logged.
       return sql
         .exec<EventRow>(
-          "SELECT id, type, data FROM events WHERE json_extract(data, '$.domain') = ? AND user_id IS NULL AND id > ? AND created >= ? ORDER BY id LIMIT ?",
+          `SELECT id, type, data FROM events WHERE json_extract(data, '$.domain') = ? AND user_id IS NULL AND id > ?
+           AND (claim = ? OR ((claim IS NULL OR ? IS NULL) AND created >= ?)) ORDER BY id LIMIT ?`,
           audience.domain,
           cursor,
+          audience.claim ?? null,
+          audience.claim ?? null,
           audience.claimedAt ?? 0,
           limit,
         )

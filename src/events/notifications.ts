@@ -11,6 +11,14 @@ import { enqueueWebhooks } from './webhooks';
 export interface KeyedNotification {
   key: string;
   event: EventBody;
+  /** A site's event: the claim of its domain it was made for (src/events/event.ts, `IncomingEvent`). */
+  claim?: string | null;
+}
+
+/** `notification` as the log takes it in. */
+function keyedIncoming(notification: { key: string; event: EventBody; claim?: unknown }): IncomingEvent {
+  const incoming = incomingEvent(keyedMessageId(notification.key), notification.event);
+  return typeof notification.claim === 'string' ? { ...incoming, claim: notification.claim } : incoming;
 }
 
 /** The name the log knows a keyed notification by, whoever appends it. */
@@ -26,7 +34,7 @@ function keyedMessageId(key: string): string {
  */
 export async function publish(env: Env, notification: KeyedNotification): Promise<void> {
   await Promise.all([
-    eventLog(env).append([incomingEvent(keyedMessageId(notification.key), notification.event)]),
+    eventLog(env).append([keyedIncoming(notification)]),
     env.NOTIFICATIONS.send(notification, { contentType: 'json' }),
   ]);
 }
@@ -46,7 +54,7 @@ export async function publishToUser(env: Env, key: string, event: UserEvent): Pr
   await eventLog(env).append([{ messageId: keyedMessageId(key), type: event.type, data: JSON.stringify(event), userId: event.userId }]);
 }
 
-function isKeyedNotification(body: unknown): body is { key: string; event: NotificationEvent } {
+function isKeyedNotification(body: unknown): body is { key: string; event: NotificationEvent; claim?: unknown } {
   if (typeof body !== 'object' || body === null) return false;
   const { key, event } = body as Record<string, unknown>;
   return typeof key === 'string' && isNotificationEvent(event);
@@ -55,7 +63,7 @@ function isKeyedNotification(body: unknown): body is { key: string; event: Notif
 /** The event a message carries and the name the log knows it by: its key, or the queue message's id. */
 function incomingOf(message: Message<unknown>): IncomingEvent | undefined {
   const { body } = message;
-  if (isKeyedNotification(body)) return incomingEvent(keyedMessageId(body.key), body.event);
+  if (isKeyedNotification(body)) return keyedIncoming(body);
   if (isNotificationEvent(body)) return incomingEvent(message.id, body);
   return undefined;
 }

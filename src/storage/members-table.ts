@@ -1,5 +1,5 @@
 /** D1 access to a site's members (schema/migrations/0015_members_and_trust.sql). Times are epoch milliseconds. */
-import { type SiteOwner, type SiteOwnerRow, type Suspension, siteOwnerColumns, siteOwnerFrom, siteOwnerOf } from './sites-table';
+import { type ClaimedSite, type SiteOwnerRow, type Suspension, siteOwnerColumns, siteOwnerFrom, siteOwnerOf } from './sites-table';
 
 /** A member's role: what src/coordinator/access/access.ts allows it. */
 export type StoredRole = 'deployer' | 'viewer';
@@ -38,7 +38,7 @@ export async function memberAccess(db: D1Database, domain: string, userId: strin
  * in force (null: none, or no site), in one query: what the Worker checks a change against before
  * it reads a body (src/coordinator/access/access.ts).
  */
-export async function siteAccess(db: D1Database, domain: string, userId: string): Promise<{ site: SiteOwner | null; member: StoredRole | null; suspension: Suspension | null }> {
+export async function siteAccess(db: D1Database, domain: string, userId: string): Promise<{ site: ClaimedSite | null; member: StoredRole | null; suspension: Suspension | null }> {
   const row = await db
     .prepare(
       `SELECT ${siteOwnerColumns}, m.role, me.reason AS my_reason, me.suspended_at AS my_since FROM ${siteOwnerFrom}

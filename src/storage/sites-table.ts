@@ -128,15 +128,18 @@ export interface SiteOwner {
 }
 
 /** How a site's owner is read, with the owner's suspension (getSiteOwner; members-table.ts's siteAccess adds the requester's role). */
-export const siteOwnerColumns = `sites.user_id, sites.suspension_reason, sites.suspended_at, json_extract(sites.configuration, '$.root') AS root, ${ownerSuspensionColumns}`;
+export const siteOwnerColumns = `sites.user_id, sites.created, sites.suspension_reason, sites.suspended_at, json_extract(sites.configuration, '$.root') AS root, ${ownerSuspensionColumns}`;
 export const siteOwnerFrom = withOwnerSuspension;
-export type SiteOwnerRow = Pick<SiteRow, 'user_id' | 'suspension_reason' | 'suspended_at' | keyof OwnerSuspensionColumns> & { root: unknown };
+export type SiteOwnerRow = Pick<SiteRow, 'user_id' | 'created' | 'suspension_reason' | 'suspended_at' | keyof OwnerSuspensionColumns> & { root: unknown };
 
-export function siteOwnerOf(row: SiteOwnerRow): SiteOwner {
-  return { userId: row.user_id, suspension: suspensionOf(row), userSuspension: userSuspensionOf(row), root: row.root };
+/** A site's owner as D1 holds it, and when they claimed the domain: with `userId`, which claim of the domain the site is. */
+export type ClaimedSite = SiteOwner & { created: number };
+
+export function siteOwnerOf(row: SiteOwnerRow): ClaimedSite {
+  return { userId: row.user_id, created: row.created, suspension: suspensionOf(row), userSuspension: userSuspensionOf(row), root: row.root };
 }
 
-export async function getSiteOwner(db: D1Database, domain: string): Promise<SiteOwner | null> {
+export async function getSiteOwner(db: D1Database, domain: string): Promise<ClaimedSite | null> {
   const row = await db.prepare(`SELECT ${siteOwnerColumns} FROM ${siteOwnerFrom} WHERE domain = ?`).bind(domain).first<SiteOwnerRow>();
   return row && siteOwnerOf(row);
 }

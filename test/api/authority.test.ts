@@ -55,7 +55,7 @@ async function credentialOf(caller: Caller, domain: string, elsewhere: string): 
 }
 
 /** One request of each route of the table, in an order each can run after the ones before (the unpublish last); a token made asks for the caller's `scope`. */
-async function requests(domain: string, deploymentId: string, scope: string): Promise<Record<string, [string, RequestInit]>> {
+async function requests(domain: string, deploymentId: string, scope: string, free: string): Promise<Record<string, [string, RequestInit]>> {
   const third = encodeURIComponent('github|authority-third');
   const stream = { headers: { accept: 'text/event-stream' } };
   return {
@@ -63,23 +63,31 @@ async function requests(domain: string, deploymentId: string, scope: string): Pr
     'GET /v2/sites/<domain>/configuration': [`/v2/sites/${domain}/configuration`, {}],
     'GET /v2/sites/<domain>/files/<dir>/': [`/v2/sites/${domain}/files/`, {}],
     'GET /v2/sites/<domain>/deployments': [`/v2/sites/${domain}/deployments`, {}],
+    'GET /v2/sites/<domain>/deployments/<id>': [`/v2/sites/${domain}/deployments/${deploymentId}`, {}],
+    'GET /v2/sites/<domain>/deployments/<id>/rules': [`/v2/sites/${domain}/deployments/${deploymentId}/rules`, {}],
     'GET /v2/sites/<domain>/members': [`/v2/sites/${domain}/members`, {}],
     'GET /v2/sites/<domain>/events': [`/v2/sites/${domain}/events`, stream],
     'GET /v2/sites/<domain>/trust/github': [`/v2/sites/${domain}/trust/github`, {}],
+    'GET /v2/sites/<domain>/analytics': [`/v2/sites/${domain}/analytics`, {}],
     'POST /v2/sites/<domain>/deployments/<id>/activate': [`/v2/sites/${domain}/deployments/${deploymentId}/activate`, { method: 'POST' }],
     'PUT /v2/sites/<domain>/configuration': [`/v2/sites/${domain}/configuration`, json('PUT', {})],
+    'PATCH /v2/sites/<domain>/configuration': [`/v2/sites/${domain}/configuration`, json('PATCH', {}, 'application/merge-patch+json')],
+    'PUT /v2/sites/<domain>/info': [`/v2/sites/${domain}/info`, json('PUT', { metadata: {} })],
     'PATCH /v2/sites/<domain>/info': [`/v2/sites/${domain}/info`, json('PATCH', { metadata: { by: 'x' } }, 'application/merge-patch+json')],
     'PUT /v2/sites/<domain>/files/<path>': [`/v2/sites/${domain}/files/new.html`, { method: 'PUT', headers: { 'content-type': 'text/html' }, body: 'new' }],
     'DELETE /v2/sites/<domain>/files/<path>': [`/v2/sites/${domain}/files/new.html`, { method: 'DELETE' }],
     'PUT /v2/sites/<domain>': [`/v2/sites/${domain}`, { method: 'PUT', body: deployForm({ 'index.html': 'v2' }) }],
     'PUT /v2/sites/<domain>?preview=true': [`/v2/sites/${domain}?preview=true`, { method: 'PUT', body: deployForm({ 'index.html': 'v3' }) }],
     'POST /v2/sites/<domain>/deployments': [`/v2/sites/${domain}/deployments`, json('POST', { files: await manifestOf({ 'index.html': 'v1' }), finalize: 'live' })],
+    'PUT /v2/sites/<free domain>': [`/v2/sites/${free}`, { method: 'PUT', body: deployForm({ 'index.html': 'claimed' }) }],
     'PUT /v2/sites/<domain>/members/<userId>': [`/v2/sites/${domain}/members/${third}`, json('PUT', { role: 'viewer' })],
     'DELETE /v2/sites/<domain>/members/<userId>': [`/v2/sites/${domain}/members/${third}`, { method: 'DELETE' }],
     'PUT /v2/sites/<domain>/trust/github': [`/v2/sites/${domain}/trust/github`, json('PUT', { ...trustPolicy, ref: 'refs/heads/main' })],
     'DELETE /v2/sites/<domain>/trust/github': [`/v2/sites/${domain}/trust/github`, { method: 'DELETE' }],
     'PUT /v2/sites/<domain>/suspension': [`/v2/sites/${domain}/suspension`, json('PUT', { reason: 'walking the table' })],
     'DELETE /v2/sites/<domain>/suspension': [`/v2/sites/${domain}/suspension`, { method: 'DELETE' }],
+    'POST /v2/sites/<domain>/dead-letters/replay': [`/v2/sites/${domain}/dead-letters/replay`, { method: 'POST' }],
+    'POST /v2/sites/<domain>/reconcile': [`/v2/sites/${domain}/reconcile`, { method: 'POST' }],
     'GET /v2/tokens': ['/v2/tokens', {}],
     'POST /v2/tokens': ['/v2/tokens', json('POST', { name: 'made while walking', scopes: [scope] })],
     'DELETE /v2/tokens/<id>': ['/v2/tokens/00000000-0000-4000-8000-000000000000', { method: 'DELETE' }],
@@ -101,7 +109,7 @@ describe('the authority table, walked', () => {
     await ok(await send(`/v2/sites/${elsewhere}`, { method: 'PUT', body: deployForm({ 'index.html': 'x' }) }, await token({ user: owner })));
     const deploymentId = await siteWithMembers(domain);
     const secret = await credentialOf(caller, domain, elsewhere);
-    const each = await requests(domain, deploymentId, caller.scope);
+    const each = await requests(domain, deploymentId, caller.scope, `free-${index}.authority.example`);
     const answers: Record<string, string> = {};
     const expected: Record<string, string> = {};
     for (const rule of routeRules) {

@@ -167,6 +167,7 @@ describe('PUT /v2/sites/<domain>', () => {
     const deploying = siteCoordinator(env, domain).deploy({
       domain,
       userId: 'github|1',
+      claims: true,
       labels: unlabelled('api'),
       files: { id: 'in-flight', indexKey, packs: [], fileCount: 0, totalBytes: 0, blobs: [], written: [{ key: indexKey, bytes: 2 }], rulesRoot: '' },
     });

@@ -10,7 +10,7 @@ import { signOutEverywhere } from '../../src/auth/token-store';
 import type { ApiToken, CreatedApiToken } from '../../src/common/api-types';
 import worker from '../../src/index';
 import { Subscriber } from '../events/subscriber';
-import { authorized, deploy, problemOf, token, type TokenOptions } from '../support/client';
+import { authorized, call, deploy, problemOf, token, type TokenOptions } from '../support/client';
 
 const json = (method: string, body: unknown): RequestInit => ({ method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const admin: TokenOptions = { user: 'github|revocation-operator', scope: 'admin' };
@@ -104,13 +104,50 @@ describe('a credential revoked elsewhere', () => {
     expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ?').bind(user).first<{ n: number }>())?.n).toBe(0);
   });
 
-  it('a suspended user makes no token', async () => {
+  it('a suspended user makes no token, and may still sign out everywhere', async () => {
     const user = 'github|revocation-suspended-maker';
     const jwt = await token({ user });
     expect((await authorized(`/v2/users/${encodeURIComponent(user)}/suspension`, json('PUT', { reason: 'Phishing' }), admin)).status).toBe(201);
     const minted = await send(jwt, '/v2/tokens', json('POST', { name: 'while suspended', scopes: ['deploy'] }));
     expect(minted.status).toBe(403);
     expect(await problemOf(minted)).toMatchObject({ type: expect.stringContaining('user-suspended'), reason: 'Phishing' });
+    // What takes power away is still theirs to do: a suspended user signs out everywhere.
+    expect((await send(jwt, '/v2/tokens', { method: 'DELETE' })).status).toBe(200);
+  });
+});
+
+describe('a credential revoked elsewhere revokes and suspends nothing either', () => {
+  it('a JWT signed out elsewhere neither signs its user out again nor revokes their new tokens', async () => {
+    const user = 'github|revocation-stale-revoker';
+    const stale = await token({ user });
+    expect((await send(stale, '/v2/whoami')).status).toBe(200);
+    await signOutElsewhere(user);
+    // The user signs in again and makes a token; the stale JWT is still remembered here as good.
+    const fresh = await mint(await token({ user, scope: 'deploy global_read', issuedAt: Math.floor(Date.now() / 1000) + 2 }), 'after signing in again');
+    expect((await send(stale, '/v2/whoami')).status).toBe(200);
+    for (const path of [`/v2/tokens/${fresh.id}`, '/v2/tokens']) {
+      expect((await send(stale, path, { method: 'DELETE' })).status, `DELETE ${path}`).toBe(401);
+    }
+    expect((await send(fresh.token, '/v2/whoami')).status).toBe(200);
+  });
+
+  it("an operator's credential signed out elsewhere suspends no user or site, and replays or reconciles nothing", async () => {
+    const operator = 'github|revocation-stale-operator';
+    const stale = await token({ user: operator, scope: 'admin' });
+    const domain = 'revocation-stale-operator.example';
+    const victim = 'github|revocation-stale-operator-victim';
+    expect((await deploy(domain, { 'index.html': 'x' }, undefined, { user: victim })).status).toBe(200);
+    expect((await send(stale, '/v2/whoami')).status).toBe(200);
+    await signOutElsewhere(operator);
+    const changes: [string, RequestInit][] = [
+      [`/v2/users/${encodeURIComponent(victim)}/suspension`, json('PUT', { reason: 'Stale' })],
+      [`/v2/sites/${domain}/suspension`, json('PUT', { reason: 'Stale' })],
+      [`/v2/sites/${domain}/dead-letters/replay`, { method: 'POST' }],
+      [`/v2/sites/${domain}/reconcile`, { method: 'POST' }],
+    ];
+    for (const [path, init] of changes) expect((await send(stale, path, init)).status, `${init.method} ${path}`).toBe(401);
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM user_suspensions WHERE user_id = ?').bind(victim).first<{ n: number }>())?.n).toBe(0);
+    expect((await call(`http://${domain}/`)).status).toBe(200);
   });
 });
 
@@ -158,6 +195,16 @@ describe('open streams', () => {
     const ended = await Promise.all([...streams.map((stream) => endsWithin(stream.ended)), ...sockets.map((socket) => endsWithin(socket.closed))]);
     expect(ended).toEqual(paths.flatMap(() => [true, true]));
     for (const socket of sockets) expect((await socket.closed).code).toBe(1008);
+  });
+
+  it("end once their JWT expires, as an API token's do", async () => {
+    const user = 'github|revocation-expiring-stream';
+    const expiring = await token({ user, scope: 'deploy global_read', expiresIn: Math.floor(Date.now() / 1000) + 3 });
+    const stream = new Subscriber(await send(expiring, '/v2/user/events', {}, everySecond));
+    const socket = socketOf(await send(expiring, '/v2/events', { headers: { upgrade: 'websocket' } }, everySecond));
+    expect(stream.response.status).toBe(200);
+    expect(await Promise.all([endsWithin(stream.ended), endsWithin(socket.closed)])).toEqual([true, true]);
+    expect((await socket.closed).code).toBe(1008);
   });
 
   it('end once their user signs out everywhere elsewhere, or is suspended', async () => {

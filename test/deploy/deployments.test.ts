@@ -231,6 +231,7 @@ describe('deployments', () => {
     const outcome = await coordinatorOf(domain).deploy({
       domain,
       userId: 'github|1',
+      claims: true,
       labels: unlabelled('api'),
       files: { id: 'zzzzzzzzzzzzzzzzzzzz', indexKey, packs: [`sites/${domain}/packs/collected`], fileCount: 1, totalBytes: 4, blobs: [], written: [{ key: indexKey, bytes: 2 }], rulesRoot: '' },
     });

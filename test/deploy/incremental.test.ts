@@ -73,7 +73,7 @@ describe('incremental deploys', () => {
     expect(await storedObjects(domain)).toEqual(before);
     expect(await liveFiles(domain)).toEqual({ 'index.html': 'theirs' });
     // The coordinator checks again, for a claim that lands while the blobs upload.
-    const recorded = siteCoordinator(env, domain).addBlobs({ domain, userId: 'github|1', deploymentId: begun.id, pack: `sites/${domain}/packs/late`, packBytes: 0, blobs: [] });
+    const recorded = siteCoordinator(env, domain).addBlobs({ domain, userId: 'github|1', claims: true, deploymentId: begun.id, pack: `sites/${domain}/packs/late`, packBytes: 0, blobs: [] });
     await expect(recorded).rejects.toMatchObject({ status: 403 });
   });
 

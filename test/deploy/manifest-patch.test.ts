@@ -141,6 +141,7 @@ describe('incremental deploys against a base deployment', () => {
       coordinator.deployManifest({
         domain,
         userId: 'github|1',
+        claims: true,
         labels: unlabelled('api'),
         deploymentId: 'patched-deployment-id-0001',
         content: { patch: { base: 'collected-deployment-id-01', files: new Map() } },

@@ -124,6 +124,20 @@ describe('a site stream carries what its reader may see', () => {
     }
   });
 
+  it('ends once its claim does: a domain unpublished and claimed again is another stream, for global_read too', async () => {
+    const site = 'site-stream-claim-ends.example';
+    const reader: TokenOptions = { user: 'github|site-stream-global-reader', scope: 'global_read' };
+    expect((await deploy(site, { 'index.html': 'first claim' }, undefined, owner)).status).toBe(200);
+    const open = new Subscriber(await authorizedWith({ API_TOKEN_CHECK_SECONDS: '1' }, `/v2/sites/${site}/events`, {}, reader));
+    expect(open.response.status).toBe(200);
+    expect((await authorized(`/v2/sites/${site}`, { method: 'DELETE' }, owner)).status).toBe(200);
+    const next = await deploy(site, { 'index.html': 'next claim' }, undefined, owner);
+    expect(next.status).toBe(200);
+    const { deploymentId } = await next.json<{ deploymentId: string }>();
+    await open.ended;
+    expect(open.raw).not.toContain(deploymentId);
+  });
+
   it("gives a member trust-change events without the policy GET …/trust/github refuses them, replayed or pushed; its owner the policy", async () => {
     const site = 'site-stream-trust.example';
     const deployer: TokenOptions = { user: 'github|site-stream-trust-deployer' };

@@ -12,6 +12,8 @@ export interface TokenOptions {
   audience?: string;
   expiresIn?: string | number;
   secret?: string;
+  /** Its `iat`, epoch seconds; now when absent. */
+  issuedAt?: number;
 }
 
 /** A self-issued HS256 token like `npm run token` prints. */
@@ -21,7 +23,7 @@ export async function token(options: TokenOptions = {}): Promise<string> {
     .setSubject(options.user ?? 'github|1')
     .setIssuer(options.issuer ?? 'sitehost')
     .setAudience(options.audience ?? 'sitehost')
-    .setIssuedAt()
+    .setIssuedAt(options.issuedAt)
     .setExpirationTime(options.expiresIn ?? '1h')
     .sign(new TextEncoder().encode(options.secret ?? testSecret));
 }

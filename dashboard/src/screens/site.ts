@@ -14,6 +14,7 @@ import { unpublish } from './sites';
 import { deploymentsList } from '../deployments';
 import { membersCard } from '../members';
 import { suspensionCard } from '../suspension';
+import { trafficCard } from '../traffic';
 import { trustCard } from '../trust';
 import { type UserSuspensionCard, userSuspensionCard } from '../user-suspension';
 
@@ -200,6 +201,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
       h('section', { class: 'card', 'aria-labelledby': 'certificate-heading' }, h('h2', { id: 'certificate-heading' }, 'Certificate'), certificate),
     ),
     h('section', { class: 'card', 'aria-labelledby': 'deployments-heading' }, h('h2', { id: 'deployments-heading' }, 'Deployments'), deployments.element),
+    trafficCard(domain, context.signal),
     membersCard(domain, isOwner),
     trustCard(domain, isOwner),
     operatorControls,

@@ -26,12 +26,24 @@ import type { SiteOwner } from '../../storage/sites-table';
 export interface Requester {
   userId: string;
   ceiling: Ceiling;
+  /**
+   * Whether the credential may claim a domain no site holds (absent: it may not). One limited to
+   * sites never does: a claim makes its user the owner, which it was never given, and a site of it
+   * unpublished while it lives would otherwise leave it the domain.
+   */
+  claims?: boolean;
   scopes?: ReadonlySet<string>;
 }
 
+/** Who deploys: a user, and whether their credential may claim a domain no site holds (`Requester.claims`). */
+export interface Deployer {
+  userId: string;
+  claims: boolean;
+}
+
 /** A change that needs no more than a deployer's role is checked as one: whatever the credential, it is never taken for more. */
-export function asDeployer(userId: string): Requester {
-  return { userId, ceiling: 'deployer' };
+export function asDeployer(userId: string, claims = false): Requester {
+  return { userId, ceiling: 'deployer', claims };
 }
 
 type Suspension = NonNullable<SiteOwner['suspension']>;
@@ -61,6 +73,14 @@ export function roleOf(requester: Requester, site: SiteOwner, member: MemberRole
 /** 404: the domain has no site. */
 function siteNotFound(domain: string): Problem {
   return new Problem('site-not-found', `No site is hosted at ${domain}.`);
+}
+
+/** 403: a credential limited to sites deploys to a domain no site holds, which would claim it. */
+function claimRefused(domain: string): Problem {
+  return new Problem(
+    'forbidden',
+    `No site is hosted at ${domain}, and this credential (a CI identity, or a token limited to sites) cannot claim the domain: a first deploy makes its user the owner, which the credential was not given. Deploy with your own credentials to claim it.`,
+  );
 }
 
 /** 404: no kept deployment `id` of `domain` (never made, still uploading, or collected). */
@@ -104,8 +124,9 @@ function suspended(domain: string, suspension: Suspension): Problem {
  */
 export function authorize(requester: Requester, domain: string, site: SiteOwner | null, action: SiteAction, member: MemberRole | null = null): void {
   if (site === null) {
-    if (action === 'deploy') return;
-    throw siteNotFound(domain);
+    if (action !== 'deploy') throw siteNotFound(domain);
+    if (!requester.claims) throw claimRefused(domain);
+    return;
   }
   const role = roleOf(requester, site, member);
   const reads = action === 'read' || action === 'read-own';

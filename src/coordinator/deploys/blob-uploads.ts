@@ -33,7 +33,7 @@ export async function recordBlobUpload(state: SiteState, upload: BlobUpload): Pr
   const { domain, userId } = upload;
   const { DB, FILES } = state.env;
   const site = await state.load(domain);
-  authorize(asDeployer(userId), domain, site, 'deploy', await state.memberOf(site, userId));
+  authorize(asDeployer(userId, upload.claims), domain, site, 'deploy', await state.memberOf(site, userId));
   // A member's upload counts against the owner.
   const owner = site?.userId ?? userId;
   const uploading = uploadingDeployment(await state.deployments.get(domain, upload.deploymentId), domain, upload.deploymentId, userId);

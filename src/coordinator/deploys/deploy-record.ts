@@ -32,7 +32,7 @@ export async function deploymentOf(
   preview = false,
 ): Promise<{ site: SiteRecord | null; record: DeploymentRecord; deployments?: DeploymentRecord[]; written: StoredObject[] }> {
   const { domain } = commit;
-  const site = await state.permitted(domain, asDeployer(commit.userId), 'deploy');
+  const site = await state.permitted(domain, asDeployer(commit.userId, commit.claims), 'deploy');
   let deployments: DeploymentRecord[] | undefined;
   if (commit.files) {
     const own = ownPacks(commit.files);

@@ -238,12 +238,13 @@ export class FollowUps {
     }
     switch (work.kind) {
       case 'notify':
-        return publish(this.env, { key: work.changeId ?? key, event: work.event });
+        return publish(this.env, { key: work.changeId ?? key, event: work.event, claim: work.claim });
       case 'issue-certificate':
         return this.env.CERTIFICATES.send({ domain: work.domain }, { contentType: 'json' });
       case 'forget-certificate': {
         // Another claim's certificate is not this one's to read or delete; a hostname read before is removed all the same.
-        const claimedAgain = current !== undefined && current !== null;
+        // Asked of D1 at every attempt: a retry, replayed or not, may come after the domain was claimed again.
+        const claimedAgain = (current === undefined ? claimOf(await getSite(this.env.DB, work.domain)) : current) !== null;
         if (work.customHostname === undefined && !claimedAgain) {
           work.customHostname = await customHostnameOf(this.env, work.domain);
           this.storage.kv.put(key, work);

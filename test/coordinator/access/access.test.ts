@@ -3,7 +3,9 @@ import { type Requester, type SiteAction, authorize } from '../../../src/coordin
 import { outcomeOf } from '../../support/outcome';
 
 const owner: Requester = { userId: 'github|1', ceiling: 'owner', scopes: new Set(['deploy']) };
-const stranger: Requester = { userId: 'github|2', ceiling: 'owner', scopes: new Set(['deploy']) };
+const stranger: Requester = { userId: 'github|2', ceiling: 'owner', claims: true, scopes: new Set(['deploy']) };
+/** A credential limited to sites (a site token of role owner, here): it claims no domain. */
+const limited: Requester = { userId: 'github|2', ceiling: 'owner', claims: false, scopes: new Set(['deploy']) };
 const reader: Requester = { userId: 'github|3', ceiling: 'owner', scopes: new Set(['global_read']) };
 /** The coordinator asks with no token, so with no scopes. */
 const coordinatorForOwner: Requester = { userId: 'github|1', ceiling: 'owner' };
@@ -14,6 +16,7 @@ describe('authorize', () => {
   it.each<[string, Requester, string | null, SiteAction, string]>([
     // a domain without a site
     ['anyone deploys to a free domain (and claims it)', stranger, null, 'deploy', 'ok'],
+    ['a credential limited to sites does not, whatever its ceiling', limited, null, 'deploy', '403 forbidden'],
     ['nobody changes a site that does not exist', owner, null, 'change', '404 site-not-found'],
     ['nobody reads a site that does not exist', reader, null, 'read', '404 site-not-found'],
     // the owner

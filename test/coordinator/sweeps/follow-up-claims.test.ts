@@ -10,7 +10,7 @@ import { getSite } from '../../../src/storage/sites-table';
 import { authorized, deploy } from '../../support/client';
 import { coordinatorOf } from '../../support/deployments';
 import { liveFiles, liveKeys } from '../../support/live-files';
-import { subscribe } from '../../events/subscriber';
+import { Subscriber, subscribe } from '../../events/subscriber';
 
 /**
  * What a change leaves to do after its commit (src/coordinator/follow-ups.ts) is tied to the claim
@@ -76,6 +76,23 @@ describe('forgetting an unpublished site\'s certificate', () => {
   });
 });
 
+describe("forgetting an unpublished site's certificate, retried after the domain was claimed again", () => {
+  it("removes the old custom hostname and leaves the new owner's certificate alone", async () => {
+    const domain = 'forget-retried-reclaimed.example';
+    expect((await deploy(domain, { 'index.html': 'first owner' }, undefined, { user: 'github|forget-first' })).status).toBe(200);
+    await withCustomHostname(domain, 'hostname-first');
+    const sent = await certificateJobs(domain, 1);
+    expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' }, { user: 'github|forget-first' })).status).toBe(200);
+    // The next owner claims the domain and has a certificate before the forgetting is tried again.
+    expect((await deploy(domain, { 'index.html': 'next owner' }, undefined, { user: 'github|forget-next' })).status).toBe(200);
+    await withCustomHostname(domain, 'hostname-next');
+
+    await alarmAfter(domain, followUpRetry.firstWaitMs + 1000);
+    expect(sent).toContainEqual({ domain, removeCustomHostname: 'hostname-first' });
+    expect(await getCertificate(env.DB, domain)).toMatchObject({ externalId: 'hostname-next' });
+  });
+});
+
 describe('a dead letter replayed after the domain was claimed again', () => {
   it("leaves the new owner's certificate and custom hostname alone, and announces no deletion after its deploy", async () => {
     const domain = 'replay-reclaimed.example';
@@ -101,6 +118,66 @@ describe('a dead letter replayed after the domain was claimed again', () => {
     expect(subscriber.of([domain]).map((event) => event.event)).toEqual(['site-deploy', 'site-delete', 'site-deploy', 'configuration-update']);
     expect(subscriber.of([domain])[2]!.data).toContain(claimed.deploymentId);
     await subscriber.close();
+  });
+});
+
+/** Makes `domain`'s coordinator's appends to the event log fail until the answered function is called. */
+async function eventLogDown(domain: string): Promise<() => Promise<void>> {
+  const down = { idFromName: (name: string) => env.EVENTS.idFromName(name), get: () => ({ append: async () => Promise.reject(new Error('the event log is down')) }) };
+  await runInDurableObject(coordinatorOf(domain), (instance: SiteCoordinator) => {
+    const held = instance as unknown as { env: typeof env };
+    held.env = { ...held.env, EVENTS: down as unknown as typeof env.EVENTS };
+  });
+  return () =>
+    runInDurableObject(coordinatorOf(domain), (instance: SiteCoordinator) => {
+      const held = instance as unknown as { env: typeof env };
+      held.env = { ...held.env, EVENTS: env.EVENTS };
+    });
+}
+
+describe("a previous claim's events retried after the domain was claimed again", () => {
+  it("are logged, and neither replayed nor pushed to the new claim's readers", async () => {
+    const domain = 'late-events-reclaimed.example';
+    const first = { user: 'github|late-events-first' };
+    const next = { user: 'github|late-events-next' };
+    const service = await subscribe();
+    expect((await deploy(domain, { 'index.html': 'first owner' }, undefined, first)).status).toBe(200);
+    await service.until(() => service.of([domain]).some((event) => event.event === 'site-deploy'), 10_000);
+    const up = await eventLogDown(domain);
+    const member = { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ role: 'viewer' }) };
+    expect((await authorized(`/v2/sites/${domain}/members/${encodeURIComponent('github|late-events-friend')}`, member, first)).status).toBe(201);
+    expect((await authorized(`/v2/sites/${domain}`, { method: 'DELETE' }, first)).status).toBe(200);
+    // The first claim's member-add and site-delete wait for their retry; the next claim begins meanwhile.
+    expect((await deploy(domain, { 'index.html': 'next owner' }, undefined, next)).status).toBe(200);
+    // The next owner's WebSocket is open when the late events are logged: they are not pushed to it either.
+    const pushed = await authorized(`/v2/sites/${domain}/events`, { headers: { upgrade: 'websocket' } }, next);
+    expect(pushed.status).toBe(101);
+    const socket = pushed.webSocket!;
+    const messages: string[] = [];
+    const deployed = new Promise<void>((resolve) =>
+      socket.addEventListener('message', (message) => {
+        messages.push((JSON.parse(message.data as string) as { event: string }).event);
+        if (messages.includes('site-deploy')) resolve();
+      }),
+    );
+    socket.accept();
+    await up();
+    await alarmAfter(domain, followUpRetry.firstWaitMs + 1000);
+    await deployed;
+    socket.close();
+    expect(messages).toEqual(['site-deploy']);
+    await service.until(() => service.of([domain]).filter((event) => event.event === 'site-deploy').length === 2, 10_000);
+    expect(service.of([domain]).map((event) => event.event)).toEqual(['site-deploy', 'member-add', 'site-delete', 'site-deploy']);
+    await service.close();
+
+    const replayed = new Subscriber(await authorized(`/v2/sites/${domain}/events?since=0`, {}, next));
+    try {
+      await replayed.until(() => replayed.events.some((event) => event.event === 'site-deploy'));
+      expect(replayed.events.map((event) => event.event)).toEqual(['site-deploy']);
+      expect(replayed.raw).not.toContain('late-events-friend');
+    } finally {
+      await replayed.close();
+    }
   });
 });
 
