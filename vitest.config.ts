@@ -65,6 +65,8 @@ export default defineConfig(async () => {
             isolate: false,
             // A budget only for a hang: a busy machine must not fail a test.
             testTimeout: 60_000,
+            // test/fuzz/settings.ts, for the properties of pure logic (as in the workers project below).
+            provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },
           },
         },
         {
@@ -82,10 +84,14 @@ export default defineConfig(async () => {
                   // The fuzz suite deploys, and begins incremental deploys, by the hundred as one user on one site
                   // (by the thousand under `npm run fuzz`), and test files deploy to over a hundred domains as one
                   // user; test/quotas sets these limits low where it tests them.
-                  DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000', MAX_SITES_PER_USER: '1000000' },
+                  DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000', MAX_SITES_PER_USER: '1000000',
+                  // Files written before protected previews read their sites' previews without a share link;
+                  // test/serving/protection*.test.ts pass the service's default, "members", where they test it.
+                  NEW_SITE_PREVIEWS: 'public', SIGN_IN_ATTEMPTS_PER_MINUTE: '5' },
                 ratelimits: {
                   USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: 1_000_000, period: 60 } },
                   ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: 1_000_000, period: 60 } },
+                  SIGN_IN_RATE_LIMITER: { namespace_id: '2603', simple: { limit: 5, period: 60 } },
                   TEST_RATE_LIMITER: { namespace_id: '2699', simple: { limit: 3, period: 60 } },
                 },
               },

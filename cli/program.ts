@@ -238,6 +238,33 @@ export function createProgram(json = false): Command {
     .option('--json', 'print what was removed as JSON')
     .action(async (domain, userId, options) => (await import('./commands/members.ts')).removeMember(domain, userId, options));
 
+  const shares = program.command('share').description("links that let whoever opens them see a protected site or preview, until they expire");
+  shares
+    .command('link', { isDefault: true })
+    .description('print a share link of the site, of one deployment (--deployment) or of an alias (--alias); members may make them')
+    .argument('<domain>')
+    .option('--deployment <id>', "a kept deployment's own host")
+    .option('--alias <alias>', 'an alias host')
+    .option('--path <path>', 'where the link lands, e.g. /docs/ (default /)')
+    .option('--expires <duration>', "how long it works: 90m, 12h, 7d (default 1 day; at most the service's cap, 30 days)")
+    .option('--json', 'print the link as JSON')
+    .action(async (domain, options) => (await import('./commands/share.ts')).share(domain, options));
+  shares
+    .command('revoke')
+    .description('stop every share link and password sign-in of your site at once')
+    .argument('<domain>')
+    .option('--json', 'print what was revoked as JSON')
+    .action(async (domain, options) => (await import('./commands/share.ts')).revokeShares(domain, options));
+  program
+    .command('protect')
+    .description("who may open your site's hosts: previews public or members; the site public, members or password")
+    .argument('<domain>')
+    .option('--previews <who>', 'public or members (members: only through a share link)')
+    .option('--site <who>', 'public, members or password')
+    .option('--password <password>', "the site's password (with --site password; or SITEHOST_SITE_PASSWORD)")
+    .option('--json', 'print the protection as JSON')
+    .action(async (domain, options) => (await import('./commands/share.ts')).protect(domain, { ...options, password: options.password ?? process.env.SITEHOST_SITE_PASSWORD }));
+
   const trust = program.command('trust').description('let a GitHub Actions workflow deploy your site with no stored secret');
   trust
     .command('github')

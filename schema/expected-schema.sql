@@ -188,7 +188,7 @@ CREATE TABLE sites (
   deployment_packs TEXT NOT NULL DEFAULT '[]',
   file_count INTEGER NOT NULL DEFAULT 0,
   total_bytes INTEGER NOT NULL DEFAULT 0
-, suspension_reason TEXT, suspended_at INTEGER);
+, suspension_reason TEXT, suspended_at INTEGER, protection TEXT);
 
 CREATE TABLE stored_bytes (
   user_id TEXT NOT NULL,

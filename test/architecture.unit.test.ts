@@ -22,7 +22,7 @@ const src = resolve(import.meta.dirname, '../src');
 const layers: readonly (readonly string[])[] = [
   ['common'],
   ['http'],
-  ['platform'],
+  ['platform', 'protection'],
   ['rules'],
   ['storage', 'configuration', 'auth', 'domains', 'cloudflare-api'],
   ['content', 'certificates', 'events', 'quotas', 'traffic'],

@@ -72,6 +72,7 @@ function worker(index, { rttMs, config, workDir, scriptPath, timeScale, location
     ratelimits: {
       USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: unlimited, period: 60 } },
       ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: unlimited, period: 60 } },
+      SIGN_IN_RATE_LIMITER: { namespace_id: '2603', simple: { limit: 10, period: 60 } },
     },
     d1Databases: { DB: localDatabaseId(config) },
     r2Buckets: { FILES: 'sitehost-files' },

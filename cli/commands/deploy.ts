@@ -12,11 +12,13 @@ import { checkedDomain } from '../domain.ts';
 import { CliError } from '../errors.ts';
 import { count, printJson } from '../format.ts';
 import type { DeployResult, Deployment } from '../../src/common/api-types.ts';
+import type { ShareLink } from '../../src/common/protection-types.ts';
 import { aliasFrom, aliasHostNote, messageProblem } from '../../src/common/deployment-labels.ts';
 import { formatBytes } from '../../src/common/format-bytes.ts';
 import { sitePath } from '../../src/common/site-paths.ts';
 import { siteUrl } from '../../src/common/site-url.ts';
 import { readJsonArgument } from '../input.ts';
+import { mintShareLink } from './share.ts';
 
 export interface DeployOptions {
   /** The same as the [dir] argument, as `netlify deploy --dir` takes it. */
@@ -143,7 +145,24 @@ export async function deploy(positional: string | undefined, options: DeployOpti
     'type' in outcome ? (asked ? api.json<Deployment>(deploymentPath(domain, outcome.deploymentId)) : undefined) : outcome,
     cache.deployed(target, 'type' in outcome ? outcome.deploymentId : outcome.id),
   ]);
-  report(api, domain, { ...published, deployment, files, totalBytes: folder.totalBytes, json: options.json });
+  const link = await previewShareLink(api, domain, outcome, deployment?.alias ?? undefined);
+  report(api, domain, { ...published, deployment, link, files, totalBytes: folder.totalBytes, json: options.json });
+}
+
+/**
+ * A share link of what a preview or an aliased deploy made, when its host is protected: members
+ * open it and send it on (docs/design.md, "Protected sites"). None for a live deploy without an
+ * alias (the site is the user's to share), nor when the service mints none.
+ */
+async function previewShareLink(api: ApiClient, domain: string, outcome: Published['outcome'], alias: string | undefined): Promise<ShareLink | undefined> {
+  if ('type' in outcome && alias === undefined) return undefined;
+  const target = alias !== undefined ? { alias } : { deployment: 'type' in outcome ? outcome.deploymentId : outcome.id };
+  // The deploy is done: a link that cannot be made (an older service, a token that may not mint one) leaves it out.
+  const link = await mintShareLink(api, domain, target).catch((error: unknown) => {
+    if (error instanceof CliError) return undefined;
+    throw error;
+  });
+  return link?.protected ? link : undefined;
 }
 
 /**
@@ -154,14 +173,14 @@ export async function deploy(positional: string | undefined, options: DeployOpti
 function report(
   api: ApiClient,
   domain: string,
-  done: Published & { deployment: Deployment | undefined; files: readonly HashedLocalFile[]; totalBytes: number; json?: boolean },
+  done: Published & { deployment: Deployment | undefined; link: ShareLink | undefined; files: readonly HashedLocalFile[]; totalBytes: number; json?: boolean },
 ): void {
-  const { outcome, sent, files, deployment } = done;
+  const { outcome, sent, files, deployment, link } = done;
   const url = siteUrl(new URL(api.origin), domain);
   if (done.json) {
     const previewUrl = deployment?.previewUrl ?? done.previewUrl;
     const aliasUrl = deployment?.aliasUrl;
-    const urls = { previewUrl, ...(aliasUrl ? { aliasUrl } : {}) };
+    const urls = { previewUrl, ...(aliasUrl ? { aliasUrl } : {}), ...(link ? { shareUrl: link.url, shareExpiresAt: link.expiresAt } : {}) };
     return printJson('type' in outcome ? { id: outcome.deploymentId, ...outcome, unchanged: outcome.unchanged === true, url, ...urls } : { ...outcome, ...urls, domain, unchanged: false });
   }
   // Not counted as stored: empty files, and files whose content another file brought.
@@ -185,5 +204,6 @@ function report(
           `  ${pc.cyan(terminalSafe(outcome.previewUrl))}`,
         ];
   const live = 'type' in outcome ? [`  ${pc.cyan(url)}`] : [];
-  console.log([...lines, ...alias, ...live].join('\n'));
+  const shared = link ? [`  Previews are for members: share link, until ${terminalSafe(link.expiresAt)} UTC: ${pc.cyan(terminalSafe(link.url))}`] : [];
+  console.log([...lines, ...alias, ...live, ...shared].join('\n'));
 }

@@ -9,6 +9,7 @@ import { announce, fill, h } from './dom';
 import { timeElement } from './format';
 import { link } from './router';
 import { errorMessage } from './screen';
+import { opensWithShareLink } from './share';
 
 const deploymentsPath = (domain: string, rest = '') => sitePath(domain, `/deployments${rest}`);
 
@@ -54,12 +55,12 @@ export function deploymentsList(domain: string, feedback: HTMLElement): { elemen
       h('td', { 'data-label': 'Via', class: 'provenance' }, provenanceSummary(deployment.provenance)),
       h('td', { 'data-label': 'Source' }, [deployment.client, deployment.source].filter(Boolean).join(' ')),
       h('td', { 'data-label': 'Message', class: 'message' }, deployment.message ?? ''),
-      h('td', { 'data-label': 'Alias' }, deployment.alias && deployment.aliasUrl ? h('a', { href: deployment.aliasUrl, target: '_blank', rel: 'noopener' }, deployment.alias, newTab(`alias of ${deployment.id}`)) : ''),
+      h('td', { 'data-label': 'Alias' }, deployment.alias && deployment.aliasUrl ? opensWithShareLink(h('a', { href: deployment.aliasUrl, target: '_blank', rel: 'noopener' }, deployment.alias, newTab(`alias of ${deployment.id}`)), domain, { alias: deployment.alias }) : ''),
       h('td', { 'data-label': 'Files' }, `${deployment.fileCount} (${formatBytes(deployment.totalBytes)})`),
       h(
         'td',
         { 'data-label': 'Preview' },
-        h('div', { class: 'row-actions' }, h('a', { href: deployment.previewUrl, target: '_blank', rel: 'noopener' }, 'Preview', newTab(deployment.id)), h('a', { href: link({ screen: 'rules', domain, deployment: deployment.id }), 'aria-label': `Rules of deployment ${deployment.id}` }, 'Rules')),
+        h('div', { class: 'row-actions' }, opensWithShareLink(h('a', { href: deployment.previewUrl, target: '_blank', rel: 'noopener' }, 'Preview', newTab(deployment.id)), domain, { deploymentId: deployment.id }), h('a', { href: link({ screen: 'rules', domain, deployment: deployment.id }), 'aria-label': `Rules of deployment ${deployment.id}` }, 'Rules')),
       ),
       h('td', { 'data-label': 'Live' }, status),
     );

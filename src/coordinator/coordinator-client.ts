@@ -8,7 +8,7 @@ import type { SiteCoordinator } from './coordinator';
 import { type Outcome, unwrap } from './outcome';
 
 /** The coordinator's changes: each answers an `Outcome` across RPC, turned back here. */
-const changes = ['deploy', 'preview', 'activate', 'addBlobs', 'finalize', 'deployManifest', 'cancel', 'unpublish', 'editConfiguration', 'editMetadata', 'putFile', 'deleteFile', 'suspend', 'resume', 'refreshOwner', 'changeAccess', 'storeUploading'] as const;
+const changes = ['deploy', 'preview', 'activate', 'addBlobs', 'finalize', 'deployManifest', 'cancel', 'unpublish', 'editConfiguration', 'editMetadata', 'putFile', 'deleteFile', 'suspend', 'resume', 'refreshOwner', 'changeAccess', 'storeUploading', 'protect'] as const;
 type Change = (typeof changes)[number];
 /** Its other methods, whose answers pass as they are. */
 type Query = 'current' | 'beginUpload' | 'forgetUpload' | 'beginIncremental' | 'sweepOrphans' | 'discard' | 'replayDeadLetters' | 'reconcile' | 'knownBlobs' | 'storedBlobs' | 'deployments' | 'deployment' | 'aliased';

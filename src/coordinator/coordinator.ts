@@ -30,6 +30,8 @@ import { type Outcome, outcomeOf } from './outcome';
 import { configurationChange, previewClaim, SiteState } from './commit/site-state';
 import { editConfiguration, editMetadata } from './deploys/site-edits';
 import { refreshOwnerSuspension, resume, suspend } from './access/suspension';
+import { type ProtectionChange, changeProtection } from './access/protection-change';
+import type { SiteProtection } from '../protection/site-protection';
 import { servesAlready, unchangedResult } from './deploys/unchanged';
 import { storeUploading } from './deploys/unfinished';
 import { type ReconciledSite, reconcile } from './commit/reconcile';
@@ -288,6 +290,11 @@ export class SiteCoordinator extends DurableObject<Env> {
   /** The owner adds, changes or removes a member, or sets or removes the trust policy (./access/access-changes.ts). */
   changeAccess(domain: string, requester: Requester, change: AccessChange): Promise<Outcome<AccessAnswer>> {
     return this.#change(() => changeAccess(this.#state, domain, requester, change));
+  }
+
+  /** The owner sets who may open the site's hosts, or signs every visitor out (./access/protection-change.ts). */
+  protect(domain: string, requester: Requester, change: ProtectionChange): Promise<Outcome<SiteProtection>> {
+    return this.#change(() => changeProtection(this.#state, domain, requester, change));
   }
 
   /** An operator suspends the site for `reason` (./access/suspension.ts). */

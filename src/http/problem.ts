@@ -27,6 +27,7 @@ const kinds = {
   'uri-too-long': { status: 414, title: 'URI too long' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'rate-limited': { status: 429, title: 'Too many requests' },
+  'request-header-too-large': { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

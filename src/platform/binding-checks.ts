@@ -33,6 +33,7 @@ export function checkRateLimits(settings: Settings, bindings: readonly RateLimit
   const expected = [
     ['API_REQUESTS_PER_MINUTE', 'USER_RATE_LIMITER', settings.apiRequestsPerMinute],
     ['ANONYMOUS_REQUESTS_PER_MINUTE', 'ADDRESS_RATE_LIMITER', settings.anonymousRequestsPerMinute],
+    ['SIGN_IN_ATTEMPTS_PER_MINUTE', 'SIGN_IN_RATE_LIMITER', settings.protection.signInAttemptsPerMinute],
   ] as const;
   for (const [setting, name, limit] of expected) {
     const binding = bindings.find((candidate) => candidate.name === name);

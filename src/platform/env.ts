@@ -21,6 +21,8 @@ export interface Env {
   /** The API's rate limits (src/api/rate-limit.ts): requests with a valid token, by user; the others, by client address. */
   USER_RATE_LIMITER: RateLimit;
   ADDRESS_RATE_LIMITER: RateLimit;
+  /** Password sign-in attempts on protected sites' hosts, per client address (SIGN_IN_ATTEMPTS_PER_MINUTE). */
+  SIGN_IN_RATE_LIMITER: RateLimit;
   /** Every call to Cloudflare's API, under one budget: one instance, `idFromName('account')`. */
   CLOUDFLARE_API: DurableObjectNamespace<CloudflareAccount>;
   /** Traffic analytics (docs/analytics.md): what isolates counted, one message per send; */
@@ -100,6 +102,12 @@ export interface Env {
   EDGE_CACHE_HOST: string;
   /** Comma-separated named caches a local purge clears besides the default one. */
   EDGE_LOCAL_CACHES: string;
+  /** Protected sites (src/platform/protection-settings.ts). */
+  NEW_SITE_PREVIEWS: string;
+  SHARE_LINK_MAX_SECONDS: string;
+  SIGN_IN_ATTEMPTS_PER_MINUTE: string;
+  SITE_PASSWORD_MIN_LENGTH: string;
+  MAX_CREDENTIAL_HEADER_BYTES: string;
   /** The limits of USER_RATE_LIMITER and ADDRESS_RATE_LIMITER, per minute: each must equal its binding's. */
   API_REQUESTS_PER_MINUTE: string;
   ANONYMOUS_REQUESTS_PER_MINUTE: string;

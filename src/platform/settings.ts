@@ -4,16 +4,16 @@
  * rather than read as `NaN`, which would quietly switch a limit off.
  *
  * No runtime imports but its siblings': `npm start` (scripts/start.mjs) loads this file under Node to refuse a bad
- * setting before the service starts (its siblings setting-values.ts and analytics-settings.ts import only each other).
+ * setting before the service starts (its siblings setting-values.ts, analytics-settings.ts and protection-settings.ts import only each other).
  */
-
 import { type AnalyticsSettings, type AnalyticsVars, analyticsSettings } from './analytics-settings.ts';
+import { type ProtectionSettings, type ProtectionVars, protectionSettings } from './protection-settings.ts';
 import { InvalidSetting, wholeNumber } from './setting-values.ts';
 
 export { InvalidSetting };
 
-/** The vars this module reads, as wrangler passes them. */
-export interface SettingVars extends AnalyticsVars {
+/** The vars this module reads, as wrangler passes them (protected sites': ./protection-settings.ts). */
+export interface SettingVars extends AnalyticsVars, ProtectionVars {
   API_HOSTNAMES?: unknown;
   MAX_FILES?: unknown;
   MAX_TOTAL_BYTES?: unknown;
@@ -54,8 +54,7 @@ export interface SettingVars extends AnalyticsVars {
   API_TOKEN_CHECK_SECONDS?: unknown;
   GITHUB_OIDC_ISSUER?: unknown;
   OIDC_AUDIENCE?: unknown;
-  OIDC_EXCHANGES_PER_SITE_HOUR?: unknown;
-  OIDC_ISSUER_RETRY_SECONDS?: unknown;
+  OIDC_EXCHANGES_PER_SITE_HOUR?: unknown; OIDC_ISSUER_RETRY_SECONDS?: unknown;
 }
 
 export interface Settings {
@@ -101,6 +100,7 @@ export interface Settings {
   githubOidc: GithubOidcSettings;
   /** Traffic counted on the serving path (docs/analytics.md). */
   analytics: AnalyticsSettings;
+  protection: ProtectionSettings;
 }
 
 export interface GithubOidcSettings {
@@ -314,6 +314,7 @@ export function parseSettings(vars: SettingVars): Settings {
     apiTokens: apiTokenSettings(vars),
     githubOidc: githubOidcSettings(vars),
     analytics: analyticsSettings(vars),
+    protection: protectionSettings(vars),
   };
 }
 

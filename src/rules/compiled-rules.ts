@@ -1,3 +1,4 @@
+import type { HashedCredential } from '../protection/basic-auth';
 import type { FileHeaderRule, FileRedirect, QueryCondition, SiteRules } from './rules-files';
 import { type TemplateValues, fieldValueTemplate, pathTemplate } from './path-template';
 import { mergedFields } from './header-fields';
@@ -37,9 +38,11 @@ export interface CompiledSiteRules {
   byLanguage: PathRules<true>;
   /** The paths a `Country` rule covers: their answers vary by the visitor's country. */
   byCountry: PathRules<true>;
+  /** The paths `Basic-Auth` protects, with who may open them. */
+  basicAuth: PathRules<readonly HashedCredential[]>;
 }
 
-const noRules: CompiledSiteRules = { redirects: new PathRules([]), headers: new PathRules([]), byLanguage: new PathRules([]), byCountry: new PathRules([]) };
+const noRules: CompiledSiteRules = { redirects: new PathRules([]), headers: new PathRules([]), byLanguage: new PathRules([]), byCountry: new PathRules([]), basicAuth: new PathRules([]) };
 
 export function compileSiteRules(rules: SiteRules | undefined): CompiledSiteRules {
   if (!rules) return noRules;
@@ -48,7 +51,13 @@ export function compileSiteRules(rules: SiteRules | undefined): CompiledSiteRule
     headers: new PathRules(rules.headers.flatMap(compileHeaders)),
     byLanguage: new PathRules(rules.redirects.flatMap(({ from, languages }) => (languages ? redirectForms(from, true as const) : []))),
     byCountry: new PathRules(rules.redirects.flatMap(({ from, countries }) => (countries ? redirectForms(from, true as const) : []))),
+    basicAuth: new PathRules((rules.basicAuth ?? []).flatMap(({ uri, credentials }) => withAndWithoutSlash(uri, credentials as readonly HashedCredential[]))),
   };
+}
+
+/** Who may open `path` when a `Basic-Auth` rule protects it (the first that matches, as the file orders them); undefined when none does. */
+export function basicAuthOf(rules: CompiledSiteRules, path: RequestPath): readonly HashedCredential[] | undefined {
+  return rules.basicAuth.first(path, undefined, undefined, withoutSlash(path))?.rule;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { hashCredentials } from '../protection/basic-auth';
 import { parseHeadersFile } from './headers-file';
 import { parseRedirectsFile } from './redirects-file';
 import { type RulesFileName, type SiteRules, rulesFileLimits, rulesFileProblem, rulesFilesProblem } from './rules-files';
@@ -51,9 +52,18 @@ export async function withSiteRules(index: FileIndex, read: ReadEntry, root: str
       return [];
     }
   };
-  const rules: SiteRules = { redirects: parsed(redirectsText, parseRedirectsFile), headers: parsed(headersText, parseHeadersFile) };
+  const rules = await withHashedCredentials({ redirects: parsed(redirectsText, parseRedirectsFile), headers: parsed(headersText, parseHeadersFile) });
   if (problems.length > 0) throw rulesFilesProblem(problems);
   return { ...rest, rules: root === '' ? rules : { ...rules, root } };
+}
+
+/** The `Basic-Auth` pairs of `_headers` rules moved out of them and hashed: only hashes are stored, and shown nowhere. */
+async function withHashedCredentials(rules: SiteRules): Promise<SiteRules> {
+  if (!rules.headers.some((rule) => rule.basicAuth)) return rules;
+  const basicAuth = await Promise.all(
+    rules.headers.flatMap(({ uri, basicAuth: pairs }) => (pairs ? [hashCredentials(pairs).then((credentials) => ({ uri, credentials }))] : [])),
+  );
+  return { ...rules, headers: rules.headers.map(({ basicAuth: _pairs, ...rule }) => rule), basicAuth };
 }
 
 /** The served root a configuration names, normalised as serving reads it ('' for the top). */

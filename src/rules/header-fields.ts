@@ -26,7 +26,7 @@ export const serverFields: readonly string[] = [
   'http2-settings',
 ];
 
-/** Netlify reads it as password protection; sent as a header it would show the passwords to every visitor. */
+/** Netlify reads it as password protection: a `_headers` file's is read as such (./headers-file.ts); host options may not set it, since they are shown whole. */
 const passwordField = 'basic-auth';
 
 /** Every name a site may not set. */
@@ -39,7 +39,7 @@ const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export function fieldNameFault(name: string): string | undefined {
   if (!token.test(name)) return `"${name}" is not a header name.`;
   const lower = name.toLowerCase();
-  if (lower === passwordField) return 'password protection (Basic-Auth) is not supported: the header would show its passwords to every visitor.';
+  if (lower === passwordField) return 'Basic-Auth (password protection) is read from a _headers file only: host options are shown whole, and would show its passwords.';
   if (serverFields.includes(lower)) return `"${name}" is set by the server alone.`;
   return undefined;
 }

@@ -1,3 +1,4 @@
+import { basicAuthFault, basicAuthPairs } from '../protection/basic-auth';
 import { configurationLimits } from './configuration-limits';
 import { headerRulesBytes } from './header-bytes';
 import { fieldNameFault, fieldValueFault } from './header-fields';
@@ -35,17 +36,36 @@ export function parseHeadersFile(text: string): FileHeaderRule[] {
     }
     const colon = line.indexOf(':');
     if (colon === -1) throw fail('expected "Name: value", "! Name" or a path.');
-    const name = fieldName(line.slice(0, colon).trim(), fail);
+    const written = line.slice(0, colon).trim();
     const value = line.slice(colon + 1).trim();
+    if (written.toLowerCase() === basicAuthField) {
+      readBasicAuth(rule, value, rules, number);
+      return;
+    }
+    const name = fieldName(written, fail);
     if (value === '') throw fail(`the header "${name}" has no value.`);
     const valueFault = fieldValueFault(name, value);
     if (valueFault) throw fail(valueFault);
     // One field whatever the letter case of its name, as Cloudflare's and Netlify's parsers read it.
-    const written = Object.keys(rule.fields).find((key) => key.toLowerCase() === name.toLowerCase()) ?? name;
-    (rule.fields[written] ??= []).push(valueTemplate(value, rule.variables, false));
+    const field = Object.keys(rule.fields).find((key) => key.toLowerCase() === name.toLowerCase()) ?? name;
+    (rule.fields[field] ??= []).push(valueTemplate(value, rule.variables, false));
   });
   checkHeaderBytes(rules);
-  return rules.map(({ uri, fields, detach }) => ({ uri, fields, detach }));
+  return rules.map(({ uri, fields, detach, basicAuth }) => ({ uri, fields, detach, ...(basicAuth ? { basicAuth } : {}) }));
+}
+
+/** Netlify's password protection of the rule's paths: kept apart from the fields, never sent, hashed before it is stored. */
+const basicAuthField = 'basic-auth';
+
+function readBasicAuth(rule: FileHeaderRule, value: string, rules: readonly FileHeaderRule[], line: number): void {
+  const fault = basicAuthFault(value);
+  if (fault) throw rulesFileProblem('_headers', line, fault);
+  const pairs = basicAuthPairs(value);
+  const limit = rulesFileLimits.MAX_BASIC_AUTH_CREDENTIALS;
+  if (rules.reduce((count, { basicAuth }) => count + (basicAuth?.length ?? 0), 0) + pairs.length > limit) {
+    throw rulesFileProblem('_headers', line, `more than ${limit} Basic-Auth user names and passwords.`, 'MAX_BASIC_AUTH_CREDENTIALS');
+  }
+  rule.basicAuth = [...(rule.basicAuth ?? []), ...pairs];
 }
 
 function fieldName(name: string, fail: (why: string) => Error): string {

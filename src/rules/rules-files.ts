@@ -1,4 +1,5 @@
 import { Problem } from '../http/problem';
+import type { BasicCredential, HashedCredential } from '../protection/basic-auth';
 
 /**
  * The rules of a deployment's `_redirects` and `_headers` (Netlify's and Cloudflare Pages'
@@ -9,6 +10,8 @@ import { Problem } from '../http/problem';
 export interface SiteRules {
   redirects: FileRedirect[];
   headers: FileHeaderRule[];
+  /** `_headers`' `Basic-Auth` lines: the paths HTTP Basic protects, with hashed credentials only. */
+  basicAuth?: BasicAuthRule[];
   /** The folder (the `root` host option) whose files they were read from; none for the top. */
   root?: string;
 }
@@ -46,6 +49,14 @@ export interface FileHeaderRule {
   fields: Record<string, string[]>;
   /** `! Name`: fields removed from what the service and earlier rules set. */
   detach: string[];
+  /** Its `Basic-Auth` pairs as written, only between reading the file and hashing them (./deployment-rules.ts): never stored. */
+  basicAuth?: BasicCredential[];
+}
+
+/** A path rule of HTTP Basic protection: who may open the paths it matches. */
+export interface BasicAuthRule {
+  uri: string;
+  credentials: HashedCredential[];
 }
 
 /** Bounds on the files, as Cloudflare Pages sets them (and the service's own for a file's size). */
@@ -53,6 +64,8 @@ export const rulesFileLimits = {
   MAX_STATIC_REDIRECTS: 2_000,
   MAX_DYNAMIC_REDIRECTS: 100,
   MAX_HEADERS_FILE_RULES: 100,
+  /** `Basic-Auth` pairs in a `_headers` file: each is hashed at deploy time, at a cost (src/protection/password-hash.ts). */
+  MAX_BASIC_AUTH_CREDENTIALS: 20,
   MAX_RULES_LINE_LENGTH: 1_000,
   /** 2,100 rules of 1,000 characters, and room for comments. */
   MAX_RULES_FILE_BYTES: 4 * 1024 * 1024,

@@ -25,6 +25,7 @@ import { type Deployment, withheld } from '../storage/sites-table';
 import { hostOptionsOf } from './host-options';
 import { noAliasedDeployment, noDeploymentHosted, serverError } from './pages';
 import { type ServedDeployment, answerWith } from './serve';
+import { hostAccessOf } from './protection-gate';
 
 /** What a preview host names: a deployment by its id, or the newest with an alias by the alias's label. */
 export type PreviewName = { id: string } | { aliasLabel: string };
@@ -54,7 +55,8 @@ export function servePreview(request: Request, url: URL, env: Env, ctx: Executio
     if (!record) return undefined;
     const site = await liveSite(env, ctx, record.domain, location);
     const traffic = site ? { site: { domain: record.domain, claim: site.created }, host: 'id' in name ? ('preview' as const) : ('alias' as const) } : undefined;
-    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: withheld(site), traffic };
+    const access = hostAccessOf(env, site, `${'id' in name ? name.id : name.aliasLabel}.${settingsOf(env).previewHostname}`, true);
+    return { deployment: record.deployment, host: hostOptionsOf(record.configuration), suspension: withheld(site), traffic, access };
   };
   const nothingHere = () => ('id' in name ? noDeploymentHosted(name.id) : noAliasedDeployment(name.aliasLabel));
   return answerWith(request, url, env, ctx, location, lookUp, nothingHere)

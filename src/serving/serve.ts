@@ -15,6 +15,8 @@ import { wantsPage } from './page-request';
 import { fileNotFound, noSiteHosted, serverError, siteSuspended } from './pages';
 import { type RequestPath, parseRequestPath } from '../http/request-path';
 import { resolve } from './resolve';
+import { type HostAccess, admit, hostAccessOf, privately } from './protection-gate';
+import { admitBasic } from './basic-auth-gate';
 import { type FileStores, type SiteFiles, noFiles, siteFilesOf } from './site-files';
 import { manifestFilesOf, manifestOf } from './site-manifest';
 import { bodyBytesOf } from './body-bytes';
@@ -50,6 +52,8 @@ export interface ServedDeployment {
   suspension: Suspension | null;
   /** The domain it is served on as the live site; none for a preview, where `_redirects` rules for a host never apply. */
   domain?: string;
+  /** Who may open the host it is served on (./protection-gate.ts). */
+  access: HostAccess;
   /** Whose traffic its answers count as (docs/analytics.md); none while its site's record is gone. */
   traffic?: { site: SiteKey; host: HostKind };
 }
@@ -80,9 +84,15 @@ export async function answerWith(
   const site = await lookUp();
   if (!site) return nothingHere();
   if (site.suspension) return siteSuspended(serviceOrigin(url, env));
+  const admission = await admit(request, url, env, site.access, path);
+  if ('answer' in admission) return admission.answer;
   const stores: FileStores = { bucket: env.FILES, location, edge: settingsOf(env).edge, waitUntil: (promise) => ctx.waitUntil(promise) };
   const files = site.deployment ? await siteFilesOf(stores, site.deployment) : noFiles;
+  const basic = await admitBasic(request, env, files.rules, path, site.access.host);
+  if ('answer' in basic) return basic.answer;
   const response = withSiteHeaders(await answer(request, url, path, stores, site, files).catch(problemResponse), path, site.host, files);
+  if (admission.private) privately(response, 'Cookie');
+  if (basic.private) privately(response, 'Authorization');
   if (site.traffic) countServed(env, ctx, request, url, { ...site.traffic, deployment: site.deployment?.id ?? '' }, { response, bytes: bodyBytesOf(response) });
   return response;
 }
@@ -93,7 +103,8 @@ async function servedSite(env: Env, ctx: ExecutionContext, domain: string, locat
   // A domain claimed by a preview alone serves nothing (unless suspended: then it says so).
   const suspension = withheld(site);
   if (!site || !(site.liveDeploymentId || suspension)) return undefined;
-  return { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension, domain, traffic: { site: { domain, claim: site.created }, host: 'live' } };
+  const access = hostAccessOf(env, site, domain, false);
+  return { deployment: site.deployment, host: hostOptionsOf(site.configuration), suspension, domain, access, traffic: { site: { domain, claim: site.created }, host: 'live' } };
 }
 
 /** The service's own origin, on its first API host, with the scheme and port the request came by. */

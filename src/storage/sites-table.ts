@@ -1,4 +1,5 @@
 /** D1 access to site records. All times are epoch milliseconds. */
+import type { SiteProtection } from '../protection/site-protection';
 import { databaseNowMs } from './configurations-feed';
 
 export interface Deployment {
@@ -33,6 +34,8 @@ export interface SiteRecord {
   suspension: Suspension | null;
   /** Null unless an operator suspended its owner (./user-suspensions.ts): then it answers 451 too, and its owner changes nothing. */
   userSuspension: Suspension | null;
+  /** Who may open its hosts; null: the service's default for new sites (NEW_SITE_PREVIEWS). Absent from records cached before it existed. */
+  protection?: SiteProtection | null;
 }
 
 interface SiteRow extends OwnerSuspensionColumns {
@@ -51,6 +54,7 @@ interface SiteRow extends OwnerSuspensionColumns {
   total_bytes: number;
   suspension_reason: string | null;
   suspended_at: number | null;
+  protection: string | null;
 }
 
 /** The owner's suspension in force, joined from user_suspensions (see `withOwnerSuspension`). */
@@ -91,6 +95,7 @@ function toRecord(row: SiteRow): SiteRecord {
           },
     suspension: suspensionOf(row),
     userSuspension: userSuspensionOf(row),
+    protection: row.protection === null ? null : (JSON.parse(row.protection) as SiteProtection),
   };
 }
 
@@ -110,7 +115,7 @@ export function withheld(site: Pick<SiteRecord, 'suspension' | 'userSuspension'>
 
 /** A site `userId` holds at `now` with nothing live yet: no deployment, no host options, no metadata, no suspension (a suspended user claims nothing). */
 export function emptySite(domain: string, userId: string, now: number): SiteRecord {
-  return { domain, userId, created: now, modified: now, configuration: {}, configurationModified: now, metadata: {}, liveDeploymentId: null, deployment: null, suspension: null, userSuspension: null };
+  return { domain, userId, created: now, modified: now, configuration: {}, configurationModified: now, metadata: {}, liveDeploymentId: null, deployment: null, suspension: null, userSuspension: null, protection: null };
 }
 
 export async function getSite(db: D1Database, domain: string): Promise<SiteRecord | null> {
@@ -227,6 +232,11 @@ export function setSuspension(db: D1Database, domain: string, suspension: Suspen
   return db
     .prepare('UPDATE sites SET suspension_reason = ?2, suspended_at = ?3 WHERE domain = ?1')
     .bind(domain, suspension?.reason ?? null, suspension?.since ?? null);
+}
+
+/** Statement that stores who may open a site's hosts. */
+export function setProtection(db: D1Database, domain: string, protection: SiteProtection): D1PreparedStatement {
+  return db.prepare('UPDATE sites SET protection = ?2 WHERE domain = ?1').bind(domain, JSON.stringify(protection));
 }
 
 export function deleteSite(db: D1Database, domain: string): D1PreparedStatement {

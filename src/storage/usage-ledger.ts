@@ -168,7 +168,7 @@ export interface QuotaClaim {
  * the same records that delta is computed from), and ends the reservation in the same batch;
  * releasing, expiring, collecting and unpublishing only lower the sums, and moving a domain's
  * `stored_objects` rows into its totals leaves them as they were (one batch). So S ≤ L, however
- * coordinators interleave (test/quotas/arithmetic.test.ts).
+ * coordinators interleave (test/quotas/stored-bytes.test.ts, "quota arithmetic").
  */
 export async function reserve(db: D1Database, id: string, claim: QuotaClaim, limits: QuotaLimits): Promise<boolean> {
   const { userId, sites, bytes, freeing = 0 } = claim;

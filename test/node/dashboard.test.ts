@@ -182,9 +182,10 @@ describe('the dashboard', () => {
 
   it('links to the live site, which serves the deployed files', async () => {
     const [live] = await Promise.all([browser.context.waitForEvent('page'), page.locator('#live-link').click()]);
-    await live.waitForLoadState();
+    // The tab opens blank while the link asks for a share link (none needed: the site is public), then loads the site.
+    await expect.poll(() => live.url()).toBe(`http://${domain}.localhost:${service.port}/`);
+    await expect.poll(() => live.title()).toBe('Dashboard test (scripted)');
     expect(await live.locator('h1').textContent()).toBe('Hello from the dashboard');
-    expect(await live.title()).toBe('Dashboard test (scripted)');
     expect(await live.locator('h1').evaluate((element) => getComputedStyle(element).color)).toBe('rgb(102, 51, 153)');
     await shot(live, '05-live-site');
     await live.close();
@@ -405,7 +406,13 @@ describe('the dashboard', () => {
     const aliasUrl = await page.locator('#alias-link').getAttribute('href');
     expect(aliasUrl).toMatch(new RegExp(`^http://feature-x--dash-example-[a-z2-7]{13}\\.preview\\.localhost:${service.port}/$`));
     const aliasHost = new URL(aliasUrl!).hostname.replace(/\.localhost$/, '');
-    expect((await getFromSite(service, aliasHost, '/')).body).toBe(siteFiles['index.html']);
+    // A new site's previews are for members: the link opens the alias host through a share link it mints.
+    expect((await getFromSite(service, aliasHost, '/')).status).toBe(401);
+    const [aliasTab] = await Promise.all([page.waitForEvent('popup'), page.locator('#alias-link').click()]);
+    // It lands on the alias's own address, the grant out of it, and shows the preview.
+    await expect.poll(() => aliasTab.url()).toBe(aliasUrl);
+    await expect.poll(() => aliasTab.locator('h1').textContent()).toBe('Hello from the dashboard');
+    await aliasTab.close();
     await shot(page, '10c-deploy-preview-result');
 
     await page.getByRole('link', { name: 'Manage the site' }).click();

@@ -40,8 +40,20 @@ const valid = {
   API_TOKEN_CHECK_SECONDS: '30',
   GITHUB_OIDC_ISSUER: 'https://token.actions.githubusercontent.com/',
   OIDC_AUDIENCE: '',
+  NEW_SITE_PREVIEWS: 'members',
+  SHARE_LINK_MAX_SECONDS: '2592000',
+  SIGN_IN_ATTEMPTS_PER_MINUTE: '10',
+  SITE_PASSWORD_MIN_LENGTH: '8',
+  MAX_CREDENTIAL_HEADER_BYTES: '8192',
   OIDC_EXCHANGES_PER_SITE_HOUR: '60',
   OIDC_ISSUER_RETRY_SECONDS: '30',
+  ANALYTICS: 'on',
+  ANALYTICS_FLUSH_SECONDS: '10',
+  ANALYTICS_VALUES_PER_SITE: '100',
+  ANALYTICS_VALUES_TOTAL: '10000',
+  ANALYTICS_TOP_STORED: '100',
+  ANALYTICS_HOURLY_RETENTION_DAYS: '31',
+  ANALYTICS_DAILY_RETENTION_DAYS: '400',
 };
 
 describe('settings', () => {
@@ -68,6 +80,8 @@ describe('settings', () => {
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'], purgeUrlsPerRequest: 100, purgeUrlsPerSecond: 800, purgeWaitMs: 2000 },
       cloudflareApi: { requestsPerWindow: 1200, windowSeconds: 300, reservedForCertificates: 400 },
       apiTokens: { maxDays: 365, perUser: 50, checkSeconds: 30 },
+      analytics: { counting: true, flushSeconds: 10, valuesPerSite: 100, valuesTotal: 10000, topStored: 100, hourlyRetentionDays: 31, dailyRetentionDays: 400 },
+      protection: { newSitePreviews: 'members', shareLinkMaxSeconds: 2592000, signInAttemptsPerMinute: 10, passwordMinLength: 8, maxCredentialHeaderBytes: 8192 },
       githubOidc: { issuer: 'https://token.actions.githubusercontent.com', audience: null, exchangesPerSiteHour: 60, issuerRetrySeconds: 30 },
     });
   });
@@ -150,6 +164,10 @@ describe('settings', () => {
     ['CLOUDFLARE_API_RESERVED_FOR_CERTIFICATES', '1200'],
     ['API_TOKEN_MAX_DAYS', '0'],
     ['API_TOKENS_PER_USER', '0'],
+    ['NEW_SITE_PREVIEWS', 'private'],
+    ['SHARE_LINK_MAX_SECONDS', '30d'],
+    ['SIGN_IN_ATTEMPTS_PER_MINUTE', '0'],
+    ['MAX_CREDENTIAL_HEADER_BYTES', '100'],
     // A revoked token must be refused everywhere within a minute.
     ['API_TOKEN_CHECK_SECONDS', '61'],
     // A token's keys fetched in clear text could be anyone's: http only on loopback.
@@ -211,10 +229,12 @@ describe('settings', () => {
     const settings = parseSettings(valid);
     const user = { name: 'USER_RATE_LIMITER', simple: { limit: 1200, period: 60 } };
     const address = { name: 'ADDRESS_RATE_LIMITER', simple: { limit: 300, period: 60 } };
-    expect(() => checkRateLimits(settings, [user, address])).not.toThrow();
-    expect(() => checkRateLimits(settings, [user, { ...address, simple: { limit: 100, period: 60 } }])).toThrow(/ANONYMOUS_REQUESTS_PER_MINUTE .* ADDRESS_RATE_LIMITER.*limit 100/);
-    expect(() => checkRateLimits(settings, [{ ...user, simple: { limit: 1200, period: 10 } }, address])).toThrow(/API_REQUESTS_PER_MINUTE .*period 10/);
-    expect(() => checkRateLimits(settings, [address])).toThrow(/USER_RATE_LIMITER.*missing/);
+    const signIn = { name: 'SIGN_IN_RATE_LIMITER', simple: { limit: 10, period: 60 } };
+    expect(() => checkRateLimits(settings, [user, address, signIn])).not.toThrow();
+    expect(() => checkRateLimits(settings, [user, { ...address, simple: { limit: 100, period: 60 } }, signIn])).toThrow(/ANONYMOUS_REQUESTS_PER_MINUTE .* ADDRESS_RATE_LIMITER.*limit 100/);
+    expect(() => checkRateLimits(settings, [{ ...user, simple: { limit: 1200, period: 10 } }, address, signIn])).toThrow(/API_REQUESTS_PER_MINUTE .*period 10/);
+    expect(() => checkRateLimits(settings, [address, signIn])).toThrow(/USER_RATE_LIMITER.*missing/);
+    expect(() => checkRateLimits(settings, [user, address])).toThrow(/SIGN_IN_ATTEMPTS_PER_MINUTE .*SIGN_IN_RATE_LIMITER.*missing/);
   });
 });
 

@@ -230,3 +230,40 @@ describe('GET /v2/usage', () => {
     expect(await usageOf(user)).toMatchObject({ sites: { used: 2 }, bytes: { used: await bytesInR2('usage-b.example', 'usage-c.example') } });
   });
 });
+
+describe('DEPLOYS_PER_HOUR counts a deploy once its body is read', () => {
+  const vars = { DEPLOYS_PER_HOUR: '10' };
+  const deploysUsed = async (user: TokenOptions) => (await usageOf(user, vars)).deploysPerHour.used;
+  const badRules = { 'index.html': 'home', _redirects: '/a /b 999' };
+
+  it('counts a multipart deploy and an incremental one refused at their end alike, and no deploy refused before its body', async () => {
+    const user = { user: 'github|deploy-count' };
+    const domain = 'deploy-count.example';
+    await deploy('deploy-count-taken.example', { 'index.html': 'theirs' }, undefined, { user: 'github|deploy-count-other' });
+
+    // Refused before the body is read: the domain is another user's.
+    const taken = await authorizedWith(vars, '/v2/sites/deploy-count-taken.example', { method: 'PUT', body: deployForm(badRules) }, user);
+    expect(taken.status).toBe(403);
+    expect(await deploysUsed(user)).toBe(0);
+
+    // The multipart path: the whole body read, then the rules refused.
+    const multipart = await authorizedWith(vars, `/v2/sites/${domain}`, { method: 'PUT', body: deployForm(badRules) }, user);
+    expect(multipart.status).toBe(400);
+    expect(await deploysUsed(user)).toBe(1);
+
+    // The CLI's incremental path: the manifest read, the blobs sent, then the rules refused at finalize.
+    const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const begun = await authorizedWith(vars, `/v2/sites/${domain}/deployments`, json({ files: await manifestOf(badRules) }), user);
+    expect(begun.status).toBe(201);
+    const { id } = await begun.json<Deployment>();
+    const blobs = await authorizedWith(vars, `/v2/sites/${domain}/deployments/${id}/blobs`, { method: 'PUT', body: await blobForm(Object.values(badRules)) }, user);
+    expect(blobs.status).toBe(200);
+    expect((await authorizedWith(vars, `/v2/sites/${domain}/deployments/${id}/finalize`, { method: 'POST' }, user)).status).toBe(400);
+    expect(await deploysUsed(user)).toBe(2);
+
+    // A manifest refused once read counts too.
+    const badManifest = await authorizedWith(vars, `/v2/sites/${domain}/deployments`, json({ files: { 'index.html': 'not a hash' } }), user);
+    expect(badManifest.status).toBe(400);
+    expect(await deploysUsed(user)).toBe(3);
+  });
+});

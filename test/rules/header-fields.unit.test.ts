@@ -35,9 +35,15 @@ describe('the names and values a site may set', () => {
     expect(openapi.components.schemas.HostOptions.$defs.fieldValue.pattern).toBe(hostSchema.$defs.fieldValue.pattern);
   });
 
-  it.each([['Content-Length'], ['connection'], ['Basic-Auth'], ['HOST']])('refuses %s from a _headers file and from host options', (name) => {
+  it.each([['Content-Length'], ['connection'], ['HOST']])('refuses %s from a _headers file and from host options', (name) => {
     expect(() => parseHeadersFile(`/*\n  ${name}: x`)).toThrow();
     expect(validateHostConfiguration({ headers: [{ fields: { [name]: 'x' } }] })).not.toEqual([]);
+  });
+
+  it('reads Basic-Auth from a _headers file as protection, and refuses it from host options, which are shown whole', () => {
+    expect(parseHeadersFile('/*\n  Basic-Auth: a:b')[0]).toMatchObject({ fields: {}, basicAuth: [{ user: 'a', password: 'b' }] });
+    expect(validateHostConfiguration({ headers: [{ fields: { 'Basic-Auth': 'a:b' } }] })).not.toEqual([]);
+    expect(fieldNameFault('basic-auth')).toMatch(/_headers file only/);
   });
 
   it.each([['café'], ['a\u0080b'], ['zero\u200bwidth']])('refuses the value %j from a _headers file and from host options', (value) => {

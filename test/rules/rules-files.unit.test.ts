@@ -98,7 +98,8 @@ describe('_headers', () => {
     ['a field without a value', '/a\n  X-A:'],
     ['a name that is no token', '/a\n  X A: b'],
     ['a framing field', '/a\n  Content-Length: 1'],
-    ["Netlify's password protection, which would show the passwords", '/a\n  Basic-Auth: user:secret'],
+    ['a Basic-Auth pair without a password', '/a\n  Basic-Auth: user'],
+    ['a Basic-Auth pair without a user name', '/a\n  Basic-Auth: :secret'],
     ['a line that is neither', '/a\n  just words'],
     ['a rule for another host', '/a\n  X-A: b\nhttps://example.com/*'],
     ['a character outside ASCII in a value', '/a\n  X-A: caf\u00e9'],
@@ -108,6 +109,30 @@ describe('_headers', () => {
   ])('refuses %s with a 400 naming the line', (_, text) => {
     const lines = text.split('\n').length;
     expect(refusal(() => parseHeadersFile(text))).toBe(`_headers line ${lines}`);
+  });
+
+  it("reads Netlify's Basic-Auth apart from the fields, and never quotes it in a refusal", () => {
+    const file = ['/private/*', '  X-A: b', '  Basic-Auth: ann:first-secret bob:second:with-colon', '  basic-auth: cy:third'].join('\n');
+    expect(parseHeadersFile(file)).toEqual([
+      {
+        uri: '/private/{+splat}',
+        fields: { 'X-A': ['b'] },
+        detach: [],
+        basicAuth: [
+          { user: 'ann', password: 'first-secret' },
+          { user: 'bob', password: 'second:with-colon' },
+          { user: 'cy', password: 'third' },
+        ],
+      },
+    ]);
+    try {
+      parseHeadersFile('/a\n  Basic-Auth: leaked-secret-but-no-colon');
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Problem).detail).not.toContain('leaked-secret');
+    }
+    const many = Array.from({ length: rulesFileLimits.MAX_BASIC_AUTH_CREDENTIALS + 1 }, (_, i) => `u${i}:p${i}`).join(' ');
+    expect(refusal(() => parseHeadersFile(`/a\n  Basic-Auth: ${many}`))).toBe('_headers line 2 MAX_BASIC_AUTH_CREDENTIALS');
   });
 
   it('refuses the rule past 100, and header values that could pass 32 KiB on one response', () => {

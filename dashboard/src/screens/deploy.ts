@@ -14,6 +14,7 @@ import { sendWithProgress } from '../upload';
 import { type DeployOutcome, type UploadPlan, deployFolder } from '../incremental-deploy';
 import { type DeploymentChoice, deploymentFields } from '../deployment-fields';
 import { request } from '../api';
+import { opensWithShareLink } from '../share';
 
 const LISTED_PATHS = 20;
 
@@ -203,7 +204,7 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
           fact('deploymentId', 'Deployment', h('code', {}, id)),
           deployment?.aliasUrl &&
             fact('alias', 'Alias', [
-              h('a', { href: deployment.aliasUrl, target: '_blank', rel: 'noopener', id: 'alias-link' }, deployment.aliasUrl),
+              opensWithShareLink(h('a', { href: deployment.aliasUrl, target: '_blank', rel: 'noopener', id: 'alias-link' }, deployment.aliasUrl), target, deployment.alias ? { alias: deployment.alias } : {}),
               h('p', { class: 'hint', id: 'alias-note' }, aliasHostNote(target, deployment.aliasUrl)),
             ]),
         ),
@@ -211,8 +212,8 @@ export function deployScreen(context: ScreenContext, initialDomain?: string): Sc
           'p',
           { class: 'links' },
           live
-            ? h('a', { href: siteUrl(location, target), target: '_blank', rel: 'noopener', id: 'live-link' }, `Open ${siteUrl(location, target)}`)
-            : h('a', { href: result.previewUrl, target: '_blank', rel: 'noopener', id: 'preview-link' }, 'Open the preview'),
+            ? opensWithShareLink(h('a', { href: siteUrl(location, target), target: '_blank', rel: 'noopener', id: 'live-link' }, `Open ${siteUrl(location, target)}`), target, {})
+            : opensWithShareLink(h('a', { href: result.previewUrl, target: '_blank', rel: 'noopener', id: 'preview-link' }, 'Open the preview'), target, { deploymentId: id }),
           h('a', { href: link({ screen: 'site', domain: target }) }, 'Manage the site'),
         ),
       ),

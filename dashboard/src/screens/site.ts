@@ -17,6 +17,8 @@ import { suspensionCard } from '../suspension';
 import { trafficCard } from '../traffic';
 import { trustCard } from '../trust';
 import { type UserSuspensionCard, userSuspensionCard } from '../user-suspension';
+import { opensWithShareLink } from '../share';
+import { protectionCard } from '../protection';
 
 const SHOWN_EVENTS = 50;
 /** How often a page without live events (a token without global_read) asks whether the site changed. */
@@ -186,7 +188,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     h(
       'p',
       { class: 'links' },
-      h('a', { class: 'button', href: siteUrl(location, domain), target: '_blank', rel: 'noopener' }, 'Open site'),
+      opensWithShareLink(h('a', { class: 'button', href: siteUrl(location, domain), target: '_blank', rel: 'noopener' }, 'Open site'), domain, {}),
       h('a', { href: link({ screen: 'files', domain, directory: '/' }) }, 'Files'),
       h('a', { href: link({ screen: 'configuration', domain }) }, 'Configuration'),
       h('a', { href: link({ screen: 'rules', domain }) }, 'Rules'),
@@ -204,6 +206,7 @@ export function siteScreen(context: ScreenContext, domain: string): Screen {
     trafficCard(domain, context.signal),
     membersCard(domain, isOwner),
     trustCard(domain, isOwner),
+    protectionCard(domain, isOwner),
     operatorControls,
     h('section', { class: 'card', 'aria-labelledby': 'events-heading' }, h('h2', { id: 'events-heading' }, 'Live events'), streamState, eventList),
   );

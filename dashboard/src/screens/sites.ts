@@ -8,6 +8,7 @@ import { link } from '../router';
 import { errorMessage, heading, type Screen, type ScreenContext } from '../screen';
 import { siteUrl } from '../../../src/common/site-url';
 import { usageCard } from '../usage';
+import { opensWithShareLink } from '../share';
 
 /** Asks, then unpublishes; true when the site is gone. */
 export async function unpublish(domain: string, feedback: HTMLElement): Promise<boolean> {
@@ -44,7 +45,7 @@ export function sitesScreen(_context: ScreenContext): Screen {
       h('th', { scope: 'row', 'data-label': 'Site' }, h('a', { href: link({ screen: 'site', domain: site.domain }) }, site.domain)),
       h('td', { 'data-label': 'Role' }, site.role),
       h('td', { 'data-label': 'Modified' }, timeElement(site.modified)),
-      h('td', { 'data-label': 'Live' }, h('a', { href: siteUrl(location, site.domain), target: '_blank', rel: 'noopener' }, 'Open site', h('span', { class: 'visually-hidden' }, ` ${site.domain} (new tab)`))),
+      h('td', { 'data-label': 'Live' }, opensWithShareLink(h('a', { href: siteUrl(location, site.domain), target: '_blank', rel: 'noopener' }, 'Open site', h('span', { class: 'visually-hidden' }, ` ${site.domain} (new tab)`)), site.domain, {})),
       h(
         'td',
         { 'data-label': 'Manage' },

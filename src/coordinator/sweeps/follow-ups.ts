@@ -20,6 +20,7 @@
  */
 import { customHostnameOf, forgetCertificate } from '../../certificates/unpublish';
 import type { DeployResult } from '../../common/api-types';
+import type { PreviewMode, SiteMode } from '../../protection/site-protection';
 import type { Env } from '../../platform/env';
 import { publish } from '../../events/notifications';
 import { log } from '../../platform/log';
@@ -45,7 +46,9 @@ export type SiteEvent =
   | { type: 'member-add'; domain: string; userId: string; role: MemberRole }
   | { type: 'member-remove'; domain: string; userId: string }
   /** A policy names no secret: it says which jobs' ID tokens are accepted. Null: removed. */
-  | { type: 'trust-change'; domain: string; provider: 'github'; policy: GithubTrust | null };
+  | { type: 'trust-change'; domain: string; provider: 'github'; policy: GithubTrust | null }
+  /** Names no password; `signedOut`: every share link and sign-in made before opens nothing now. */
+  | { type: 'protection-update'; domain: string; previews: PreviewMode; site: SiteMode; signedOut: boolean };
 
 /**
  * One piece of work. A notification carries the id of its change, so that one published again is

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getFromSite, token } from '../support/service';
+import { getFromSite, siteAnswer, token } from '../support/service';
 import { type CliRun, runCli } from './run';
 import { aliceSite, ciEnvironment, expectOneLineError, useCliSession, writeTree } from './session';
 
@@ -45,12 +45,22 @@ describe('flags CI scripts already type, whoami and JSON errors', () => {
     const root = await writeTree(join(session.work, 'alias'), { 'index.html': 'branch one' });
     const first = await runCli(['deploy', root, '--domain', site, '--alias', 'feature/Login', '--json'], { env: as(session.alice) });
     expect(first.code, first.stderr).toBe(0);
-    const preview = JSON.parse(first.stdout) as { aliasUrl: string; url?: string };
+    const preview = JSON.parse(first.stdout) as { aliasUrl: string; url?: string; shareUrl: string };
     expect(preview).toMatchObject({ domain: site, live: false, preview: true, alias: 'feature-login', unchanged: false });
     expect(preview.url).toBeUndefined();
     expect(preview.aliasUrl).toMatch(new RegExp(`^http://feature-login--cli-alias-example-[a-z2-7]{13}\\.preview\\.localhost:${session.service.port}/$`));
     const aliasHost = new URL(preview.aliasUrl).hostname.replace(/\.localhost$/, '');
-    expect(await getFromSite(session.service, aliasHost, '/')).toEqual({ status: 200, body: 'branch one' });
+    // A new site's previews are for members: the CLI printed a share link, which opens the alias host.
+    expect((await getFromSite(session.service, aliasHost, '/')).status).toBe(401);
+    expect(preview.shareUrl.startsWith(`${preview.aliasUrl}.sitehost/grant?grant=`)).toBe(true);
+    const opened = await siteAnswer(session.service, aliasHost, new URL(preview.shareUrl).pathname + new URL(preview.shareUrl).search);
+    expect(opened.status).toBe(303);
+    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+    const asMember = async () => {
+      const { status, body } = await siteAnswer(session.service, aliasHost, '/', { cookie });
+      return { status, body };
+    };
+    expect(await asMember()).toEqual({ status: 200, body: 'branch one' });
     // The domain is claimed, and nothing is live.
     expect((await getFromSite(session.service, site, '/')).status).toBe(404);
 
@@ -59,7 +69,8 @@ describe('flags CI scripts already type, whoami and JSON errors', () => {
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).toContain('Alias "feature/Login" is sent as feature-login.');
     expect(next.stdout).toContain(`Alias feature-login: ${preview.aliasUrl}`);
-    expect(await getFromSite(session.service, aliasHost, '/')).toEqual({ status: 200, body: 'branch two' });
+    expect(next.stdout).toMatch(/Previews are for members: share link, until .* UTC: http:\/\/feature-login--/);
+    expect(await asMember()).toEqual({ status: 200, body: 'branch two' });
 
     const prod = await runCli(['deploy', root, '--domain', site, '--alias', 'main', '--prod', '--json'], { env: as(session.alice) });
     expect(prod.code, prod.stderr).toBe(0);

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getFromSite } from '../support/service';
+import { getFromSite, siteAnswer } from '../support/service';
 import { type CountingRelay, startCountingRelay } from './counting-relay';
 import { type CliRun, runCli } from './run';
 import { ciEnvironment, useCliSession, writeTree } from './session';
@@ -29,8 +29,11 @@ describe('incremental deploys, previews and rollback', () => {
     return { run, bytes: relay.bytesFromClients() - before };
   }
 
-  async function expectServed(files: Record<string, string>, host = domain): Promise<void> {
-    for (const [path, body] of Object.entries(files)) expect(await getFromSite(session.service, host, `/${path}`)).toEqual({ status: 200, body });
+  async function expectServed(files: Record<string, string>, host = domain, headers: Record<string, string> = {}): Promise<void> {
+    for (const [path, body] of Object.entries(files)) {
+      const { status, body: served } = await siteAnswer(session.service, host, `/${path}`, headers);
+      expect({ status, body: served }).toEqual({ status: 200, body });
+    }
   }
 
   beforeAll(async () => {
@@ -247,7 +250,14 @@ describe('incremental deploys, previews and rollback', () => {
     expect(run.stdout).toContain('The live site is unchanged.');
     expect(run.stdout).toMatch(/^  Uploaded 1 file \(9 B\); skipped 2 files \(\d+ KiB\) already stored\. Deployment [a-z2-7]{20}\.$/m);
     await expectServed(second);
-    await expectServed(preview, `${url![1]}.preview`);
+    // A new site's previews are for members: the share link printed beside it opens the preview's host.
+    const previewHost = `${url![1]}.preview`;
+    expect((await getFromSite(session.service, previewHost, '/')).status).toBe(401);
+    const link = /^ {2}Previews are for members: share link, until .* UTC: (http:\/\/\S+)$/m.exec(run.stdout);
+    expect(link, run.stdout).not.toBeNull();
+    const opened = await siteAnswer(session.service, previewHost, `${new URL(link![1]!).pathname}${new URL(link![1]!).search}`);
+    expect(opened.status).toBe(303);
+    await expectServed(preview, previewHost, { cookie: String(opened.headers['set-cookie']).split(';')[0]! });
     await writeTree(folder, second);
   });
 

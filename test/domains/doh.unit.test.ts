@@ -7,7 +7,7 @@ import { fuzzParameters } from '../fuzz/settings';
  * TXT lookups against DNS-over-HTTPS JSON answers in the shapes Cloudflare's and Google's
  * resolvers document: `Status`, then `Answer` records whose TXT `data` Cloudflare writes as
  * quoted character-strings and Google as the text itself. The fetch is injected, as in
- * test/certificates/cloudflare.test.ts; test/node/domain-proof.test.ts asks a real DNS server.
+ * test/certificates/jobs.test.ts; test/node/domain-proof.test.ts asks a real DNS server.
  */
 const question = (name: string) => [{ name: `${name}.`, type: 16 }];
 

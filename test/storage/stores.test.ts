@@ -1,6 +1,82 @@
+/**
+ * The stores a deploy writes and the daily runs read, each in its own keys and rows: the stored
+ * file index (R2), the pack writer (R2) and the certificates due for a job (D1). One file, one
+ * runtime; it never loads the Worker.
+ */
 import { env } from 'cloudflare:workers';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { listCertificatesDue } from '../../src/storage/certificates';
+import { type FileIndex, decodeFileIndex, encodeFileIndex, readFileIndex, writeFileIndex } from '../../src/storage/file-index';
 import { PackWriter } from '../../src/storage/pack-writer';
+import { fuzzParameters } from '../fuzz/settings';
+
+const entry = fc.record({
+  path: fc.string({ minLength: 1 }),
+  pack: fc.nat(20),
+  offset: fc.nat(),
+  size: fc.nat(),
+  hash: fc.base64String({ minLength: 43, maxLength: 44 }),
+  contentType: fc.constantFrom('text/html; charset=utf-8', 'image/webp', 'application/octet-stream', ''),
+  modified: fc.constantFrom(0, 1_795_457_673_825, 1_795_457_700_000, Number.MAX_SAFE_INTEGER),
+});
+
+const index = fc.record({
+  deploymentId: fc.string(),
+  created: fc.nat(),
+  packs: fc.array(fc.string(), { maxLength: 21 }),
+  files: fc.array(entry, { maxLength: 50 }),
+});
+
+/** An index of `count` files as a deploy of a realistic site makes it. */
+function siteIndex(count: number): FileIndex {
+  const files = Array.from({ length: count }, (_, at) => ({
+    path: `section-${at % 40}/page-${String(at).padStart(4, '0')}.html`,
+    pack: 0,
+    offset: at * 20_000,
+    size: 20_000,
+    hash: 'x'.repeat(43),
+    contentType: 'text/html; charset=utf-8',
+    modified: 1_795_457_673_825,
+  }));
+  return { deploymentId: 'deployment-0123456789ab', created: 1_795_457_673_825, packs: ['sites/a.example/packs/p'], files };
+}
+
+describe('the stored file index', () => {
+  it('decodes to the index it encoded, whatever its files', () => {
+    fc.assert(
+      fc.property(index, (written) => {
+        expect(decodeFileIndex(encodeFileIndex(written))).toEqual(written);
+      }),
+      fuzzParameters(300),
+    );
+  });
+
+  it('keeps the rules read from _redirects and _headers with the files', () => {
+    const written: FileIndex = {
+      ...siteIndex(2),
+      rules: {
+        redirects: [{ from: '/store', query: [{ name: 'id', variable: 'id' }], to: '/items/{+id}', status: 301, force: true, countries: ['US'] }],
+        headers: [{ uri: '/{+splat}', fields: { 'X-Frame-Options': ['DENY'] }, detach: ['X-Robots-Tag'] }],
+      },
+    };
+    expect(decodeFileIndex(encodeFileIndex(written))).toEqual(written);
+    expect(decodeFileIndex(encodeFileIndex(siteIndex(2)))).not.toHaveProperty('rules');
+  });
+
+  it('takes half the bytes of the index as objects with named members', () => {
+    const written = siteIndex(2000);
+    expect(encodeFileIndex(written).length).toBeLessThan(JSON.stringify(written).length / 2 + 1000);
+  });
+
+  it('still reads an index stored as objects with named members (version 1)', async () => {
+    const written = siteIndex(3);
+    await env.FILES.put('sites/v1.example/deployments/old.json', JSON.stringify({ version: 1, ...written }));
+    expect(await readFileIndex(env.FILES, 'sites/v1.example/deployments/old.json')).toEqual(written);
+    await writeFileIndex(env.FILES, 'sites/v1.example/deployments/new.json', written);
+    expect(await readFileIndex(env.FILES, 'sites/v1.example/deployments/new.json')).toEqual(written);
+  });
+});
 
 function bytes(length: number, seed: number): Uint8Array {
   const out = new Uint8Array(length);
@@ -113,5 +189,23 @@ describe('PackWriter', () => {
     await pack.append(new Uint8Array(0));
     expect(await pack.finish()).toBe(false);
     expect(await env.FILES.head('test/empty-pack')).toBeNull();
+  });
+});
+
+/** The daily renewal run reads a bounded number of due certificates (issue 32): those never tried first, then the least lately tried. */
+describe('certificates due for a job', () => {
+  it('answers at most `limit`, the ones without a certificate first, then the least lately tried', async () => {
+    const site = env.DB.prepare("INSERT INTO sites (domain, user_id, created, modified, configuration_modified) VALUES (?, 'github|due', 1, 1, 1)");
+    const certificate = env.DB.prepare("INSERT INTO certificates (domain, status, updated) VALUES (?, 'failed', ?)");
+    await env.DB.batch([
+      site.bind('due-none.example'),
+      site.bind('due-old.example'),
+      site.bind('due-older.example'),
+      certificate.bind('due-old.example', 2000),
+      certificate.bind('due-older.example', 1000),
+    ]);
+    const now = 10_000_000;
+    expect(await listCertificatesDue(env.DB, now, now, now, 2)).toEqual(['due-none.example', 'due-older.example']);
+    expect(await listCertificatesDue(env.DB, now, now, now)).toEqual(['due-none.example', 'due-old.example', 'due-older.example']);
   });
 });

@@ -1,13 +1,42 @@
+/**
+ * Hostile request bodies: deploys (multipart), JSON documents (configuration, metadata, a deploy's
+ * configuration part) and one-request incremental deploys, each against a baseline site of its own.
+ * One file, one runtime (each costs about 2 CPU-s to start).
+ */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, token } from '../support/client';
 import { concat } from './arbitraries/bytes';
+import { incrementalBody, incrementalCase } from './arbitraries/incremental';
 import { jsonBody } from './arbitraries/json-text';
+import { multipartCase } from './arbitraries/multipart';
 import { fuzzParameters, fuzzTimeout } from './settings';
-import { BaselineSite, answered, expectApiAnswer } from './support';
+import { BaselineSite, answered, expectApiAnswer, sendableHeaderValue } from './support';
 
-const site = new BaselineSite('json.fuzz.example');
-const runs = 40;
+describe('fuzzed deploy bodies', () => {
+  const site = new BaselineSite('multipart.fuzz.example');
+  const runs = 60;
+
+  beforeAll(() => site.deploy());
+
+  it('never a 5xx or a hang; a refusal is a problem and leaves the site served as it was', { timeout: fuzzTimeout(runs) }, async () => {
+    const bearer = `Bearer ${await token()}`;
+    await fc.assert(
+      fc.asyncProperty(multipartCase, async ({ contentType, body }) => {
+        fc.pre(sendableHeaderValue(contentType));
+        const what = `PUT /v2/sites/${site.domain} (${contentType}, ${body.length} bytes)`;
+        const answer = await answered(
+          () => call(`/v2/sites/${site.domain}`, { method: 'PUT', headers: { 'content-type': contentType, authorization: bearer }, body }),
+          what,
+        );
+        expectApiAnswer(answer, what);
+        await site.settle(answer, what);
+      }),
+      fuzzParameters(runs),
+    );
+  });
+});
+
 const encoder = new TextEncoder();
 /** Paths that reach the root, a file, a missing page (fallback) and a folder, under whatever options were accepted. */
 const servedPaths = ['/', '/css/a.css', '/old/missing/page', '/css/'];
@@ -42,6 +71,9 @@ const targets: Record<string, Target> = {
 };
 
 describe('fuzzed JSON bodies', () => {
+  const site = new BaselineSite('json.fuzz.example');
+  const runs = 40;
+
   beforeAll(() => site.deploy());
 
   it.each(Object.entries(targets).map(([name, target], salt) => [name, target, salt] as const))('%s: never a 5xx of ours or a hang; the site stays readable and, after a refusal, as it was', { timeout: fuzzTimeout(runs) }, async (name, target, salt) => {
@@ -71,6 +103,31 @@ describe('fuzzed JSON bodies', () => {
         await site.settle(answer, what);
       }),
       fuzzParameters(runs, salt),
+    );
+  });
+});
+
+describe('fuzzed one-request incremental deploys', () => {
+  const site = new BaselineSite('incremental.fuzz.example');
+  const runs = 60;
+
+  beforeAll(() => site.deploy());
+
+  it('never a 5xx or a hang; a refusal is a problem and leaves the site served as it was', { timeout: fuzzTimeout(runs) }, async () => {
+    const bearer = `Bearer ${await token()}`;
+    await fc.assert(
+      fc.asyncProperty(incrementalCase, async (fuzzed) => {
+        fc.pre(sendableHeaderValue(fuzzed.contentType));
+        const body = await incrementalBody(fuzzed, site.liveDeploymentId);
+        const what = `POST /v2/sites/${site.domain}/deployments (${fuzzed.contentType}, ${body.length} bytes)`;
+        const answer = await answered(
+          () => call(`/v2/sites/${site.domain}/deployments`, { method: 'POST', headers: { 'content-type': fuzzed.contentType, authorization: bearer }, body }),
+          what,
+        );
+        expectApiAnswer(answer, what);
+        await site.settle(answer, what);
+      }),
+      fuzzParameters(runs, 7),
     );
   });
 });

@@ -1,0 +1,24 @@
+/**
+ * The cookie that carries a visitor's grant on one host: host-only (no `Domain`), `HttpOnly`,
+ * `Secure` where served over https, `SameSite=Lax` (a link from another site opens the page; a
+ * form posted from one carries no grant), and expiring with the grant.
+ */
+import { parse, serialize } from 'hono/utils/cookie';
+
+export const grantCookie = 'sitehost_grant';
+export const csrfCookie = 'sitehost_csrf';
+
+/** The value of cookie `name` in `header`, if any. */
+export function cookieOf(header: string | null, name: string): string | undefined {
+  return header ? parse(header, name)[name] : undefined;
+}
+
+export function setGrantCookie(url: URL, token: string, maxAgeSeconds: number): string {
+  return serialize(grantCookie, token, { path: '/', httpOnly: true, secure: url.protocol === 'https:', sameSite: 'Lax', maxAge: Math.max(0, Math.floor(maxAgeSeconds)) });
+}
+
+/** The sign-in form's half of its CSRF check, sent back with the post only from this host's own pages (`Strict`); kept for an hour, as long as a form's token. */
+export function setCsrfCookie(url: URL, nonce: string): string {
+  // Path=/: every page of the host that shows the form must see it, or each would set another.
+  return serialize(csrfCookie, nonce, { path: '/', httpOnly: true, secure: url.protocol === 'https:', sameSite: 'Strict', maxAge: 3600 });
+}
