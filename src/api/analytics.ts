@@ -57,17 +57,21 @@ function ratesOf(traffic: StoredDeploymentTraffic | undefined): ErrorRates {
   return { rate4xx: traffic.counts.status4xx / requests, rate5xx: traffic.counts.status5xx / requests };
 }
 
-/** The live traffic by deployment, newest first, each beside the deployment live before it. */
+/** The live traffic by deployment, the last to go live first, each beside the deployment live before it. */
 async function byDeployment(bucket: R2Bucket, traffic: StoredDeploymentTraffic[], records: DeploymentRecord[], liveId: string | null): Promise<DeploymentTraffic[]> {
   const byId = new Map(records.map((record) => [record.id, record]));
   const stored = new Map(traffic.map((entry) => [entry.deploymentId, entry]));
-  // The deployments that were live, oldest first: each one's predecessor is the one before it.
-  const wereLive = records.filter((record) => record.liveUntil !== null || record.id === liveId).sort((a, b) => a.created - b.created);
+  // The deployments that were live, in the order they last went live: each one's predecessor is the one before it.
+  const wereLive = records.filter((record) => record.liveUntil !== null || record.id === liveId).sort((a, b) => wentLive(a) - wentLive(b));
   const previousOf = (id: string) => {
     const index = wereLive.findIndex((record) => record.id === id);
     return index > 0 ? wereLive[index - 1] : undefined;
   };
-  const ordered = traffic.filter((entry) => entry.deploymentId !== '').sort((a, b) => (byId.get(b.deploymentId)?.created ?? 0) - (byId.get(a.deploymentId)?.created ?? 0));
+  const wentLiveOf = (id: string) => {
+    const record = byId.get(id);
+    return record ? wentLive(record) : 0;
+  };
+  const ordered = traffic.filter((entry) => entry.deploymentId !== '').sort((a, b) => wentLiveOf(b.deploymentId) - wentLiveOf(a.deploymentId));
   return Promise.all(
     ordered.map(async (entry, position): Promise<DeploymentTraffic> => {
       const record = byId.get(entry.deploymentId);
@@ -75,7 +79,7 @@ async function byDeployment(bucket: R2Bucket, traffic: StoredDeploymentTraffic[]
       const { counts } = entry;
       return {
         deploymentId: entry.deploymentId,
-        liveFrom: record ? timestamp(record.created) : null,
+        liveFrom: record ? timestamp(wentLive(record)) : null,
         requests: counts.requests,
         pageViews: counts.pageViews,
         bytes: counts.bytes,
@@ -87,6 +91,11 @@ async function byDeployment(bucket: R2Bucket, traffic: StoredDeploymentTraffic[]
       };
     }),
   );
+}
+
+/** When `record` last went live; a record stored before that was kept, or one never live, says when it was made. */
+function wentLive(record: DeploymentRecord): number {
+  return record.liveFrom ?? record.created;
 }
 
 /** The not-found paths of `entry` that the deployment before it, whose file index is `indexKey`, served. */

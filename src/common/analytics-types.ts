@@ -85,7 +85,7 @@ export interface ErrorRates {
 /** The live traffic a deployment served within the range, and what its deploy changed. */
 export interface DeploymentTraffic extends ErrorRates {
   deploymentId: string;
-  /** When it went live (its deploy or activation), if the site still keeps it; null when it is no longer kept. */
+  /** When it last went live (its deploy, or its activation: a rollback), if the site still keeps it; null when it is no longer kept. */
   liveFrom: Timestamp | null;
   requests: number;
   pageViews: number;

@@ -28,6 +28,8 @@ export interface DeploymentRecord {
   manifestKey: string | null;
   /** When it last stopped being live (a later change went live); null while it never has. */
   liveUntil: number | null;
+  /** When it last went live (made live, or activated again); absent while it never has, and in records stored before this was kept. */
+  liveFrom?: number;
   message: string | null;
   /** Null for a deployment made before clients were recorded. */
   client: DeploymentClient | null;

@@ -167,7 +167,10 @@ export class SiteState {
       throw error;
     });
     // The deployment this change takes off the air: a rollback without an id looks for it.
-    const ended = wasLive !== null && wasLive !== liveId ? { id: wasLive, at: Date.now() } : undefined;
+    const now = Date.now();
+    const ended = wasLive !== null && wasLive !== liveId ? { id: wasLive, at: now } : undefined;
+    // The one it puts on the air (a deploy, or an activation of a kept one): its traffic by deployment starts here.
+    const stored = liveId === record.id && wasLive !== liveId ? { ...record, liveFrom: now } : record;
     const released = reservation ? [release(DB, reservation, owner)] : [];
     try {
       return await this.commits.commit(
@@ -175,7 +178,7 @@ export class SiteState {
         [...entered, ...statements, ...freed.statements, ...released],
         live,
         { ...rest, orphans: written.map((object) => object.key), now: [...rest.now, ...freed.now], later: freed.later },
-        { ...freed.stored, record: blobs, store: { userId: owner, objects: written }, reassign, deployment: record, ended },
+        { ...freed.stored, record: blobs, store: { userId: owner, objects: written }, reassign, deployment: stored, ended },
       );
     } catch (error) {
       await releaseQuota(this.env, reservation, owner);

@@ -165,9 +165,9 @@ describe("a site's kept deployments", () => {
   });
 });
 
-/** `records` as D1 held them before the move: from before provenance was recorded, so without it. */
-function withoutProvenance<T extends { provenance: unknown }>(records: T[]): T[] {
-  return records.map((record) => ({ ...record, provenance: null }));
+/** `records` as D1 held them before the move: from before provenance and when each went live were recorded, so without either. */
+function withoutProvenance<T extends { provenance: unknown; liveFrom?: number }>(records: T[]): T[] {
+  return records.map(({ liveFrom: _notInD1, ...record }) => ({ ...record, provenance: null }) as T);
 }
 
 describe('deployments D1 kept before they moved', () => {
