@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
+import { claimOf } from '../../src/coordinator/sweeps/claims';
 import { followUpRetry } from '../../src/coordinator/sweeps/follow-ups';
 import { readFileIndex } from '../../src/storage/file-index';
 import { getSite } from '../../src/storage/sites-table';
@@ -111,7 +112,7 @@ describe('atomic deploys', () => {
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     vi.useRealTimers();
     expect(sent).toEqual([
-      { key: expect.any(String), event: { ...(await response.json<object>()), type: 'site-deploy', domain, isNewDomain: false, hasNewFiles: true, hasNewConfiguration: false } },
+      { key: expect.any(String), claim: claimOf(await getSite(env.DB, domain)), event: { ...(await response.json<object>()), type: 'site-deploy', domain, isNewDomain: false, hasNewFiles: true, hasNewConfiguration: false } },
     ]);
   });
 

@@ -78,6 +78,7 @@ describe('a coordinator that stops between its D1 commit and what follows', () =
       hasNewConfiguration: false,
       deploymentId: live.liveDeploymentId,
       committedAt: timestamp(live.modified),
+      provenance: { credential: 'jwt' },
     });
     await subscriber.until(() => subscriber.of([domain]).some((event) => event.data === deployEvent), 10_000);
     expect((await eventsAfterSettling(subscriber, domain, 'site-deploy')).filter((data) => data === deployEvent)).toHaveLength(1);
