@@ -32,6 +32,8 @@ const maxValueLength = 200;
 
 let tally: Tally | undefined;
 let lastSent = Date.now();
+/** The send waiting for the interval's end, if one is: a send before it makes it moot. */
+let pendingSend: symbol | null = null;
 
 function tallyOf(settings: AnalyticsSettings): Tally {
   tally ??= new Tally({ valuesPerSite: settings.valuesPerSite, valuesTotal: settings.valuesTotal });
@@ -73,14 +75,23 @@ function count(env: Env, ctx: ExecutionContext, request: Request, url: URL, coun
     if (salt instanceof Uint8Array) visit(salt);
     else ctx.waitUntil(salt.then(visit).catch((error: unknown) => log.warn("A visitor was not counted: the day's secret was not to be had", { error })));
   }
-  if (now - lastSent >= settings.flushSeconds * 1000 || into.approximateBytes >= sendSoonerBytes) {
+  const flushMs = settings.flushSeconds * 1000;
+  if (now - lastSent >= flushMs || into.approximateBytes >= sendSoonerBytes) {
     ctx.waitUntil(sendCounted(env, now));
+  } else if (pendingSend === null) {
+    // Without a later request in this isolate, a quiet site's last counts would wait in memory for
+    // good (and go with the isolate): send them when the interval ends, while this request's
+    // `waitUntil` keeps the isolate (a Worker may go on up to 30 s after its answer).
+    const mine = Symbol('send');
+    pendingSend = mine;
+    ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, lastSent + flushMs - now)).then(() => (pendingSend === mine ? sendCounted(env) : undefined)));
   }
 }
 
 /** Sends what this isolate counted (tests call it to end the interval at once). */
 export async function sendCounted(env: Env, now = Date.now()): Promise<void> {
   lastSent = now;
+  pendingSend = null;
   if (!tally || tally.empty) return;
   const batches = tally.take(() => crypto.randomUUID());
   try {

@@ -10,8 +10,6 @@ import { aliceSite, ciEnvironment, expectOneLineError, useCliSession } from './s
 
 const session = useCliSession();
 const domain = 'cli-analytics.example';
-/** Another site of alice's, visited while waiting: see untilCounted. */
-const nudge = 'cli-analytics-nudge.example';
 
 async function analyticsJson(): Promise<SiteAnalytics> {
   const run = await runCli(['analytics', domain, '--since', '24h', '--json'], { env: ciEnvironment(session, session.alice) });
@@ -22,7 +20,6 @@ async function analyticsJson(): Promise<SiteAnalytics> {
 describe('sitehost analytics', () => {
   it('shows the counted traffic: totals, a sparkline, top pages, referrers, not-found paths and the links the live deployment broke', async () => {
     const env = ciEnvironment(session, session.alice);
-    await aliceSite(session, 'nudge', nudge, { 'index.html': '<h1>nudge</h1>' });
     await aliceSite(session, 'analytics-v1', domain, { 'index.html': '<h1>v1</h1>', 'about.html': '<h1>about</h1>', 'old-post.html': '<h1>old</h1>' });
     expect(await visit(session.service, domain, '/', { referer: 'https://news.example/item?id=1' })).toBe(200);
     expect(await visit(session.service, domain, '/about.html')).toBe(200);
@@ -35,7 +32,7 @@ describe('sitehost analytics', () => {
     expect(await visit(session.service, domain, '/')).toBe(200);
     expect(await visit(session.service, domain, '/missing')).toBe(404);
 
-    const counted = await untilCounted(session.service, nudge, analyticsJson, (analytics) => {
+    const counted = await untilCounted(analyticsJson, (analytics) => {
       expect(analytics.live.totals).toMatchObject({ requests: 6, pageViews: 4, status4xx: 2 });
       expect(analytics.deployments[0]?.brokenLinks).toEqual([{ path: '/old-post.html', count: 1 }]);
     });

@@ -14,8 +14,6 @@ import { type Browser, launchChromium } from './browser';
 
 const screenshots = new URL('../../../test-results/dashboard/', import.meta.url).pathname;
 const domain = 'traffic-dash.example';
-/** Another site of the owner's, visited while waiting: see untilCounted. */
-const nudge = 'traffic-dash-nudge.example';
 const owner = 'github|traffic-dash-owner';
 
 let service: RunningService;
@@ -55,7 +53,6 @@ beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
   [service, browser] = await Promise.all([sharedService(), launchChromium()]);
   bearer = await token(service, owner);
-  await deploy(nudge, { 'index.html': '<h1>nudge</h1>' });
 }, 120_000);
 
 afterAll(async () => {
@@ -71,7 +68,7 @@ describe('the Traffic section of the site screen', () => {
     const second = await deploy(domain, { 'index.html': '<h1>v2</h1>', 'about.html': '<h1>about</h1>' });
     expect(await visit(service, domain, '/old.html')).toBe(404);
     expect(await visit(service, domain, '/')).toBe(200);
-    await untilCounted(service, nudge, () => readAnalytics(service, domain, bearer), (analytics) => {
+    await untilCounted(() => readAnalytics(service, domain, bearer), (analytics) => {
       expect(analytics.live.totals.requests).toBe(5);
       expect(analytics.deployments.find((deployment) => deployment.deploymentId === second.deploymentId)?.brokenLinks).toEqual([{ path: '/old.html', count: 1 }]);
     });

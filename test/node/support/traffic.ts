@@ -20,17 +20,15 @@ export async function readAnalytics(service: RunningService, domain: string, bea
 }
 
 /**
- * Waits until `counted` holds of what the service shows, reading it with `read`. Meanwhile each
- * try visits `nudgeDomain`, another site: the service sends what an isolate counted on the first
- * request after its interval (`ANALYTICS_FLUSH_SECONDS`), so with no request after the last of the
- * test's, that last window would never be sent. The nudges count for the other site only.
+ * Waits until `counted` holds of what the service shows, reading it with `read`. Nothing visits the
+ * sites meanwhile: an isolate sends the last counts of a quiet site when its interval
+ * (`ANALYTICS_FLUSH_SECONDS`) ends, with no later request to carry them.
  */
-export async function untilCounted<T>(service: RunningService, nudgeDomain: string, read: () => Promise<T>, counted: (value: T) => void): Promise<T> {
+export async function untilCounted<T>(read: () => Promise<T>, counted: (value: T) => void): Promise<T> {
   let last: T | undefined;
   await expect
     .poll(
       async () => {
-        await visit(service, nudgeDomain, '/');
         last = await read();
         counted(last);
         return true;
