@@ -9,39 +9,21 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { type Caller, callers, mayCall, routeRules } from '../../src/auth/authority';
 import { mintCiToken } from '../../src/auth/ci-tokens';
-import type { CreatedApiToken, DeployResult, SiteMembers } from '../../src/common/api-types';
-import { call, deployForm, token } from '../support/client';
+import type { CreatedApiToken, SiteMembers } from '../../src/common/api-types';
+import { deployForm, token } from '../support/client';
 import { manifestOf } from '../support/incremental';
+import { json, ok, send, siteWithMembers, trustPolicy } from '../support/site-members';
 
 const owner = 'github|authority-owner';
 const deployer = 'github|authority-deployer';
 const viewer = 'github|authority-viewer';
 const stranger = 'github|authority-stranger';
+const crew = { owner, deployer, viewer };
 const job = { repository: 'octo-org/site', repositoryId: '101', workflow: '.github/workflows/deploy.yml', ref: 'refs/heads/main', sha: 'a1b2c3', runId: '7', runAttempt: '1', actor: 'octocat', environment: null };
 
-const json = (method: string, body: unknown, type = 'application/json'): RequestInit => ({ method, headers: { 'content-type': type }, body: JSON.stringify(body) });
-const trustPolicy = { repository: 'octo-org/site', repositoryId: '101', repositoryOwnerId: '202', workflow: '.github/workflows/deploy.yml' };
 
-async function send(path: string, init: RequestInit, secret: string): Promise<Response> {
-  const headers = new Headers(init.headers);
-  headers.set('authorization', `Bearer ${secret}`);
-  return call(path, { ...init, headers });
-}
 
-async function ok(response: Response): Promise<Response> {
-  expect(response.status, await response.clone().text()).toBeLessThan(300);
-  return response;
-}
 
-/** A site of `owner` with a deployer, a viewer and a trust policy; its live deployment's id. */
-async function siteWithMembers(domain: string): Promise<string> {
-  const as = await token({ user: owner });
-  const deployed = await (await ok(await send(`/v2/sites/${domain}`, { method: 'PUT', body: deployForm({ 'index.html': 'v1' }) }, as))).json<DeployResult>();
-  await ok(await send(`/v2/sites/${domain}/members/${encodeURIComponent(deployer)}`, json('PUT', { role: 'deployer' }), as));
-  await ok(await send(`/v2/sites/${domain}/members/${encodeURIComponent(viewer)}`, json('PUT', { role: 'viewer' }), as));
-  await ok(await send(`/v2/sites/${domain}/trust/github`, json('PUT', trustPolicy), as));
-  return deployed.deploymentId;
-}
 
 const userOf = (caller: Caller): string => (caller.relation === null ? stranger : { owner, deployer, viewer }[caller.relation]);
 
@@ -111,7 +93,7 @@ describe('the authority table, walked', () => {
     const domain = `walk-${index}.authority.example`;
     const elsewhere = `elsewhere-${index}.authority.example`;
     await ok(await send(`/v2/sites/${elsewhere}`, { method: 'PUT', body: deployForm({ 'index.html': 'x' }) }, await token({ user: owner })));
-    const deploymentId = await siteWithMembers(domain);
+    const deploymentId = await siteWithMembers(domain, crew);
     const secret = await credentialOf(caller, domain, elsewhere);
     const each = await requests(domain, deploymentId, caller.scope, `free-${index}.authority.example`);
     const answers: Record<string, string> = {};

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { DeployResult, GithubTrustPolicy, Site, SiteMembers } from '../../src/common/api-types';
-import { call, deployForm, problemOf, token } from '../support/client';
+import type { GithubTrustPolicy, Site, SiteMembers } from '../../src/common/api-types';
+import { deployForm, problemOf, token } from '../support/client';
 import { manifestOf } from '../support/incremental';
+import { json, ok, send, siteWithMembers, trustPolicy } from '../support/site-members';
 
 /**
  * Site members through the Worker and its coordinators; test/api/authority.test.ts walks the
@@ -11,39 +12,20 @@ import { manifestOf } from '../support/incremental';
 const owner = 'github|member-owner';
 const deployer = 'github|member-deployer';
 const viewer = 'github|member-viewer';
+const crew = { owner, deployer, viewer };
 
-const json = (method: string, body: unknown, type = 'application/json'): RequestInit => ({ method, headers: { 'content-type': type }, body: JSON.stringify(body) });
-const trustPolicy = { repository: 'octo-org/site', repositoryId: '101', repositoryOwnerId: '202', workflow: '.github/workflows/deploy.yml' };
 
 async function bearer(user: string, scope = 'deploy'): Promise<string> {
   return token({ user, scope });
 }
 
-async function send(path: string, init: RequestInit, secret: string): Promise<Response> {
-  const headers = new Headers(init.headers);
-  headers.set('authorization', `Bearer ${secret}`);
-  return call(path, { ...init, headers });
-}
 
-async function ok(response: Response): Promise<Response> {
-  expect(response.status, await response.clone().text()).toBeLessThan(300);
-  return response;
-}
 
-/** A site of `owner` with a deployer, a viewer and a trust policy; its live deployment's id. */
-async function siteWithMembers(domain: string): Promise<string> {
-  const as = await bearer(owner);
-  const deployed = await (await ok(await send(`/v2/sites/${domain}`, { method: 'PUT', body: deployForm({ 'index.html': 'v1' }) }, as))).json<DeployResult & { deploymentId: string }>();
-  await ok(await send(`/v2/sites/${domain}/members/${encodeURIComponent(deployer)}`, json('PUT', { role: 'deployer' }), as));
-  await ok(await send(`/v2/sites/${domain}/members/${encodeURIComponent(viewer)}`, json('PUT', { role: 'viewer' }), as));
-  await ok(await send(`/v2/sites/${domain}/trust/github`, json('PUT', trustPolicy), as));
-  return deployed.deploymentId;
-}
 
 describe('members', () => {
   it('lists the owner and the members; a member sees the site in GET /v2/sites with its role; removal ends its access', async () => {
     const domain = 'listed.members.example';
-    await siteWithMembers(domain);
+    await siteWithMembers(domain, crew);
     const members = await (await ok(await send(`/v2/sites/${domain}/members`, {}, await bearer(viewer)))).json<SiteMembers>();
     expect(members.owner).toMatchObject({ userId: owner, role: 'owner' });
     expect(members.members).toEqual([
@@ -62,7 +44,7 @@ describe('members', () => {
 
   it('counts a deployer’s deploy against the owner: the owner’s usage grows, the deployer’s does not', async () => {
     const domain = 'quota.members.example';
-    await siteWithMembers(domain);
+    await siteWithMembers(domain, crew);
     const usageOf = async (user: string) => (await (await ok(await send('/v2/usage', {}, await bearer(user)))).json<{ bytes: { used: number } }>()).bytes.used;
     const [ownerBefore, deployerBefore] = [await usageOf(owner), await usageOf(deployer)];
     await ok(await send(`/v2/sites/${domain}`, { method: 'PUT', body: deployForm({ 'big.html': 'x'.repeat(10_000) }) }, await bearer(deployer)));
@@ -75,7 +57,7 @@ describe('members', () => {
 
   it('refuses a deploy a deployer began once they are removed: the coordinator checks the member as it commits', async () => {
     const domain = 'removed.members.example';
-    await siteWithMembers(domain);
+    await siteWithMembers(domain, crew);
     const as = await bearer(deployer);
     const begun = await send(`/v2/sites/${domain}/deployments`, json('POST', { files: await manifestOf({ 'index.html': 'new bytes' }) }), as);
     expect(begun.status, await begun.clone().text()).toBe(201);
@@ -88,7 +70,7 @@ describe('members', () => {
 
   it('refuses the owner as a member and an unknown role with a clear problem, and changes nothing', async () => {
     const domain = 'bad.members.example';
-    await siteWithMembers(domain);
+    await siteWithMembers(domain, crew);
     const as = await bearer(owner);
     const self = await send(`/v2/sites/${domain}/members/${encodeURIComponent(owner)}`, json('PUT', { role: 'viewer' }), as);
     expect(self.status).toBe(400);
@@ -106,7 +88,7 @@ describe('members', () => {
 
   it('forgets members and trust when the site is unpublished: whoever claims the domain next starts alone', async () => {
     const domain = 'reclaimed.members.example';
-    await siteWithMembers(domain);
+    await siteWithMembers(domain, crew);
     await ok(await send(`/v2/sites/${domain}`, { method: 'DELETE' }, await bearer(owner)));
     const next = await bearer('github|member-next-owner');
     await ok(await send(`/v2/sites/${domain}`, { method: 'PUT', body: deployForm({ 'index.html': 'mine' }) }, next));
@@ -119,7 +101,7 @@ describe('members', () => {
 describe('trust policies', () => {
   it('stores one policy per site, shown to its owner, and refuses a malformed repository or workflow', async () => {
     const domain = 'policy.members.example';
-    await siteWithMembers(domain);
+    await siteWithMembers(domain, crew);
     const as = await bearer(owner);
     const stored = await (await ok(await send(`/v2/sites/${domain}/trust/github`, {}, as))).json<GithubTrustPolicy>();
     expect(stored).toMatchObject({ ...trustPolicy, domain, ref: null, environment: null });
