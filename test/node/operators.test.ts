@@ -89,6 +89,9 @@ describe('an operator', () => {
     expect(deployed.code, deployed.stderr).toBe(0);
     const { deploymentId } = JSON.parse(deployed.stdout) as { deploymentId: string };
     const preview = `${deploymentId}.preview`;
+    // Its previews open to anyone, as the site does, so that only the suspension closes them.
+    const opened = await runCli(['protect', domain, '--previews', 'public'], { env: as(owner) });
+    expect(opened.code, opened.stderr).toBe(0);
     const before = await Promise.all([fromHost(domain), fromHost(domain, '/css/site.css'), fromHost(preview)]);
     expect(before.map((answer) => answer.status)).toEqual([200, 200, 200]);
 

@@ -52,7 +52,11 @@ describe("wrangler.toml's production environment", () => {
 
   it.each([
     ['a var set at the top level only', (p: Production) => delete (p.vars as Record<string, unknown>).MAX_FILES, 'lacks vars MAX_FILES'],
-    ['a Durable Object binding', (p: Production) => p.durable_objects.bindings.pop(), 'lacks durable_objects.bindings CLOUDFLARE_API'],
+    [
+      'a Durable Object binding',
+      (p: Production) => (p.durable_objects.bindings = p.durable_objects.bindings.filter((binding) => binding.name !== 'CLOUDFLARE_API')),
+      'lacks durable_objects.bindings CLOUDFLARE_API',
+    ],
     ['the database', (p: Production) => (p.d1_databases = []), 'lacks d1_databases DB'],
     ['a queue producer', (p: Production) => p.queues.producers?.shift(), 'lacks queues.producers NOTIFICATIONS'],
     ['a dead-letter queue', (p: Production) => delete p.queues.consumers![0]!.dead_letter_queue, 'the queue sitehost-notifications needs dead_letter_queue = "sitehost-notifications-dlq"'],
