@@ -87,7 +87,9 @@ export default defineConfig(async () => {
                   DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000', MAX_SITES_PER_USER: '1000000',
                   // Files written before protected previews read their sites' previews without a share link;
                   // test/serving/protection*.test.ts pass the service's default, "members", where they test it.
-                  NEW_SITE_PREVIEWS: 'public', SIGN_IN_ATTEMPTS_PER_MINUTE: '5' },
+                  // Files that wait on a request's background work would wait out an analytics interval
+                  // for its timed send; the black-box tests (test/node/cli/analytics.test.ts) use it.
+                  NEW_SITE_PREVIEWS: 'public', ANALYTICS_TIMED_SENDS: 'off', SIGN_IN_ATTEMPTS_PER_MINUTE: '5' },
                 ratelimits: {
                   USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: 1_000_000, period: 60 } },
                   ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: 1_000_000, period: 60 } },

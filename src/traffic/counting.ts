@@ -78,7 +78,7 @@ function count(env: Env, ctx: ExecutionContext, request: Request, url: URL, coun
   const flushMs = settings.flushSeconds * 1000;
   if (now - lastSent >= flushMs || into.approximateBytes >= sendSoonerBytes) {
     ctx.waitUntil(sendCounted(env, now));
-  } else if (pendingSend === null) {
+  } else if (settings.timedSends && pendingSend === null) {
     // Without a later request in this isolate, a quiet site's last counts would wait in memory for
     // good (and go with the isolate): send them when the interval ends, while this request's
     // `waitUntil` keeps the isolate (a Worker may go on up to 30 s after its answer).

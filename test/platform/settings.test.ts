@@ -49,6 +49,7 @@ const valid = {
   OIDC_ISSUER_RETRY_SECONDS: '30',
   ANALYTICS: 'on',
   ANALYTICS_FLUSH_SECONDS: '10',
+  ANALYTICS_TIMED_SENDS: 'on',
   ANALYTICS_VALUES_PER_SITE: '100',
   ANALYTICS_VALUES_TOTAL: '10000',
   ANALYTICS_TOP_STORED: '100',
@@ -80,7 +81,7 @@ describe('settings', () => {
       edge: { purge: 'local', cacheHost: 'sitehost.cache', localCaches: ['a', 'b'], purgeUrlsPerRequest: 100, purgeUrlsPerSecond: 800, purgeWaitMs: 2000 },
       cloudflareApi: { requestsPerWindow: 1200, windowSeconds: 300, reservedForCertificates: 400 },
       apiTokens: { maxDays: 365, perUser: 50, checkSeconds: 30 },
-      analytics: { counting: true, flushSeconds: 10, valuesPerSite: 100, valuesTotal: 10000, topStored: 100, hourlyRetentionDays: 31, dailyRetentionDays: 400 },
+      analytics: { counting: true, flushSeconds: 10, timedSends: true, valuesPerSite: 100, valuesTotal: 10000, topStored: 100, hourlyRetentionDays: 31, dailyRetentionDays: 400 },
       protection: { newSitePreviews: 'members', shareLinkMaxSeconds: 2592000, signInAttemptsPerMinute: 10, passwordMinLength: 8, maxCredentialHeaderBytes: 8192 },
       githubOidc: { issuer: 'https://token.actions.githubusercontent.com', audience: null, exchangesPerSiteHour: 60, issuerRetrySeconds: 30 },
     });
