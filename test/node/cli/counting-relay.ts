@@ -1,4 +1,4 @@
-import { connect, createServer, type Socket } from 'node:net';
+import { startRelayServer } from './relay-server';
 
 /** A TCP relay in front of a port that counts the bytes clients send through it. */
 export interface CountingRelay {
@@ -19,13 +19,7 @@ export function startCountingRelay(targetPort: number, options: RelayOptions = {
   let bytes = 0;
   let dropped = false;
   const requests: string[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(targetPort, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    }
+  const listening = startRelayServer(targetPort, (client, upstream) => {
     let connectionBytes = 0;
     client.on('data', (chunk: Buffer) => {
       bytes += chunk.byteLength;
@@ -44,20 +38,9 @@ export function startCountingRelay(targetPort: number, options: RelayOptions = {
     // answer on and close gently, as the client would have seen it without the relay.
     upstream.on('error', () => client.end());
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      resolve({
-        origin: `http://127.0.0.1:${port}`,
-        bytesFromClients: () => bytes,
-        requestLines: () => [...requests],
-        close: () =>
-          new Promise((done) => {
-            for (const socket of sockets) socket.destroy();
-            server.close(() => done());
-          }),
-      });
-    });
-  });
+  return listening.then((server) => ({
+    ...server,
+    bytesFromClients: () => bytes,
+    requestLines: () => [...requests],
+  }));
 }

@@ -1,4 +1,4 @@
-import { connect, createServer, type Socket } from 'node:net';
+import { startRelayServer } from './relay-server';
 
 /**
  * A TCP relay in front of a port that fails the first request of each kind, once, as a flaky
@@ -37,13 +37,7 @@ function kindOf(method: string, target: string): string {
 export function startResettingRelay(targetPort: number, options: ResettingRelayOptions = {}): Promise<ResettingRelay> {
   const seen: string[] = [];
   let armed = options.disarmed !== true;
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(targetPort, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    }
+  const listening = startRelayServer(targetPort, (client, upstream) => {
     const fail = () => {
       client.resetAndDestroy();
       upstream.destroy();
@@ -72,22 +66,11 @@ export function startResettingRelay(targetPort: number, options: ResettingRelayO
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      resolve({
-        origin: `http://127.0.0.1:${port}`,
-        failedKinds: () => [...seen],
-        arm: () => {
-          armed = true;
-        },
-        close: () =>
-          new Promise((done) => {
-            for (const socket of sockets) socket.destroy();
-            server.close(() => done());
-          }),
-      });
-    });
-  });
+  return listening.then((server) => ({
+    ...server,
+    failedKinds: () => [...seen],
+    arm: () => {
+      armed = true;
+    },
+  }));
 }
