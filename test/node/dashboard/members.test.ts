@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SiteMembers } from '../../../src/common/api-types';
 import { type Service, getFromSite, startService, token } from '../support/service';
-import { type Browser, launchChromium } from './browser';
+import { type Browser, launchChromium, signedInTab } from './browser';
 
 const screenshots = new URL('../../../test-results/dashboard/', import.meta.url).pathname;
 const domain = 'members-dash.example';
@@ -20,18 +20,9 @@ let service: Service;
 let browser: Browser;
 const pageProblems: string[] = [];
 
-/** A new tab (its own session) signed in with `bearer`, on the site's screen. */
-async function signedIn(bearer: string): Promise<Page> {
-  const page = await browser.context.newPage();
-  page.on('pageerror', (error) => pageProblems.push(String(error)));
-  page.on('console', (message) => {
-    if (/Content.Security.Policy/i.test(message.text())) pageProblems.push(message.text());
-  });
-  await page.goto(service.origin);
-  await page.getByLabel('API token').fill(bearer);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => page.locator('h1').textContent()).toBe('My sites');
-  return page;
+/** A new tab (its own session) signed in with `bearer`. */
+function signedIn(bearer: string): Promise<Page> {
+  return signedInTab(browser, service.origin, bearer, pageProblems);
 }
 
 async function openSite(page: Page): Promise<void> {

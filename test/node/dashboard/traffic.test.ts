@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployResult } from '../../../src/common/api-types';
 import { type RunningService, sharedService, token } from '../support/service';
 import { readAnalytics, untilCounted, visit } from '../support/traffic';
-import { type Browser, launchChromium } from './browser';
+import { type Browser, launchChromium, signedInTab } from './browser';
 
 const screenshots = new URL('../../../test-results/dashboard/', import.meta.url).pathname;
 const domain = 'traffic-dash.example';
@@ -30,15 +30,7 @@ async function deploy(site: string, files: Record<string, string>): Promise<Depl
 }
 
 async function signedInOnSite(): Promise<Page> {
-  const page = await browser.context.newPage();
-  page.on('pageerror', (error) => pageProblems.push(String(error)));
-  page.on('console', (message) => {
-    if (/Content.Security.Policy/i.test(message.text())) pageProblems.push(message.text());
-  });
-  await page.goto(service.origin);
-  await page.getByLabel('API token').fill(bearer);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => page.locator('h1').textContent()).toBe('My sites');
+  const page = await signedInTab(browser, service.origin, bearer, pageProblems);
   await page.goto(`${service.origin}/#/sites/${domain}`);
   await expect.poll(() => page.locator('h1').textContent()).toBe(domain);
   return page;
