@@ -1,4 +1,4 @@
-import { startRelayServer } from './relay-server';
+import { startRelayServer } from './relay-server.ts';
 
 /**
  * A TCP relay in front of a port that fails the first request of each kind, once, as a flaky
