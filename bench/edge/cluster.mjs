@@ -4,7 +4,7 @@
 // Worker of their own), as Cloudflare's locations do; and Cloudflare's zone API as a stand-in that enforces its limits
 // (bench/edge/zone-api.ts), which every request a location sends out reaches. Purges go the
 // production way (EDGE_PURGE=cloudflare): the account object batches them to the stand-in.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +152,31 @@ function directFetcher(base, agent) {
   return { fetch: (url, init = {}) => send(url, init, false) };
 }
 
+/** The processes this one started that run `command` (Linux's /proc; none elsewhere). */
+function childProcesses(command) {
+  if (!existsSync('/proc/self/stat')) return [];
+  return readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // `pid (comm) state ppid …`: the command may hold spaces, so the fields after it are read from its closing parenthesis.
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      return comm === command && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** CPU seconds the processes `pids` have run, every thread of each (/proc's schedstat, in nanoseconds). */
+function cpuSecondsOf(pids) {
+  let ns = 0;
+  for (const pid of pids) {
+    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+  }
+  return ns / 1e9;
+}
+
 /** Starts the emulated edge at `timeScale` (see scaledVars; 1: real time), each location with `locationVars(index)` over the settings; `dispose()` stops it and removes its state. */
 export async function startCluster({ locations, rttMs, timeScale = 1, locationVars }) {
   const config = unstable_readConfig({ config: join(repo, 'wrangler.toml') });
@@ -198,7 +223,10 @@ export async function startCluster({ locations, rttMs, timeScale = 1, locationVa
   const workers = [];
   let zoneApi;
   let objects;
+  /** The workerd processes Miniflare started. */
+  let runtimes = [];
   const connect = async () => {
+    runtimes = childProcesses('workerd');
     // A new pool of connections: those to the Workers before a restart are gone.
     const agent = new Agent({ keepAlive: true, maxSockets: 512 });
     const direct = async (name) => directFetcher(await mf.unsafeGetDirectURL(name), agent);
@@ -260,6 +288,14 @@ export async function startCluster({ locations, rttMs, timeScale = 1, locationVa
       const started = performance.now();
       await (await objects.fetch('http://bench.stats/')).arrayBuffer();
       return performance.now() - started;
+    },
+    /**
+     * CPU seconds the local workerd (every location, object and queue) has run so far, or
+     * undefined where /proc does not say (not Linux): unlike time, what other processes on the
+     * machine take does not enter it.
+     */
+    servingCpuSeconds() {
+      return runtimes.length === 0 ? undefined : cpuSecondsOf(runtimes);
     },
     /** Every request the zone API stand-in saw: `{ at, status, urls }`, oldest first. */
     async zoneRequests() {
