@@ -5,12 +5,12 @@
  * when it nears a message's size. A visitor is hashed with the day's secret (in the background
  * of the request until the isolate has it), and only the hash's sketch register is kept.
  */
-import { isbot } from 'isbot';
 import type { Env } from '../platform/env';
 import { log } from '../platform/log';
 import type { AnalyticsSettings } from '../platform/analytics-settings';
 import { settingsOf } from '../platform/settings';
 import type { HostKind, SiteKey } from './batch';
+import { isBotAgent } from './bot-verdicts';
 import { Tally, sendSoonerBytes } from './tally';
 import { saltOf, visitorRegister } from './visitor-salt';
 
@@ -54,11 +54,13 @@ function count(env: Env, ctx: ExecutionContext, request: Request, url: URL, coun
   if (!settings.counting) return;
   const now = Date.now();
   const userAgent = request.headers.get('user-agent') ?? '';
-  const bot = isbot(userAgent);
+  const bot = isBotAgent(userAgent);
   const { response } = answered;
   const into = tallyOf(settings);
   into.count({
-    ...counted,
+    site: counted.site,
+    host: counted.host,
+    deployment: counted.deployment,
     at: now,
     status: response.status,
     bytes: request.method === 'HEAD' ? 0 : answered.bytes,
@@ -106,6 +108,9 @@ export async function sendCounted(env: Env, now = Date.now()): Promise<void> {
 function referringHost(request: Request, url: URL): string | null {
   const referer = request.headers.get('referer');
   if (!referer) return null;
+  // A page of the same origin, the most common referrer, needs no parsing.
+  const { origin } = url;
+  if (referer.startsWith(origin) && referer[origin.length] === '/') return null;
   const host = URL.parse(referer)?.hostname;
   return host && host !== url.hostname ? host.slice(0, maxValueLength) : null;
 }

@@ -44,8 +44,12 @@ export class VisitorSalt extends DurableObject<Env> {
 /** How long an isolate uses the secret it has before asking again (it asks in the background). */
 const askAgainMs = 60_000;
 
+const dayMs = 86_400_000;
+
 interface HeldSalt {
   day: string;
+  /** The day as a number of days since 1970 (UTC), compared on each request rather than the text. */
+  dayNumber: number;
   /** Once the first answer is in. */
   salt?: Uint8Array;
   /** Until it is. */
@@ -61,10 +65,11 @@ let held: HeldSalt | undefined;
  * again in the background once a minute, showing what it holds.
  */
 export function saltOf(env: Env, now: number, waitUntil: (promise: Promise<unknown>) => void): Uint8Array | Promise<Uint8Array> {
-  const day = dayOf(now);
-  if (held?.day !== day) {
+  const dayNumber = Math.floor(now / dayMs);
+  if (held?.dayNumber !== dayNumber) {
+    const day = dayOf(now);
     const asking = ask(env, day);
-    const current: HeldSalt = { day, asking, asked: now };
+    const current: HeldSalt = { day, dayNumber, asking, asked: now };
     held = current;
     asking.then(
       (salt) => ((current.salt = salt), (current.asking = undefined)),
@@ -75,7 +80,7 @@ export function saltOf(env: Env, now: number, waitUntil: (promise: Promise<unkno
   const current = held;
   if (current.salt && now - current.asked >= askAgainMs) {
     current.asked = now;
-    waitUntil(ask(env, day, current.salt).then((salt) => (current.salt = salt), () => undefined));
+    waitUntil(ask(env, current.day, current.salt).then((salt) => (current.salt = salt), () => undefined));
   }
   return current.salt ?? current.asking!;
 }
@@ -86,14 +91,41 @@ function ask(env: Env, day: string, known?: Uint8Array): Promise<Uint8Array> {
 
 const encoder = new TextEncoder();
 
+type Sha256 = ReturnType<typeof sha256.create>;
+
+/** SHA-256's state once it has taken the day's secret as its first 64-byte block (the secret, then zeros), for the secret it was made of. */
+let salted: { salt: Uint8Array; state: Sha256 } | undefined;
+/** Where each visitor is hashed: a copy of the salted state, then its own bytes; wiped after each. */
+const working = sha256.create();
+const digest = new Uint8Array(32);
+const digestView = new DataView(digest.buffer);
+/** A visitor's bytes, encoded without an allocation when they fit (a user agent rarely passes a few hundred bytes). */
+const scratch = new Uint8Array(1024);
+
+function saltedState(salt: Uint8Array): Sha256 {
+  if (salted?.salt !== salt) {
+    const block = new Uint8Array(64);
+    block.set(salt.subarray(0, 64));
+    salted = { salt, state: sha256.create().update(block) };
+  }
+  return salted.state;
+}
+
 /**
- * A visitor's fine sketch register: the first 64 bits of SHA-256 over the day's secret, address,
- * user agent and domain (@noble/hashes, synchronous: Web Crypto's digest is a promise, and a
- * promise per request cost serving more than the hash). The hash is never kept.
+ * A visitor's fine sketch register: the first 64 bits of SHA-256 over a block of the day's secret
+ * (zero-padded to SHA-256's 64 bytes), then address, user agent and domain (@noble/hashes,
+ * synchronous: Web Crypto's digest is a promise, and a promise per request cost serving more than
+ * the hash). The secret's block is hashed once per secret; each visitor hashes only its own bytes,
+ * in buffers reused and wiped afterwards: the hash and the bytes hashed are never kept.
  */
 export function visitorRegister(salt: Uint8Array, address: string, userAgent: string, domain: string): number {
-  const text = encoder.encode(`\u0000${address}\u0000${userAgent}\u0000${domain}`);
-  const digest = sha256.create().update(salt).update(text).digest();
-  const view = new DataView(digest.buffer, digest.byteOffset, 8);
-  return registerOf(view.getUint32(0), view.getUint32(4));
+  const text = `\u0000${address}\u0000${userAgent}\u0000${domain}`;
+  const { read, written } = encoder.encodeInto(text, scratch);
+  const bytes = read === text.length ? scratch.subarray(0, written) : encoder.encode(text);
+  saltedState(salt)._cloneInto(working).update(bytes).digestInto(digest);
+  const register = registerOf(digestView.getUint32(0), digestView.getUint32(4));
+  working.destroy();
+  scratch.fill(0, 0, written);
+  digest.fill(0);
+  return register;
 }
