@@ -173,8 +173,8 @@ describe('lines that can never work are refused, every one in one answer', () =>
 });
 
 describe('an absolute from written in Unicode', async () => {
-  const domain = 'xn--bcher-kva.example';
-  await deployed(domain, { 'index.html': 'home', _redirects: 'https://bücher.example/old /new 301!\nhttp://BÜCHER.example/old-http /new 301!' });
+  const domain = 'xn--bcher-kva.hardening.example';
+  await deployed(domain, { 'index.html': 'home', _redirects: 'https://bücher.hardening.example/old /new 301!\nhttp://BÜCHER.hardening.example/old-http /new 301!' });
 
   it('matches the punycode request host', async () => {
     expectRedirect(await call(`https://${domain}.localhost/old`, { redirect: 'manual' }), 301, '/new');
