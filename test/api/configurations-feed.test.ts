@@ -238,7 +238,7 @@ describe('GET /v2/configurations?since=', () => {
 
   it('answers 400 to since with a list cursor', async () => {
     const response = await read('/v2/configurations?limit=1');
-    const bad = await read(`/v2/configurations?${new URLSearchParams({ since: cursorOf(response), cursor: 'a.example' })}`);
+    const bad = await read(`/v2/configurations?${new URLSearchParams({ since: cursorOf(response), cursor: 'feed-cursor.example' })}`);
     expect(bad.status).toBe(400);
   });
 
