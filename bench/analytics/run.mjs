@@ -190,13 +190,14 @@ function orders(items) {
 
 /**
  * The median of `ratios`, its spread (first to third quartile) and a 95 % interval for the median
- * (distribution-free: the order statistics n/2 ∓ 0.98·√n), printed.
+ * (distribution-free, from order statistics), printed.
  */
 function ratioSummary(ratios) {
   const sorted = [...ratios].sort((a, b) => a - b);
   const n = sorted.length;
-  const k = Math.max(0, Math.floor(n / 2 - 0.98 * Math.sqrt(n)));
-  const [low, high] = [sorted[k], sorted[n - 1 - k]];
+  // The k-th smallest and k-th largest (k counted from 1), k = n/2 − 1.96·√n/2 rounded down.
+  const k = Math.max(1, Math.floor(n / 2 - 0.98 * Math.sqrt(n)));
+  const [low, high] = [sorted[k - 1], sorted[n - k]];
   return {
     median: median(sorted),
     low,

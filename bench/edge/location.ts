@@ -4,7 +4,7 @@
  * by BENCH_RTT_MS and counted. Each location is a Worker of its own, so its isolate keeps its
  * own memory, as a location far from the others does.
  *
- * Each response carries `x-bench-remote-calls` and `x-bench-remote-ms`: the round trips the
+ * With BENCH_RTT_MS above 0, each response carries `x-bench-remote-calls` and `x-bench-remote-ms`: the round trips the
  * request waited for before its answer. `GET http://bench.stats/` answers this location's
  * counters, background calls (after the response) included.
  */
@@ -144,6 +144,9 @@ function counted<T extends object>(namespace: T, onCall: () => void): T {
   });
 }
 
+/** The isolate's one env when no round trip is charged. */
+let unmeteredEnv: Env | undefined;
+
 export default {
   async fetch(request, env, ctx) {
     const { hostname } = new URL(request.url);
@@ -151,12 +154,17 @@ export default {
     // bench/analytics: a batch as an isolate sends them, onto the traffic queue; and what a site's traffic object stores.
     if (hostname === 'bench.traffic') return env.TRAFFIC.send(await request.json(), { contentType: 'json' }).then(() => new Response(null, { status: 204 }));
     if (hostname === 'bench.traffic-size') return Response.json(await env.SITE_TRAFFIC.get(env.SITE_TRAFFIC.idFromName(new URL(request.url).pathname.slice(1))).size());
-    const meter = new Meter(Number(env.BENCH_RTT_MS));
+    const rttMs = Number(env.BENCH_RTT_MS);
     const url = new URL(request.url);
-    const remoteEnv = withRemoteCalls(env, meter);
+    // With round trips to charge, each request meters its own. Without (bench/analytics), one
+    // env for the isolate, as production has: a new env object per request would have the
+    // service parse every setting again (settingsOf parses once per env), a tenth of a request.
+    const meter = rttMs === 0 ? undefined : new Meter(rttMs);
+    const remoteEnv = meter ? withRemoteCalls(env, meter) : (unmeteredEnv ??= withRemoteCalls(env, new Meter(0)));
     const response = settingsOf(env).apiHostnames.includes(url.hostname)
       ? await service.fetch!(request as Request<unknown, IncomingRequestCfProperties>, remoteEnv, ctx)
       : await serveSite(request, url, remoteEnv, ctx, siteDomainOf(url.hostname), await caches.open(`loc${env.BENCH_LOCATION}`));
+    if (!meter) return response;
     meter.close();
     const headers = new Headers(response.headers);
     headers.set('x-bench-remote-calls', String(meter.calls));
