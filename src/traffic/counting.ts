@@ -53,25 +53,28 @@ function count(env: Env, ctx: ExecutionContext, request: Request, url: URL, coun
   const settings = settingsOf(env).analytics;
   if (!settings.counting) return;
   const now = Date.now();
-  const userAgent = request.headers.get('user-agent') ?? '';
-  const bot = isBotAgent(userAgent);
+  // Each read of a request's or response's property crosses into the runtime: once each.
+  const { headers, method } = request;
   const { response } = answered;
+  const { status } = response;
+  const userAgent = headers.get('user-agent') ?? '';
+  const bot = isBotAgent(userAgent);
   const into = tallyOf(settings);
   into.count({
     site: counted.site,
     host: counted.host,
     deployment: counted.deployment,
     at: now,
-    status: response.status,
-    bytes: request.method === 'HEAD' ? 0 : answered.bytes,
-    pageView: request.method === 'GET' && response.status === 200 && (response.headers.get('content-type') ?? '').startsWith('text/html'),
+    status,
+    bytes: method === 'HEAD' ? 0 : answered.bytes,
+    pageView: method === 'GET' && status === 200 && (response.headers.get('content-type') ?? '').startsWith('text/html'),
     bot,
     path: url.pathname.slice(0, maxValueLength),
-    referrer: referringHost(request, url),
-    country: countryOf(request),
+    referrer: referringHost(headers, url),
+    country: countryOf(request, headers),
   });
   if (!bot) {
-    const address = request.headers.get('cf-connecting-ip') ?? '';
+    const address = headers.get('cf-connecting-ip') ?? '';
     const visit = (salt: Uint8Array) => into.visit(counted.site, counted.host, now, visitorRegister(salt, address, userAgent, counted.site.domain));
     const salt = saltOf(env, now, (promise) => ctx.waitUntil(promise));
     if (salt instanceof Uint8Array) visit(salt);
@@ -105,8 +108,8 @@ export async function sendCounted(env: Env, now = Date.now()): Promise<void> {
 }
 
 /** The `Referer`'s host, unless it is the host that was asked (a site's own links are no referrals). */
-function referringHost(request: Request, url: URL): string | null {
-  const referer = request.headers.get('referer');
+function referringHost(headers: Headers, url: URL): string | null {
+  const referer = headers.get('referer');
   if (!referer) return null;
   // A page of the same origin, the most common referrer, needs no parsing.
   const { origin } = url;
@@ -116,8 +119,8 @@ function referringHost(request: Request, url: URL): string | null {
 }
 
 /** The client's country: Cloudflare's `request.cf.country`, else its `CF-IPCountry` header. */
-function countryOf(request: Request): string | null {
+function countryOf(request: Request, headers: Headers): string | null {
   const { cf } = request as { cf?: { country?: unknown } };
-  const country = typeof cf?.country === 'string' ? cf.country : request.headers.get('cf-ipcountry');
+  const country = typeof cf?.country === 'string' ? cf.country : headers.get('cf-ipcountry');
   return country && /^[A-Z0-9]{2}$/.test(country) ? country : null;
 }
