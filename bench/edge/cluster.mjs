@@ -291,8 +291,8 @@ export async function startCluster({ locations, rttMs, timeScale = 1, locationVa
     },
     /**
      * CPU seconds the local workerd (every location, object and queue) has run so far, or
-     * undefined where /proc does not say (not Linux): unlike time, what other processes on the
-     * machine take does not enter it.
+     * undefined where /proc does not say (not Linux): unlike elapsed time, the time other
+     * processes on the machine take does not enter it.
      */
     servingCpuSeconds() {
       return runtimes.length === 0 ? undefined : cpuSecondsOf(runtimes);
