@@ -24,7 +24,9 @@
 // Targets: at least Static Assets' requests/s on every file, at least 0.8 of the floor's.
 // `protected` is the same files on a members-only site of the same service, requested with a
 // member's grant cookie: at least 0.9 of the open site's requests/s (letting a member in is a
-// lookup of a grant the isolate verified, docs/serving.md). The ratio to the hello-world is
+// lookup of a grant the isolate verified, docs/serving.md). `service-again` is the open site
+// measured a second time in each round, right before the service: its ratio to the service (an
+// A/A) shows how far this run's noise alone moves a ratio. The ratio to the hello-world is
 // printed too: for the 1 MB image no Worker comes near it, the floor itself included, as the
 // floor's own ratio shows. Quick mode (bench/mode.mjs): one round of 1 s, no warm-up.
 import { execFile, execFileSync } from 'node:child_process';
@@ -206,6 +208,8 @@ try {
   const contenders = {
     service: { origin: service.origin, host: domain },
     protected: { origin: service.origin, host: protectedDomain, cookie: service.cookie },
+    // The same site again: its ratio to the service is the instrument's own noise (an A/A test).
+    'service-again': { origin: service.origin, host: domain },
     'static-assets': { origin: await wranglerDev(join(here, 'static-assets/wrangler.toml'), ['--assets', siteDir]) },
     floor: { origin: floor },
     'hello-world': { origin: floor, path: '/hello' },
@@ -226,9 +230,11 @@ try {
     // Rounds take turns between the servers, so that load from elsewhere on the machine
     // weighs on all of them alike; every other round runs them in the reverse order, so that
     // none always follows the same one. The median round counts.
+    // The A/A runs right before the service and `protected` right after it, so both pairs are as near.
     const runs = Object.fromEntries(targets.map(({ name }) => [name, []]));
+    const order = [targets.find(({ name }) => name === 'service-again'), ...targets.filter(({ name }) => name !== 'service-again')];
     for (let round = 0; round < rounds; round++) {
-      for (const { name, url, host, cookie } of round % 2 === 0 ? targets : [...targets].reverse()) runs[name].push(await wrk(url, host, seconds, cookie));
+      for (const { name, url, host, cookie } of round % 2 === 0 ? order : [...order].reverse()) runs[name].push(await wrk(url, host, seconds, cookie));
     }
     const results = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, median(list)]));
     console.log(`${file.label} (${file.path}, ${file.bytes.length} bytes)`);
@@ -246,6 +252,7 @@ try {
     target(`  ${file.label}: service / static-assets ${figure('service', 'static-assets')}`, '>= 1.00', ratio('service', 'static-assets') >= 1);
     target(`  ${file.label}: service / floor ${figure('service', 'floor')}`, '>= 0.80', ratio('service', 'floor') >= 0.8);
     target(`  ${file.label}: protected (member's cookie) / service ${figure('protected', 'service')}`, '>= 0.90', ratio('protected', 'service') >= 0.9);
+    console.log(`  service-again / service ${figure('service-again', 'service')}: the A/A, what this run's noise alone makes of a ratio`);
     console.log(
       `  service / hello-world: ${ratio('service', 'hello-world').toFixed(2)}` +
         `   floor / hello-world: ${ratio('floor', 'hello-world').toFixed(2)} (what sending these bytes costs the runtime)\n`,
