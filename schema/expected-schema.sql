@@ -237,6 +237,8 @@ CREATE INDEX dead_letters_kept_at ON dead_letters (kept_at);
 
 CREATE INDEX deployment_hosts_by_alias_label ON deployment_hosts (alias_label) WHERE alias_label IS NOT NULL;
 
+CREATE INDEX deployment_hosts_by_domain ON deployment_hosts (domain);
+
 CREATE INDEX deployments_by_alias_label ON deployments (alias_label, created DESC, id DESC) WHERE alias_label IS NOT NULL;
 
 CREATE INDEX deployments_by_domain ON deployments (domain, created DESC, id DESC);
@@ -254,6 +256,8 @@ CREATE INDEX site_trust_github_by_repository ON site_trust_github (repository_id
 CREATE INDEX sites_by_configuration_modified ON sites (configuration_modified);
 
 CREATE INDEX sites_by_user ON sites (user_id, domain);
+
+CREATE INDEX stored_bytes_by_domain ON stored_bytes (domain);
 
 CREATE INDEX stored_objects_by_domain ON stored_objects (domain);
 

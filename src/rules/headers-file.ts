@@ -2,7 +2,7 @@ import { basicAuthFault, basicAuthPairs } from '../protection/basic-auth';
 import { configurationLimits } from './configuration-limits';
 import { headerRulesBytes } from './header-bytes';
 import { fieldNameFault, fieldValueFault } from './header-fields';
-import { type FileHeaderRule, patternTemplate, readRuleLines, rulesFileLimits, rulesFileProblem, valueTemplate } from './rules-files';
+import { type FileHeaderRule, patternTemplate, readRuleLines, rulesFileLimits, rulesFileProblem, headerValueTemplate } from './rules-files';
 
 /**
  * Reads a `_headers` file in the syntax of Netlify and Cloudflare Pages: a path pattern (`*`,
@@ -48,7 +48,7 @@ export function parseHeadersFile(text: string): FileHeaderRule[] {
     if (valueFault) throw fail(valueFault);
     // One field whatever the letter case of its name, as Cloudflare's and Netlify's parsers read it.
     const field = Object.keys(rule.fields).find((key) => key.toLowerCase() === name.toLowerCase()) ?? name;
-    (rule.fields[field] ??= []).push(valueTemplate(value, rule.variables, false));
+    (rule.fields[field] ??= []).push(headerValueTemplate(value, rule.variables));
   });
   checkHeaderBytes(rules);
   return rules.map(({ uri, fields, detach, basicAuth }) => ({ uri, fields, detach, ...(basicAuth ? { basicAuth } : {}) }));

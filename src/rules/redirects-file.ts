@@ -1,18 +1,9 @@
 import { InvalidDomainError, normaliseDomain } from '../common/domain-rules';
 import { configurationLimits } from './configuration-limits';
 import { locationBytes } from './header-bytes';
+import { type Placeholder, type PlaceholderVariables, queryPlaceholderName, redirectPattern, redirectTarget } from './netlify-placeholders';
 import { isTemplated } from './template-parts';
-import {
-  type FileRedirect,
-  type QueryCondition,
-  type RulesLine,
-  patternTemplate,
-  percentFault,
-  readRuleLines,
-  rulesFileLimits,
-  rulesFileProblem,
-  valueTemplate,
-} from './rules-files';
+import { type FileRedirect, type QueryCondition, type RulesLine, percentFault, readRuleLines, rulesFileLimits, rulesFileProblem } from './rules-files';
 
 /**
  * Reads a `_redirects` file in the syntax of Netlify and Cloudflare Pages:
@@ -68,17 +59,18 @@ function parseRedirectLine({ text, number }: RulesLine): FileRedirect {
   const status = statusToken === undefined ? { status: defaultStatus, force: false } : statusOf(statusToken);
   if (!status) throw fail(`"${statusToken}" is not a status this service redirects or rewrites with (${[...statuses].join(', ')}), optionally followed by "!".`);
 
-  const names: string[] = [];
-  const template = patternTemplate(path, names);
-  if (typeof template === 'string') throw fail(template);
-  const query = rest.slice(0, Math.max(0, toAt)).map((token) => readQuery(token, names, fail));
-  const rule: FileRedirect = { from: template[0]!, to: readTo(target, new Set(names), status.status, fail), ...status };
+  const pattern = redirectPattern(path);
+  if (typeof pattern === 'string') throw fail(pattern);
+  const queryPlaceholders: Placeholder[] = [];
+  const query = rest.slice(0, Math.max(0, toAt)).map((token) => readQuery(token, pattern.variables, queryPlaceholders, fail));
+  const placeholders = [...pattern.placeholders, ...queryPlaceholders];
+  const rule: FileRedirect = { from: pattern.template, to: readTo(target, placeholders, status.status, fail), ...status };
   if (origin) rule.origin = origin;
   if (query.length > 0) rule.query = query;
   readConditions(conditionTokens, rule, fail);
 
-  if (names.length > configurationLimits.MAX_TEMPLATE_VARIABLES) {
-    throw fail(`the path has ${names.length} placeholders; at most ${configurationLimits.MAX_TEMPLATE_VARIABLES} are allowed.`);
+  if (placeholders.length > configurationLimits.MAX_TEMPLATE_VARIABLES) {
+    throw fail(`the path has ${placeholders.length} placeholders; at most ${configurationLimits.MAX_TEMPLATE_VARIABLES} are allowed.`);
   }
   if (locationBytes(rule.from, rule.to) > configurationLimits.MAX_HEADER_BYTES) {
     throw fail(`the target can expand to more than ${configurationLimits.MAX_HEADER_BYTES} bytes.`);
@@ -115,29 +107,32 @@ function readFrom(source: string, fail: Fail): { path: string; origin?: FileRedi
   return { path: absolute[3] || '/', origin: { protocol: `${absolute[1]!.toLowerCase()}:` as 'http:' | 'https:', host } };
 }
 
-function readQuery(token: string, names: string[], fail: Fail): QueryCondition {
+/** `name=value` (the parameter must have that value) or `name=:placeholder` (any value, read into the placeholder). */
+function readQuery(token: string, variables: PlaceholderVariables, placeholders: Placeholder[], fail: Fail): QueryCondition {
   const equals = token.indexOf('=');
   if (equals <= 0) throw fail(`"${token}" is neither a target nor a query parameter ("name=value" or "name=:placeholder").`);
   const name = token.slice(0, equals);
   const value = token.slice(equals + 1);
-  const variable = /^:([A-Za-z][A-Za-z0-9_]*)$/.exec(value)?.[1];
-  if (variable === undefined) return { name, equals: value };
-  if (names.includes(variable)) throw fail(`the placeholder ":${variable}" is named twice.`);
-  names.push(variable);
-  return { name, variable };
+  const placeholder = queryPlaceholderName(value);
+  if (placeholder === undefined) return { name, equals: value };
+  const added = variables.add(placeholder);
+  placeholders.push(added);
+  return { name, variable: added.variable };
 }
 
-function readTo(target: string, names: ReadonlySet<string>, status: number, fail: Fail): string {
+function readTo(target: string, placeholders: readonly Placeholder[], status: number, fail: Fail): string {
   const absolute = absoluteUrl.test(target);
   if (absolute && (status === 200 || status >= 400)) {
     throw fail(`a ${status} to another origin (${target}) would proxy it; a static host does not proxy. Redirect there (301, 302) instead.`);
   }
   // `//host` and `/\host` are read by browsers as another origin.
   if (!absolute && /^\/[/\\]/.test(target)) throw fail(`the target "${target}" would leave the site; write it as https://…`);
-  if (!names.has('splat') && /:splat(?![A-Za-z0-9_])/.test(target)) throw fail(`the target uses ":splat", but the path has no "*" to fill it.`);
-  const percent = percentFault(target);
+  const { template, text } = redirectTarget(target, placeholders);
+  // What no placeholder filled stays text: a `:splat` left is a `*` missing from the path.
+  if (text.some((part) => /:splat(?![A-Za-z0-9_])/.test(part))) throw fail(`the target uses ":splat", but the path has no "*" to fill it.`);
+  const percent = text.map(percentFault).find(Boolean);
   if (percent) throw fail(percent);
-  return valueTemplate(target, names, true);
+  return template;
 }
 
 function readConditions(tokens: readonly string[], rule: FileRedirect, fail: Fail): void {

@@ -167,17 +167,18 @@ export const placeholder = /:([A-Za-z][A-Za-z0-9_]*)/g;
 /**
  * A segment that starts with a placeholder and holds another `:` (`/:lang:/`, as Astro's
  * documentation wrote it): Netlify's matcher reads the whole segment as one placeholder, named
- * by the rest of it (`lang:`), and fills it into a target where `:lang:` is written.
+ * by the rest of it (`lang:`), and fills it where `:lang:` is written.
  */
 const wholeSegmentPlaceholder = /^:[A-Za-z][^:]*:/;
 
-/** A placeholder's name as an RFC 6570 variable: letters, digits and `_`, every other character percent-encoded. */
-function variableOf(name: string): string {
+/** A placeholder's name as an RFC 6570 variable: letters, digits and `_`, every other character percent-encoded (so never a `.`). */
+export function variableOf(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/gu, (character) => Array.from(new TextEncoder().encode(character), (byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
 }
 
 /**
- * A path pattern of the files as an RFC 6570 template: `:name` is `{name}` (one segment's text),
+ * A `_headers` path pattern as an RFC 6570 template (`_redirects` reads its paths as Netlify's
+ * matcher does, ./netlify-placeholders.ts): `:name` is `{name}` (one segment's text),
  * a segment such as `:lang:` one placeholder as Netlify reads it (`wholeSegmentPlaceholder`),
  * `*` is `{+splat}` (anything, `/` included), and braces are literal text. `names` gets the
  * placeholders' names in order. At most one `*`, and no `:splat` beside it: both would name `splat`.
@@ -211,14 +212,12 @@ export function patternTemplate(pattern: string, names: string[]): string | stri
 }
 
 /**
- * A target (`escapeBraces`: a URI, where braces are literal text) or a header value (where
- * `fieldValueParts` leaves braces that name no variable as they are) with the pattern's
- * placeholders (and `:splat`) as expressions that keep their `/`. A placeholder named as Netlify
- * names a whole segment (`lang:`) is filled where its whole name is written (`:lang:`).
+ * A `_headers` value (where `fieldValueParts` leaves braces that name no variable as they are)
+ * with the path's placeholders (and `:splat`) as expressions that keep their `/`. A placeholder
+ * named as Netlify names a whole segment (`lang:`) is filled where its whole name is written (`:lang:`).
  */
-export function valueTemplate(value: string, names: ReadonlySet<string>, escapeBraces: boolean): string {
+export function headerValueTemplate(value: string, names: ReadonlySet<string>): string {
   const segmentNames = [...names].filter((name) => !/^[A-Za-z][A-Za-z0-9_]*$/.test(name)).sort((a, b) => b.length - a.length);
-  const escaped = escapeBraces ? value.replace(/[{}]/g, encodeURIComponent) : value;
-  const filled = segmentNames.reduce((text, name) => text.replaceAll(`:${name}`, `{+${variableOf(name)}}`), escaped);
+  const filled = segmentNames.reduce((text, name) => text.replaceAll(`:${name}`, `{+${variableOf(name)}}`), value);
   return filled.replace(placeholder, (text, name: string) => (names.has(name) ? `{+${name}}` : text));
 }

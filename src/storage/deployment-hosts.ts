@@ -1,8 +1,9 @@
 /**
  * D1's directory of the hosts that name a deployment without its domain
- * (schema/migrations/0016_deployment_hosts.sql): a preview host names a deployment by its id, an
- * alias host by its alias label. The deployments themselves are their coordinators'
- * (src/coordinator/records/deployment-store.ts); a row here says only which coordinator to ask.
+ * (schema/migrations/0016_deployment_hosts.sql, indexed by domain in 0021): a preview host names a
+ * deployment by its id, an alias host by its alias label. The deployments themselves are their
+ * coordinators' (src/coordinator/records/deployment-store.ts); a row here says only which
+ * coordinator to ask.
  */
 import type { DeploymentRecord } from './deployments-table';
 
@@ -28,8 +29,9 @@ export function domainOfAlias(db: D1Database, label: string): Promise<string | n
 
 /**
  * The deployments the directory names on each of `domains`: what the orphan sweep holds whatever
- * their coordinators record (src/coordinator/named-in-d1.ts). One scan of the directory, which has
- * no index by domain (its rows stay small), once per sweep run.
+ * their coordinators record (src/coordinator/sweeps/named-in-d1.ts), once a sweep run, and a
+ * reconciliation on its one domain. The index by domain (migration 0021) answers it alone, reading
+ * the rows of `domains` only, however many sites the directory holds.
  */
 export async function hostedDeployments(db: D1Database, domains: readonly string[]): Promise<Map<string, string[]>> {
   const hosted = new Map<string, string[]>();

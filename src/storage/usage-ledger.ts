@@ -63,7 +63,8 @@ export function forgetStoredBytes(db: D1Database, domain: string, users: readonl
 /**
  * Statements, for one batch, that make `domain`'s totals exactly `totals` (each user's bytes), the
  * sums its coordinator records: an operator's reconciliation after D1 was restored to an earlier
- * minute, or a coordinator's storage was lost (docs/operating.md).
+ * minute, or a coordinator's storage was lost (docs/operating.md). Every site is reconciled after a
+ * restore: the delete finds the domain's totals by their index by domain (migration 0021).
  */
 export function replaceStoredBytes(db: D1Database, domain: string, totals: ReadonlyMap<string, number>): D1PreparedStatement[] {
   return [

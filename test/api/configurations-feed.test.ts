@@ -70,27 +70,27 @@ async function seedSites(prefix: string, count: number): Promise<void> {
 describe('GET /v2/configurations, the whole list', () => {
   it('streams every record once, in domain order, across the pages it is read in', async () => {
     // More than four of the stream's D1 pages (1,000 records).
-    await seedSites('stream', 4321);
+    await seedSites('feed-stream', 4321);
     const response = await read('/v2/configurations');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     cursorOf(response);
     const records = (await response.json()) as Record_[];
-    const seeded = records.filter((record) => record.domain.startsWith('stream-'));
-    expect(seeded.map((record) => record.domain)).toEqual(Array.from({ length: 4321 }, (_, i) => `stream-${String(i).padStart(5, '0')}.example`));
-    expect(seeded[4320]).toEqual({ domain: 'stream-04320.example', modified: '1970-01-01T00:00:00.001', configuration: { root: 'r4320' } });
+    const seeded = records.filter((record) => record.domain.startsWith('feed-stream-'));
+    expect(seeded.map((record) => record.domain)).toEqual(Array.from({ length: 4321 }, (_, i) => `feed-stream-${String(i).padStart(5, '0')}.example`));
+    expect(seeded[4320]).toEqual({ domain: 'feed-stream-04320.example', modified: '1970-01-01T00:00:00.001', configuration: { root: 'r4320' } });
     expect(records.map((record) => record.domain)).toEqual(records.map((record) => record.domain).sort());
   });
 
   it('answers a client that goes away mid-stream, and the next one whole', async () => {
-    await seedSites('cancel', 2500);
+    await seedSites('feed-cancel', 2500);
     const response = await read('/v2/configurations');
     const reader = response.body!.getReader();
     const first = await reader.read();
     expect(first.done).toBe(false);
     await reader.cancel();
     const again = await read('/v2/configurations');
-    expect(((await again.json()) as Record_[]).filter((record) => record.domain.startsWith('cancel-'))).toHaveLength(2500);
+    expect(((await again.json()) as Record_[]).filter((record) => record.domain.startsWith('feed-cancel-'))).toHaveLength(2500);
   });
 
   it('answers 304 with the cursor, and the same cursor as the 200', async () => {
@@ -238,7 +238,7 @@ describe('GET /v2/configurations?since=', () => {
 
   it('answers 400 to since with a list cursor', async () => {
     const response = await read('/v2/configurations?limit=1');
-    const bad = await read(`/v2/configurations?${new URLSearchParams({ since: cursorOf(response), cursor: 'a.example' })}`);
+    const bad = await read(`/v2/configurations?${new URLSearchParams({ since: cursorOf(response), cursor: 'feed-cursor.example' })}`);
     expect(bad.status).toBe(400);
   });
 

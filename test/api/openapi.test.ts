@@ -375,7 +375,7 @@ describe('live responses match the document', () => {
     it('PUT .../info: 200, 400, 403, 404, 413, 415', async () => {
       await request('PUT', `${site}/info`, json({ metadata: { team: 'web' } }), owner, 200);
       await request('PUT', `${site}/info`, json({}), owner, 200);
-      await request('PUT', `${site}/info`, json({ domain: 'other.example', metadata: {} }), owner, 400);
+      await request('PUT', `${site}/info`, json({ domain: 'other-domain.example', metadata: {} }), owner, 400);
       await request('PUT', `${site}/info`, json({ metadata: { team: 1 } }), owner, 400);
       await request('PUT', `${site}/info`, json({ metadata: {} }), other, 403);
       await request('PUT', '/v2/sites/oa-absent.example/info', json({ metadata: {} }), owner, 404);

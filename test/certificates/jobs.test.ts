@@ -155,7 +155,7 @@ describe('a certificate job', () => {
     const issuer = new ScriptedIssuer(async () => {
       throw new Error('must not be asked');
     });
-    for (const body of [null, 'cert.example', { domain: 7 }, { domain: 'a.example', removeCustomHostname: 1 }]) {
+    for (const body of [null, 'cert.example', { domain: 7 }, { domain: 'job-body.example', removeCustomHostname: 1 }]) {
       expect(await runCertificateJob(acmeEnv, { id: 'bad', attempts: 1, body }, issuer.select)).toEqual({ kind: 'ack' });
     }
     expect(issuer.requests).toHaveLength(0);

@@ -25,7 +25,7 @@ describe('HTTP-01 answers on site hosts', () => {
     // Locally, <domain>.localhost is the same site.
     expect(await (await call('http://challenge.example.localhost/.well-known/acme-challenge/tok_en-1')).text()).toBe('tok_en-1.thumbprint');
 
-    const otherHost = await call('http://other.example/.well-known/acme-challenge/tok_en-1');
+    const otherHost = await call('http://challenge-other.example/.well-known/acme-challenge/tok_en-1');
     expect(otherHost.status).toBe(404);
     expect(await otherHost.text()).not.toContain('thumbprint');
     expect((await call('http://challenge.example/.well-known/acme-challenge/unknown')).status).toBe(404);
@@ -202,10 +202,10 @@ describe('renewal (the Cron Trigger)', () => {
 
 describe('sealed keys', () => {
   it('open only with the same secret and context', async () => {
-    const sealed = await seal('secret-one', 'a.example', 'key material');
-    expect(await open('secret-one', 'a.example', sealed)).toBe('key material');
-    await expect(open('secret-two', 'a.example', sealed)).rejects.toThrow();
+    const sealed = await seal('secret-one', 'sealed.example', 'key material');
+    expect(await open('secret-one', 'sealed.example', sealed)).toBe('key material');
+    await expect(open('secret-two', 'sealed.example', sealed)).rejects.toThrow();
     await expect(open('secret-one', 'b.example', sealed)).rejects.toThrow();
-    await expect(seal(undefined, 'a.example', 'key material')).rejects.toThrow('CERT_ENCRYPTION_KEY is not set');
+    await expect(seal(undefined, 'sealed.example', 'key material')).rejects.toThrow('CERT_ENCRYPTION_KEY is not set');
   });
 });

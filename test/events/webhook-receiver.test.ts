@@ -23,8 +23,8 @@ function pending(stub: DurableObjectStub<WebhookReceiver>): Promise<Row[]> {
 describe('WebhookReceiver', () => {
   it('keeps a failed delivery and retries it 5 s later, doubling; an event it holds is not stored twice', async () => {
     const stub = await receiverWithSecret(unreachable);
-    await stub.accept(unreachable, [{ id: 1, data: '{"type":"site-delete","domain":"a.example"}' }]);
-    await stub.accept(unreachable, [{ id: 1, data: '{"type":"site-delete","domain":"a.example"}' }]);
+    await stub.accept(unreachable, [{ id: 1, data: '{"type":"site-delete","domain":"receiver-deleted.example"}' }]);
+    await stub.accept(unreachable, [{ id: 1, data: '{"type":"site-delete","domain":"receiver-deleted.example"}' }]);
     // The delay counts from the failed attempt, which lies between these two readings of the clock.
     const before = Date.now();
     expect(await runDurableObjectAlarm(stub)).toBe(true);

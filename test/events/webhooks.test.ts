@@ -37,8 +37,8 @@ describe('webhook retries', () => {
 
 describe('WEBHOOK_URLS', () => {
   it('is a comma-separated list of http(s) URLs; other entries are skipped', () => {
-    const env = { WEBHOOK_URLS: ' https://a.example/hook , ,ftp://files.example/x,not a url,http://127.0.0.1:9000/h?x=1' } as Env;
-    expect(webhookTargets(env)).toEqual(['https://a.example/hook', 'http://127.0.0.1:9000/h?x=1']);
+    const env = { WEBHOOK_URLS: ' https://hooks.example/hook , ,ftp://files.example/x,not a url,http://127.0.0.1:9000/h?x=1' } as Env;
+    expect(webhookTargets(env)).toEqual(['https://hooks.example/hook', 'http://127.0.0.1:9000/h?x=1']);
     expect(webhookTargets({ WEBHOOK_URLS: '' } as Env)).toEqual([]);
   });
 });

@@ -20,15 +20,18 @@ const corpus = (name: string) => readFileSync(join(import.meta.dirname, 'rules-c
 const realFiles = ['astro-docs/_redirects'];
 
 /**
- * A stored template back in the files' syntax: `{name}` is `:name` (a name Netlify reads a whole
- * segment as, such as `lang:`, percent-encoded in the variable), `{+splat}` is `*` in a path,
- * `:splat` in a target.
+ * A stored template back in the files' syntax: `{name}` is `:name` (a name such as `lang:` or
+ * `a-:b` percent-encoded in its variable, a name written again with `.2` after it, the empty one `%00`), `{+splat}`
+ * is `*` in a path, `:splat` in a target.
  */
+function written(variable: string): string {
+  return `:${decodeURIComponent(variable.replace(/\.\d+$/, '').replace(/^%00$/, ''))}`;
+}
 function pattern(template: string): string {
-  return template.replace('{+splat}', '*').replace(/\{([\w%]+)\}/g, (_, name: string) => `:${decodeURIComponent(name)}`).replace(/%7B/g, '{').replace(/%7D/g, '}');
+  return template.replace('{+splat}', '*').replace(/\{([\w%.]+)\}/g, (_, name: string) => written(name)).replace(/%7B/g, '{').replace(/%7D/g, '}');
 }
 function target(template: string): string {
-  return template.replace(/\{\+([\w%]+)\}/g, (_, name: string) => `:${decodeURIComponent(name)}`).replace(/%7B/g, '{').replace(/%7D/g, '}');
+  return template.replace(/\{\+([\w%.]+)\}/g, (_, name: string) => written(name)).replace(/%7B/g, '{').replace(/%7D/g, '}');
 }
 
 /** The members of a rule Netlify's parsers answer that are compared (their types declare them loosely). */
@@ -62,6 +65,23 @@ describe('the rules files read as Netlify reads them', () => {
     await expectReadAsNetlifyReads(corpus(name));
   });
 
+  it('_redirects: colons in any place of a path, a target and a query, the same', async () => {
+    const lines = [
+      '/x:na:me /y/:na:me 301',
+      '/:a:b /c/:a:b/:a/:b 301',
+      '/a/:b:/c /d/:b:/:b 301',
+      '/:lang:/x /y/:lang: 302',
+      '/file.:ext /f/:ext',
+      '/:a-:b /c/:a-:b',
+      '/:a/:a/:1x /t/:a/:1x',
+      '/: /colon',
+      '/s/:p id=:p q=:a:b /t/:p/:a:b 302',
+      '/q id=: /t/: 302',
+      '/:a:/* 200',
+    ];
+    await expectReadAsNetlifyReads(lines.join('\n'));
+  });
+
   async function expectReadAsNetlifyReads(text: string): Promise<void> {
     const reference = await withFile('_redirects', text, (path) => parseAllRedirects({ redirectsFiles: [path], configRedirects: [], minimal: true }));
     expect(reference.errors).toEqual([]);
@@ -79,7 +99,7 @@ describe('the rules files read as Netlify reads them', () => {
       to: target(rule.to),
       status: rule.status,
       force: rule.force,
-      query: Object.fromEntries((rule.query ?? []).map(({ name, variable, equals }) => [name, variable === undefined ? equals : `:${variable}`])),
+      query: Object.fromEntries((rule.query ?? []).map(({ name, variable, equals }) => [name, variable === undefined ? equals : written(variable)])),
       countries: rule.countries ?? [],
       languages: rule.languages ?? [],
     }));

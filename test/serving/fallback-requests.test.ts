@@ -60,10 +60,10 @@ describe('a 200 fallback stands in for pages only', async () => {
 
 describe('a request path that is not valid UTF-8', () => {
   it("is refused with 400 and the site's CORS headers, so a script on another origin can read why", async () => {
-    await deployed('cors-bad-path.example', { 'index.html': 'x' }, { accessControl: { allowOrigin: 'https://app.example' } });
-    const response = await site('cors-bad-path.example', '/%c3%28', { headers: { origin: 'https://app.example' } });
+    await deployed('cors-bad-path.example', { 'index.html': 'x' }, { accessControl: { allowOrigin: 'https://fallback-app.example' } });
+    const response = await site('cors-bad-path.example', '/%c3%28', { headers: { origin: 'https://fallback-app.example' } });
     expect(response.status).toBe(400);
-    expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://fallback-app.example');
     expect(await problemOf(response)).toMatchObject({ type: '/problems/invalid-path' });
   });
 });

@@ -177,14 +177,14 @@ describe('host options', () => {
   describe('redirects', () => {
     const redirects = [
       { from: '/blog/{slug}', to: '/posts/{slug}' },
-      { from: '/old', to: 'https://new.example/', status: 301 },
+      { from: '/old', to: 'https://moved.example/', status: 301 },
       { from: '/docs{/rest*}', to: '/manual{/rest*}', status: 302 },
       { from: '/index.html', to: '/never-reached' },
     ];
 
     it('redirects with URI template variables, 308 by default, keeping the query', async () => {
-      await deployed('redirects.example', { 'index.html': 'x', 'blog/a/b.html': 'deep' }, { redirects });
-      const response = await site('redirects.example', '/blog/hello-world?ref=feed');
+      await deployed('option-redirects.example', { 'index.html': 'x', 'blog/a/b.html': 'deep' }, { redirects });
+      const response = await site('option-redirects.example', '/blog/hello-world?ref=feed');
       expect(response.status).toBe(308);
       expect(response.headers.get('location')).toBe('/posts/hello-world?ref=feed');
       expect(response.headers.get('cache-control')).toBe('public, max-age=0, must-revalidate');
@@ -194,7 +194,7 @@ describe('host options', () => {
       await deployed('redirects-absolute.example', { 'index.html': 'x' }, { redirects });
       const response = await site('redirects-absolute.example', '/old');
       expect(response.status).toBe(301);
-      expect(response.headers.get('location')).toBe('https://new.example/');
+      expect(response.headers.get('location')).toBe('https://moved.example/');
     });
 
     it('expands exploded path variables', async () => {

@@ -81,10 +81,10 @@ describe('hosts without a site', () => {
 
 describe('a site of host options alone', () => {
   it('redirects as its configuration says, and answers its own 404 for other paths', async () => {
-    await deployed('redirect-only.example', {}, { redirects: [{ from: '/old/{path}', to: 'https://new.example/{path}', status: 301 }] });
+    await deployed('redirect-only.example', {}, { redirects: [{ from: '/old/{path}', to: 'https://paths-new.example/{path}', status: 301 }] });
     const redirected = await site('redirect-only.example', '/old/guide?page=2');
     expect(redirected.status).toBe(301);
-    expect(redirected.headers.get('location')).toBe('https://new.example/guide?page=2');
+    expect(redirected.headers.get('location')).toBe('https://paths-new.example/guide?page=2');
 
     const missing = await site('redirect-only.example', '/');
     expect(missing.status).toBe(404);

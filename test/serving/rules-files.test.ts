@@ -138,7 +138,7 @@ describe('a rules file that cannot be read', () => {
   it('fails the deploy with 400 naming the file and line, and the site stays as it was', async () => {
     const domain = 'bad-rules.example';
     await deployed(domain, { 'index.html': 'v1', _redirects: '/a /b 302' });
-    const response = await deploy(domain, { 'index.html': 'v2', _redirects: '/a /b 302\n\n/api/* https://api.example.com/:splat 200' });
+    const response = await deploy(domain, { 'index.html': 'v2', _redirects: '/a /b 302\n\n/api/* https://api.upstream.example/:splat 200' });
     expect(response.status).toBe(400);
     const problem = await problemOf(response);
     expect(problem).toMatchObject({ type: '/problems/invalid-rules-file', file: '_redirects', line: 3 });

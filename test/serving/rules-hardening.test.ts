@@ -161,7 +161,7 @@ describe('lines that can never work are refused, every one in one answer', () =>
     const response = await deploy('rules-refusals.example', {
       'index.html': 'home',
       _headers: ['/a', '  X-Name: caf\u00e9', '/b?x=1', '  X-B: 1', '/c#top', '  X-C: 1', '  Content-Length: 1'].join('\n'),
-      _redirects: ['/a /b/:splat 302', '/c%zz /d 302', '/e /f%2 302', '/g/x:na:me /h 302', '/ok /fine 302'].join('\n'),
+      _redirects: ['/a /b/:splat 302', '/c%zz /d 302', '/e /f%2 302', '/g/*/x/* /h 302', '/ok /fine 302'].join('\n'),
     });
     expect(response.status).toBe(400);
     const problem = await problemOf(response);
@@ -173,8 +173,8 @@ describe('lines that can never work are refused, every one in one answer', () =>
 });
 
 describe('an absolute from written in Unicode', async () => {
-  const domain = 'xn--bcher-kva.example';
-  await deployed(domain, { 'index.html': 'home', _redirects: 'https://bücher.example/old /new 301!\nhttp://BÜCHER.example/old-http /new 301!' });
+  const domain = 'xn--bcher-kva.hardening.example';
+  await deployed(domain, { 'index.html': 'home', _redirects: 'https://bücher.hardening.example/old /new 301!\nhttp://BÜCHER.hardening.example/old-http /new 301!' });
 
   it('matches the punycode request host', async () => {
     expectRedirect(await call(`https://${domain}.localhost/old`, { redirect: 'manual' }), 301, '/new');
@@ -190,5 +190,17 @@ describe("a real site's _redirects deploys unchanged: Astro's documentation (iss
     expectRedirect(await site(domain, '/en/reference/components-reference/'), 301, '/en/guides/syntax-highlighting/');
     expectRedirect(await site(domain, '/fr/tutorials/add-view-transitions'), 301, '/fr/guides/view-transitions/');
     expectRedirect(await site(domain, '/en/install/auto'), 301, '/en/install-and-setup/');
+  });
+});
+
+describe('colons in a path, read as Netlify reads them', async () => {
+  const domain = 'rules-colons.example';
+  await deployed(domain, { 'index.html': 'home', _redirects: ['/x:na:me /y/:na 301', '/file.:ext /f 301', '/p/:a-:b/* /c/:a-:b/:splat 302'].join('\n') });
+
+  it('a ":" that starts no segment is text, one that starts a segment a placeholder named by the rest of it', async () => {
+    expectRedirect(await site(domain, '/x:na:me'), 301, '/y/:na');
+    expectRedirect(await site(domain, '/file.:ext'), 301, '/f');
+    expect((await site(domain, '/file.html')).status).toBe(404);
+    expectRedirect(await site(domain, '/p/q/r/s'), 302, '/c/q/r/s');
   });
 });

@@ -142,7 +142,7 @@ describe('redirect targets outside ASCII', () => {
     await deployed(domain, { 'index.html': 'home', 'café/index.html': 'the menu' }, {
       redirects: [
         { from: '/menu', to: '/café/' },
-        { from: '/books', to: 'https://bücher.example/ü' },
+        { from: '/books', to: 'https://bücher.books.example/ü' },
         { from: '/odd', to: '\uFEFF' },
       ],
     });
@@ -150,7 +150,7 @@ describe('redirect targets outside ASCII', () => {
     expect(menu.status).toBe(308);
     expect(menu.headers.get('location')).toBe('/caf%C3%A9/?day=1');
     expect(await (await site(domain, menu.headers.get('location')!)).text()).toBe('the menu');
-    expect((await site(domain, '/books')).headers.get('location')).toBe('https://xn--bcher-kva.example/%C3%BC');
+    expect((await site(domain, '/books')).headers.get('location')).toBe('https://xn--bcher-kva.books.example/%C3%BC');
     expect((await site(domain, '/odd')).headers.get('location')).toBe('%EF%BB%BF');
   });
 });

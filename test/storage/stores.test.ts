@@ -194,10 +194,13 @@ describe('PackWriter', () => {
 
 /** The daily renewal run reads a bounded number of due certificates (issue 32): those never tried first, then the least lately tried. */
 describe('certificates due for a job', () => {
+  // Every site of the database is a candidate: the files sharing this runtime stored sites of their own in DB.
+  const db = env.TEST_WHOLE_TABLE_DB;
+
   it('answers at most `limit`, the ones without a certificate first, then the least lately tried', async () => {
-    const site = env.DB.prepare("INSERT INTO sites (domain, user_id, created, modified, configuration_modified) VALUES (?, 'github|due', 1, 1, 1)");
-    const certificate = env.DB.prepare("INSERT INTO certificates (domain, status, updated) VALUES (?, 'failed', ?)");
-    await env.DB.batch([
+    const site = db.prepare("INSERT INTO sites (domain, user_id, created, modified, configuration_modified) VALUES (?, 'github|due', 1, 1, 1)");
+    const certificate = db.prepare("INSERT INTO certificates (domain, status, updated) VALUES (?, 'failed', ?)");
+    await db.batch([
       site.bind('due-none.example'),
       site.bind('due-old.example'),
       site.bind('due-older.example'),
@@ -205,7 +208,7 @@ describe('certificates due for a job', () => {
       certificate.bind('due-older.example', 1000),
     ]);
     const now = 10_000_000;
-    expect(await listCertificatesDue(env.DB, now, now, now, 2)).toEqual(['due-none.example', 'due-older.example']);
-    expect(await listCertificatesDue(env.DB, now, now, now)).toEqual(['due-none.example', 'due-old.example', 'due-older.example']);
+    expect(await listCertificatesDue(db, now, now, now, 2)).toEqual(['due-none.example', 'due-older.example']);
+    expect(await listCertificatesDue(db, now, now, now)).toEqual(['due-none.example', 'due-old.example', 'due-older.example']);
   });
 });

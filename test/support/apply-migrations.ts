@@ -11,14 +11,21 @@ import { env } from 'cloudflare:workers';
  * files that never touch the Worker should not pay.
  */
 const migrationsTable = 'd1_migrations';
-await env.DB.prepare(
-  `CREATE TABLE IF NOT EXISTS ${migrationsTable} (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)`,
-).run();
-const applied = new Set((await env.DB.prepare(`SELECT name FROM ${migrationsTable}`).all<{ name: string }>()).results.map(({ name }) => name));
-for (const migration of env.TEST_MIGRATIONS) {
-  if (applied.has(migration.name)) continue;
-  await env.DB.batch([
-    ...migration.queries.map((query) => env.DB.prepare(query)),
-    env.DB.prepare(`INSERT INTO ${migrationsTable} (name) VALUES (?)`).bind(migration.name),
-  ]);
+
+/** Applies the migrations `db` has not applied yet. */
+async function migrate(db: D1Database): Promise<void> {
+  await db.prepare(
+    `CREATE TABLE IF NOT EXISTS ${migrationsTable} (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)`,
+  ).run();
+  const applied = new Set((await db.prepare(`SELECT name FROM ${migrationsTable}`).all<{ name: string }>()).results.map(({ name }) => name));
+  for (const migration of env.TEST_MIGRATIONS) {
+    if (applied.has(migration.name)) continue;
+    await db.batch([
+      ...migration.queries.map((query) => db.prepare(query)),
+      db.prepare(`INSERT INTO ${migrationsTable} (name) VALUES (?)`).bind(migration.name),
+    ]);
+  }
 }
+
+await migrate(env.DB);
+await migrate(env.TEST_WHOLE_TABLE_DB);

@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose';
 import { env, exports } from 'cloudflare:workers';
-import { recordAnswer } from './documented-answers';
+import { recordAnswer } from './seen-answers';
 
 /** The AUTH_SECRET vitest.config.ts binds for the Worker under test. */
 const testSecret = env.AUTH_SECRET!;
@@ -28,7 +28,7 @@ export async function token(options: TokenOptions = {}): Promise<string> {
     .sign(new TextEncoder().encode(options.secret ?? testSecret));
 }
 
-/** Sends a request to the Worker under test, as the API host unless the URL says otherwise; its answer is checked against the document (documented-answers.ts). */
+/** Sends a request to the Worker under test, as the API host unless the URL says otherwise; its answer is checked against the document (seen-answers.ts, documented-answers.ts). */
 export async function call(pathOrUrl: string, init: RequestInit = {}): Promise<Response> {
   const url = pathOrUrl.startsWith('http') ? pathOrUrl : `http://localhost${pathOrUrl}`;
   const request = new Request(url, init);

@@ -1,7 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { afterAll, expect } from 'vitest';
-import { settingsOf } from '../../src/platform/settings';
-import { undocumentedAnswer } from './openapi-document';
+import { undocumentedAnswers } from './seen-answers';
 
 /**
  * Every answer the workers tests receive from the API (through test/support/client.ts) is checked
@@ -10,19 +8,10 @@ import { undocumentedAnswer } from './openapi-document';
  * document keeps up with what every test, not only test/api/openapi.test.ts, sees the API answer.
  */
 
-/** `METHOD template → status`, with the first test that saw it. */
-const undocumented = new Map<string, string>();
-
-/** Notes the answer to a request a test sent to the Worker. */
-export function recordAnswer(request: Request, response: Response): void {
-  const url = new URL(request.url);
-  if (!settingsOf(env).apiHostnames.includes(url.hostname)) return;
-  const missing = undocumentedAnswer(request.method, url.pathname, response.status);
-  if (missing && !undocumented.has(missing)) undocumented.set(missing, expect.getState().currentTestName ?? 'a hook');
-}
-
-// vitest.config.ts lists this module in setupFiles: the check runs after each test file.
+// vitest.config.ts lists this module in setupFiles: the check runs after each test file, and
+// starts the next file that shares the runtime with nothing seen.
 afterAll(() => {
-  const answers = [...undocumented].map(([answer, test]) => `${answer} (seen in "${test}")`);
+  const answers = [...undocumentedAnswers].map(([answer, test]) => `${answer} (seen in "${test}")`);
+  undocumentedAnswers.clear();
   expect(answers, 'statuses the API answered that schema/openapi.json does not list for the operation').toEqual([]);
 });

@@ -8,13 +8,20 @@ import { errorMessage, heading, type Screen, type ScreenContext } from '../scree
 /**
  * A path, target or header value of a rule as its file writes it: the service keeps the rules of
  * `_redirects` and `_headers` as RFC 6570 templates (src/rules/rules-files.ts), `:name`
- * as `{name}` in a path and `{+name}` elsewhere, `*` as `{+splat}`, and in paths and targets
+ * as `{name}` in a path and `{+name}` elsewhere (a name such as `lang:` percent-encoded, one
+ * written again with `.2` after it, the empty one `%00`), `*` as `{+splat}`, and in paths and targets
  * literal braces percent-encoded. The host options' are templates as written.
  */
 function asWritten(template: string, source: string, kind: 'path' | 'target' | 'value'): string {
   if (source === 'configuration') return template;
-  const placeholders = kind === 'path' ? template.replace(/\{\+splat\}/g, '*').replace(/\{([A-Za-z][A-Za-z0-9_]*)\}/g, ':$1') : template.replace(/\{\+([A-Za-z][A-Za-z0-9_]*)\}/g, ':$1');
+  const name = (_: string, variable: string) => placeholderOf(variable);
+  const placeholders = kind === 'path' ? template.replace(/\{\+splat\}/g, '*').replace(/\{([\w%.]+)\}/g, name) : template.replace(/\{\+([\w%.]+)\}/g, name);
   return kind === 'value' ? placeholders : placeholders.replace(/%7B/gi, '{').replace(/%7D/gi, '}');
+}
+
+/** A file's placeholder as written (`:lang:`) for the variable the service keeps it as. */
+function placeholderOf(variable: string): string {
+  return `:${decodeURIComponent(variable.replace(/\.\d+$/, '').replace(/^%00$/, ''))}`;
 }
 
 /** Where a rule comes from, in words: the file it was read from, or the host options. */
@@ -33,7 +40,7 @@ function effectOf(rule: DeploymentRedirect): string {
 function conditionsOf(rule: DeploymentRedirect): string[] {
   return [
     rule.origin && `only on ${rule.origin.protocol}//${rule.origin.host}`,
-    ...(rule.query ?? []).map(({ name, equals, variable }) => (equals !== undefined ? `?${name}=${equals}` : `?${name}${variable ? ` (as :${variable})` : ''}`)),
+    ...(rule.query ?? []).map(({ name, equals, variable }) => (equals !== undefined ? `?${name}=${equals}` : `?${name}${variable ? ` (as ${placeholderOf(variable)})` : ''}`)),
     rule.countries && `Country ${rule.countries.join(', ')}`,
     rule.languages && `Language ${rule.languages.join(', ')}`,
     rule.source === '_redirects' && (rule.force ? 'even where a file exists (!)' : 'only where no file exists'),

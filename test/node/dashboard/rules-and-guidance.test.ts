@@ -20,7 +20,7 @@ const domain = 'rules.example';
 const files = {
   'index.html': '<h1>Home</h1>',
   'new.html': '<h1>New</h1>',
-  _redirects: '/old /new 301\n/fr/* /fr/index.html 200 Language=fr\n/blog/:slug/* /posts/:slug/:splat 302!\n',
+  _redirects: '/old /new 301\n/fr/* /fr/index.html 200 Language=fr\n/blog/:lang:/* /posts/:lang:/:splat 302!\n',
   _headers: '/assets/*\n  Cache-Control: public, max-age=31536000\n  ! X-Frame-Options\n',
 };
 const configuration = { redirects: [{ from: '/docs', to: '/guide' }], headers: [{ fields: { 'X-Frame-Options': 'DENY' } }] };
@@ -100,7 +100,7 @@ describe('the dashboard, issue 35', () => {
     expect(await redirects.first().locator('td').allTextContents()).toEqual(['/old', '/new', '301 redirect', 'only where no file exists', '_redirects']);
     expect(await redirects.nth(1).locator('td[data-label=When]').textContent()).toBe('Language fr; only where no file exists');
     // As the file writes them, placeholders and all.
-    expect(await redirects.nth(2).locator('td').allTextContents()).toEqual(['/blog/:slug/*', '/posts/:slug/:splat', '302 redirect', 'even where a file exists (!)', '_redirects']);
+    expect(await redirects.nth(2).locator('td').allTextContents()).toEqual(['/blog/:lang:/*', '/posts/:lang:/:splat', '302 redirect', 'even where a file exists (!)', '_redirects']);
     expect(await redirects.nth(3).locator('td').allTextContents()).toEqual(['/docs', '/guide', '308 redirect', '', 'host options']);
     const headers = page.locator('#header-rules tbody tr');
     expect(await headers.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-source')))).toEqual(['configuration', '_headers']);
