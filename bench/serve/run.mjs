@@ -17,14 +17,18 @@
 // HTMLRewriter (for live reload): the floor's HTML pays it as the service's does.
 // For a 2 KB HTML page, a 100 KB script and a 1 MB image it runs wrk (BENCH_THREADS threads,
 // default 2; BENCH_CONNECTIONS connections, default 32) after a 1 s warm-up, in BENCH_ROUNDS
-// rounds (default 5) of BENCH_SECONDS seconds (default 4) taking turns between the servers,
-// and prints the median round's requests/s and p99 latency for each server, and the
-// service's ratios. Targets: at least Static Assets' requests/s on every file, at least 0.8
-// of the floor's. `protected` is the same files on a members-only site of the same service,
-// requested with a member's grant cookie: at least 0.9 of the open site's requests/s (the
-// protection check is one HMAC, docs/serving.md). The ratio to the hello-world is printed too:
-// for the 1 MB image no Worker comes near it, the floor itself included, as the floor's own
-// ratio shows. Quick mode (bench/mode.mjs): one round of 1 s, no warm-up.
+// rounds (default 5) of BENCH_SECONDS seconds (default 4) taking turns between the servers
+// (every other round in the reverse order), and prints the median round's requests/s and p99
+// latency for each server, and the service's ratios: each the median of its rounds' ratios,
+// the two servers measured seconds apart in the same round, with the lowest and highest round.
+// Targets: at least Static Assets' requests/s on every file, at least 0.8 of the floor's.
+// `protected` is the same files on a members-only site of the same service, requested with a
+// member's grant cookie: at least 0.9 of the open site's requests/s (letting a member in is a
+// lookup of a grant the isolate verified, docs/serving.md). `service-again` is the open site
+// measured a second time in each round, right before the service: its ratio to the service (an
+// A/A) shows how far this run's noise alone moves a ratio. The ratio to the hello-world is
+// printed too: for the 1 MB image no Worker comes near it, the floor itself included, as the
+// floor's own ratio shows. Quick mode (bench/mode.mjs): one round of 1 s, no warm-up.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
@@ -204,6 +208,8 @@ try {
   const contenders = {
     service: { origin: service.origin, host: domain },
     protected: { origin: service.origin, host: protectedDomain, cookie: service.cookie },
+    // The same site again: its ratio to the service is the instrument's own noise (an A/A test).
+    'service-again': { origin: service.origin, host: domain },
     'static-assets': { origin: await wranglerDev(join(here, 'static-assets/wrangler.toml'), ['--assets', siteDir]) },
     floor: { origin: floor },
     'hello-world': { origin: floor, path: '/hello' },
@@ -222,10 +228,13 @@ try {
       if (!quick) await wrk(url, host, 1, cookie);
     }
     // Rounds take turns between the servers, so that load from elsewhere on the machine
-    // weighs on all of them alike; the median round counts.
+    // weighs on all of them alike; every other round runs them in the reverse order, so that
+    // none always follows the same one. The median round counts.
+    // The A/A runs right before the service and `protected` right after it, so both pairs are as near.
     const runs = Object.fromEntries(targets.map(({ name }) => [name, []]));
+    const order = [targets.find(({ name }) => name === 'service-again'), ...targets.filter(({ name }) => name !== 'service-again')];
     for (let round = 0; round < rounds; round++) {
-      for (const { name, url, host, cookie } of targets) runs[name].push(await wrk(url, host, seconds, cookie));
+      for (const { name, url, host, cookie } of round % 2 === 0 ? order : [...order].reverse()) runs[name].push(await wrk(url, host, seconds, cookie));
     }
     const results = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, median(list)]));
     console.log(`${file.label} (${file.path}, ${file.bytes.length} bytes)`);
@@ -233,10 +242,17 @@ try {
     for (const [name, { rps, p99 }] of Object.entries(results)) {
       console.log(`  ${name.padEnd(14)}${format(rps, 0)}${format(p99, 2)}`);
     }
-    const ratio = (server, to) => results[server].rps / results[to].rps;
-    target(`  ${file.label}: service / static-assets ${ratio('service', 'static-assets').toFixed(2)}`, '>= 1.00', ratio('service', 'static-assets') >= 1);
-    target(`  ${file.label}: service / floor ${ratio('service', 'floor').toFixed(2)}`, '>= 0.80', ratio('service', 'floor') >= 0.8);
-    target(`  ${file.label}: protected (member's cookie) / service ${ratio('protected', 'service').toFixed(2)}`, '>= 0.90', ratio('protected', 'service') >= 0.9);
+    // Each round's ratio compares two servers measured seconds apart; the median round's counts.
+    const roundRatios = (server, to) => runs[server].map((run, round) => run.rps / runs[to][round].rps).sort((a, b) => a - b);
+    const ratio = (server, to) => roundRatios(server, to)[Math.floor(rounds / 2)];
+    const figure = (server, to) => {
+      const all = roundRatios(server, to);
+      return `${ratio(server, to).toFixed(2)}${rounds > 1 ? ` (rounds ${all[0].toFixed(2)} to ${all.at(-1).toFixed(2)})` : ''}`;
+    };
+    target(`  ${file.label}: service / static-assets ${figure('service', 'static-assets')}`, '>= 1.00', ratio('service', 'static-assets') >= 1);
+    target(`  ${file.label}: service / floor ${figure('service', 'floor')}`, '>= 0.80', ratio('service', 'floor') >= 0.8);
+    target(`  ${file.label}: protected (member's cookie) / service ${figure('protected', 'service')}`, '>= 0.90', ratio('protected', 'service') >= 0.9);
+    console.log(`  service-again / service ${figure('service-again', 'service')}: the A/A, what this run's noise alone makes of a ratio`);
     console.log(
       `  service / hello-world: ${ratio('service', 'hello-world').toFixed(2)}` +
         `   floor / hello-world: ${ratio('floor', 'hello-world').toFixed(2)} (what sending these bytes costs the runtime)\n`,

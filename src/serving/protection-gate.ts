@@ -3,13 +3,17 @@
  * request once the site's live record is read (it carries the protection), before the
  * deployment's index or any file is read from the location's cache or R2: a visitor who is not
  * let in reaches nothing of the site. Letting one in costs one HMAC verification of the grant
- * cookie; no storage is read. Every answer of a protected host is private (`privately`).
+ * cookie, and once the isolate has verified it a lookup in memory (./verified-grants.ts); no
+ * storage is read. A member is then served from the same isolate memory, location cache and R2
+ * as an open site's visitor, by the same content keys: those hold a deployment's bytes, never an
+ * answer, so nothing stored can answer a request the gate did not let in. Every answer of a
+ * protected host is private (`privately`).
  */
 import type { Env } from '../platform/env';
 import { Problem } from '../http/problem';
 import type { RequestPath } from '../http/request-path';
 import { settingsOf } from '../platform/settings';
-import { grantOpens, verifiedGrant } from '../protection/grant';
+import { grantOpens } from '../protection/grant';
 import type { StoredPassword } from '../protection/password-hash';
 import { type SiteMode, grantEpoch, hostMode } from '../protection/site-protection';
 import { protectionOf } from '../coordinator/access/protection-change';
@@ -18,6 +22,7 @@ import { mergedVary } from '../rules/header-fields';
 import { cookieOf, grantCookie, setGrantCookie } from './grant-cookie';
 import { grantKey, grantPaths, sameHostPath } from './grant-key';
 import { membersOnly } from './private-pages';
+import { rememberedGrant } from './verified-grants';
 import { signIn, signInForm } from './sign-in';
 import { fileNotFound } from './pages';
 
@@ -52,8 +57,9 @@ export async function admit(request: Request, url: URL, env: Env, access: HostAc
   const oversized = oversizedCredentials(request, env);
   if (oversized) return { answer: oversized };
   const token = cookieOf(request.headers.get('cookie'), grantCookie);
-  const grant = token === undefined ? undefined : await verifiedGrant(await grantKey(env), token);
-  const opens = grant !== undefined && grantOpens(grant, access.host, access.epoch, Date.now() / 1000) && (grant.kind === 'link' || access.mode === 'password');
+  const now = Date.now() / 1000;
+  const grant = token === undefined ? undefined : await rememberedGrant(await grantKey(env), token, now);
+  const opens = grant !== undefined && grantOpens(grant, access.host, access.epoch, now) && (grant.kind === 'link' || access.mode === 'password');
   if (opens) return { private: true };
   if (access.mode === 'members') return { answer: membersOnly(grant === undefined ? 'none' : 'stale') };
   return { answer: await signInForm(request, env, url, access, `${url.pathname}${url.search}`) };
@@ -62,8 +68,8 @@ export async function admit(request: Request, url: URL, env: Env, access: HostAc
 /** A share link: its grant becomes the host's cookie, and the visitor lands on its path without it in the address bar. */
 async function openLink(url: URL, env: Env, access: HostAccess): Promise<Response> {
   const token = url.searchParams.get('grant') ?? '';
-  const grant = await verifiedGrant(await grantKey(env), token);
   const now = Date.now() / 1000;
+  const grant = await rememberedGrant(await grantKey(env), token, now);
   if (!grant || grant.kind !== 'link' || !grantOpens(grant, access.host, access.epoch, now)) return membersOnly('stale');
   return new Response(null, {
     status: 303,

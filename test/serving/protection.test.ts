@@ -310,6 +310,52 @@ describe('caching never leaks', () => {
       expect(anonymous.body).not.toMatch(/for members|code/);
     }
   });
+
+  it("serves a member from the location's cache as it serves an open site, and follows a change of protection and a sign-out at once", async () => {
+    const domain = 'protect-warm.example';
+    // Past what an isolate keeps in memory, so that it is streamed from the location's cache once stored there.
+    const large = 'm'.repeat(1024 * 1024 + 1);
+    expect((await deploy(domain, { 'index.html': 'warm members page', 'large.txt': large }, undefined, owner)).status).toBe(200);
+    expect((await protect(domain, { previews: 'members', site: 'members' })).status).toBe(200);
+    const { cookie } = await openLink(await share(domain, {}));
+    const location = await caches.open('location-b');
+    const servedAt = async (path: string, headers: Record<string, string> = {}) => {
+      const ctx = createExecutionContext();
+      const url = new URL(`http://${domain}${path}`);
+      const response = await serveSite(new Request(url, { headers }), url, env, ctx, domain, location);
+      const body = await response.text();
+      await waitOnExecutionContext(ctx);
+      return { status: response.status, body, cacheControl: response.headers.get('cache-control'), vary: response.headers.get('vary') };
+    };
+    for (const path of ['/', '/large.txt']) expect((await servedAt(path, { cookie })).status).toBe(200);
+
+    // With the site's packs gone from R2, a member is still served: from the isolate and the location, as an open site's visitor is.
+    const packs = (await env.FILES.list({ prefix: `sites/${domain}/packs/` })).objects.map((object) => object.key);
+    expect(packs.length).toBeGreaterThan(0);
+    await env.FILES.delete(packs);
+    const page = await servedAt('/', { cookie });
+    expect(page).toMatchObject({ status: 200, body: 'warm members page', cacheControl: expect.stringMatching(/^private\b/), vary: expect.stringMatching(/Cookie/) });
+    const file = await servedAt('/large.txt', { cookie });
+    expect(file.status).toBe(200);
+    expect(file.body.length).toBe(large.length);
+    // What the member's requests stored lets no one else in.
+    for (const path of ['/', '/large.txt']) {
+      const anonymous = await servedAt(path);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body).not.toMatch(/warm members page|mmm/);
+    }
+
+    // Made public, the site opens to everyone from the same stores; made private again, it refuses them at once.
+    expect((await protect(domain, { previews: 'members', site: 'public' })).status).toBe(200);
+    expect(await servedAt('/')).toMatchObject({ status: 200, body: 'warm members page', cacheControl: expect.not.stringMatching(/private/) });
+    expect((await protect(domain, { previews: 'members', site: 'members' })).status).toBe(200);
+    expect((await servedAt('/')).status).toBe(401);
+    expect((await servedAt('/', { cookie })).status).toBe(200);
+
+    // Signing every visitor out refuses the grant the isolate remembers from the member's requests.
+    expect((await authorized(`/v2/sites/${domain}/share`, { method: 'DELETE' }, owner)).status).toBe(204);
+    for (const path of ['/', '/large.txt']) expect((await servedAt(path, { cookie })).status).toBe(401);
+  });
 });
 
 describe("_headers' Basic-Auth", () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SiteMembers } from '../../../src/common/api-types';
-import { type Service, getFromSite, startService, token } from '../support/service';
+import { type RunningService, getFromSite, sharedService, token } from '../support/service';
 import { type Browser, launchChromium, signedInTab } from './browser';
 
 const screenshots = new URL('../../../test-results/dashboard/', import.meta.url).pathname;
@@ -16,7 +16,7 @@ const domain = 'members-dash.example';
 const owner = 'github|dashboard-owner';
 const deployer = 'github|dashboard-deployer';
 
-let service: Service;
+let service: RunningService;
 let browser: Browser;
 const pageProblems: string[] = [];
 
@@ -37,7 +37,7 @@ async function membersOf(): Promise<SiteMembers> {
 
 beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
-  [service, browser] = await Promise.all([startService(), launchChromium()]);
+  [service, browser] = await Promise.all([sharedService(), launchChromium()]);
   const form = new FormData();
   form.append('directory', new File(['<h1>members</h1>'], 'index.html'));
   const deployed = await fetch(`${service.origin}/v2/sites/${domain}`, { method: 'PUT', headers: { authorization: `Bearer ${await token(service, owner)}` }, body: form });
@@ -46,7 +46,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await service?.stop();
 });
 
 describe('the site screen', () => {
