@@ -112,10 +112,11 @@ describe('traffic analytics', () => {
     const body = await counted(domain, 2 * distinct + 20);
     expect(body.live.bots.requests).toBe(20);
     expect(Math.abs(body.live.totals.visitors - distinct) / distinct).toBeLessThanOrEqual(0.03);
-    // The hourly series reads the hours' coarse sketches.
+    // The hourly series reads the hours' coarse sketches, whose standard error is 3.25 % (docs/analytics.md): the day's
+    // secret is random, so a bound of four of them (5 % failed one run in eight or so), as the day's 3 % is nearly four of its 0.81 %.
     const hourly = await analyticsOf(domain);
     const visitors = hourly.live.series.reduce((sum, point) => sum + point.visitors, 0);
-    expect(Math.abs(visitors - distinct) / distinct).toBeLessThanOrEqual(0.05);
+    expect(Math.abs(visitors - distinct) / distinct).toBeLessThanOrEqual(0.13);
   });
 
   it('merges a batch the queue delivers again once', async () => {
