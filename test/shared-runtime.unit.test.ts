@@ -4,19 +4,17 @@
  * written in two files would make one file's outcome depend on which ran first, so each domain a
  * workers file names is its own.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const testRoot = resolve(import.meta.dirname);
 
-/** The workers project's files, as vitest.config.ts includes them. */
-function workersFiles(folder: string): string[] {
-  return readdirSync(folder).flatMap((name) => {
-    const path = join(folder, name);
-    if (statSync(path).isDirectory()) return path === join(testRoot, 'node') ? [] : workersFiles(path);
-    return name.endsWith('.test.ts') && !name.endsWith('.unit.test.ts') ? [path] : [];
-  });
+/** The workers project's files, as vitest.config.ts includes them (relative to test/). */
+function workersFiles(): string[] {
+  return readdirSync(testRoot, { recursive: true, encoding: 'utf8' }).filter(
+    (path) => path.endsWith('.test.ts') && !path.endsWith('.unit.test.ts') && !path.startsWith(`node${sep}`),
+  );
 }
 
 /** The domains a source writes whole in its strings: `'a.example'`, `"b.test"`, `` `c.example` `` and the host of `'http://d.example/x'`. */
@@ -36,7 +34,7 @@ function sharedDomains(files: ReadonlyMap<string, string>): Record<string, strin
 
 describe('workers files sharing a runtime', () => {
   it('each name domains of their own', () => {
-    const files = new Map(workersFiles(testRoot).map((path) => [relative(testRoot, path), readFileSync(path, 'utf8')]));
+    const files = new Map(workersFiles().map((path) => [path, readFileSync(join(testRoot, path), 'utf8')]));
     expect(files.size).toBeGreaterThan(50);
     expect(sharedDomains(files)).toEqual({});
   });

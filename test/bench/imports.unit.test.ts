@@ -12,12 +12,11 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 
+/** The `.mjs` files Node runs under `folder`, at any depth. */
 function nodeEntries(folder: string): string[] {
-  return readdirSync(folder).flatMap((name) => {
-    const path = join(folder, name);
-    if (statSync(path).isDirectory()) return nodeEntries(path);
-    return name.endsWith('.mjs') ? [path] : [];
-  });
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.mjs'))
+    .map((path) => join(folder, path));
 }
 
 /** Every relative module specifier in a file: static imports, re-exports and `import()` of a literal. */
