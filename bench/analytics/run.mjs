@@ -39,6 +39,7 @@
 import { startCluster } from '../edge/cluster.mjs';
 import { percentile, sleep } from '../edge/serving.mjs';
 import { announce, listSetting, quick, setting, target as line } from '../mode.mjs';
+import { median, ratioSummary } from '../statistics.mjs';
 
 const cycles = setting('BENCH_CYCLES', 60, 6);
 const warmupCycles = setting('BENCH_WARMUP_CYCLES', 6, 1);
@@ -58,7 +59,6 @@ const flushSeconds = quick ? 1 : 10;
 const hourMs = 3_600_000;
 const dayMs = 86_400_000;
 
-const median = (values) => percentile([...values].sort((a, b) => a - b), 0.5);
 const page = `<!doctype html><title>Bench</title>${'<p>Counted, not tracked.</p>'.repeat(60)}`;
 const bot = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
@@ -187,24 +187,6 @@ async function block(location, firstVisitor) {
 /** Every order of `items`. */
 function orders(items) {
   return items.length <= 1 ? [items] : items.flatMap((item, i) => orders(items.filter((_, j) => j !== i)).map((rest) => [item, ...rest]));
-}
-
-/**
- * The median of `ratios`, its spread (first to third quartile) and a 95 % interval for the median
- * (distribution-free, from order statistics), printed.
- */
-function ratioSummary(ratios) {
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const n = sorted.length;
-  // The k-th smallest and k-th largest (k counted from 1), k = n/2 − 1.96·√n/2 rounded down.
-  const k = Math.max(1, Math.floor(n / 2 - 0.98 * Math.sqrt(n)));
-  const [low, high] = [sorted[k - 1], sorted[n - k]];
-  return {
-    median: median(sorted),
-    low,
-    high,
-    text: `median ${median(sorted).toFixed(3)} (95 % interval of the median ${low.toFixed(3)}–${high.toFixed(3)}; quartiles ${percentile(sorted, 0.25).toFixed(3)}–${percentile(sorted, 0.75).toFixed(3)}; ${n} cycles)`,
-  };
 }
 
 async function cost() {

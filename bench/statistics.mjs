@@ -1,0 +1,24 @@
+// The statistics the benches share: a ratio's median with an interval that says what a run resolves.
+
+import { percentile } from './edge/serving.mjs';
+
+/** The median of `values`. */
+export const median = (values) => percentile([...values].sort((a, b) => a - b), 0.5);
+
+/**
+ * The median of `ratios`, its spread (first to third quartile) and a 95 % interval for the median
+ * (distribution-free, from order statistics), printed; `unit` names what one ratio came from.
+ */
+export function ratioSummary(ratios, unit = 'cycles') {
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const n = sorted.length;
+  // The k-th smallest and k-th largest (k counted from 1), k = n/2 − 1.96·√n/2 rounded down.
+  const k = Math.max(1, Math.floor(n / 2 - 0.98 * Math.sqrt(n)));
+  const [low, high] = [sorted[k - 1], sorted[n - k]];
+  return {
+    median: median(sorted),
+    low,
+    high,
+    text: `median ${median(sorted).toFixed(3)} (95 % interval of the median ${low.toFixed(3)}–${high.toFixed(3)}; quartiles ${percentile(sorted, 0.25).toFixed(3)}–${percentile(sorted, 0.75).toFixed(3)}; ${n} ${unit})`,
+  };
+}
