@@ -126,7 +126,8 @@ try {
     await cluster.deploy(0, domain, page);
   }
 
-  if (twin) await twin.deploy(0, 'counted.example', page);
+  // The cost part's site, at both edges: what it serves there counts apart from what accuracy sends.
+  for (const edge of [cluster, twin].filter(Boolean)) await edge.deploy(0, 'cost.example', page);
 
   // Cost first, while neither edge has other work: the first edge's objects take in what accuracy counts for a while after.
   if (parts.has('cost')) await cost();
@@ -172,13 +173,13 @@ async function cost() {
   const stats = (edge, location) => edge.workers[location].fetch('http://bench.stats/').then((response) => response.json());
   const arm = (edge, location, firstVisitor) => ({
     request: async (i) => {
-      const response = await edge.workers[location].fetch('http://counted.example/', { headers: visitor(firstVisitor + i) });
+      const response = await edge.workers[location].fetch('http://cost.example/', { headers: visitor(firstVisitor + i) });
       await response.arrayBuffer();
     },
     cpuSeconds: () => edge.servingCpuSeconds(),
   });
   const compared = [on, off, aaFirst, aaSecond];
-  for (const edge of edges) await send(400, (i) => ({ location: compared[i % 4], path: '/', headers: visitor(i) }), 64, edge);
+  for (const edge of edges) await send(400, (i) => ({ location: compared[i % 4], path: '/', host: 'cost.example', headers: visitor(i) }), 64, edge);
   // A cycle's four blocks, each a location of the first edge ‖ one of the second, loaded at once:
   // counting against not counting both ways round, then the A/A, two other locations that do
   // not count, both ways round. Each location is loaded once per cycle at each edge, so all four
