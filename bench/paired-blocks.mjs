@@ -14,7 +14,7 @@
  * `{ request(i), cpuSeconds() }`, `request` sending one request and reading its answer,
  * `cpuSeconds` its server process's CPU time so far (undefined where it cannot be read). Every
  * request sent before the block's end is answered and counted; an arm's time and CPU are read
- * at its own last answer. Answers per arm `{ done, seconds, cpuShare, rate, perCpuSecond }`.
+ * at its own last answer. Answers per arm `{ done, seconds, cpuSeconds, cpuShare, rate, perCpuSecond }`.
  */
 export async function loadTogether(arms, { ms, connections }) {
   const cpuBefore = arms.map((arm) => arm.cpuSeconds());
@@ -34,7 +34,7 @@ export async function loadTogether(arms, { ms, connections }) {
       const seconds = (performance.now() - started) / 1000;
       await arm.settle?.();
       const cpu = arm.cpuSeconds() - cpuBefore[a];
-      return { done, seconds, cpuShare: cpu / seconds, rate: done / seconds, perCpuSecond: done / cpu };
+      return { done, seconds, cpuSeconds: cpu, cpuShare: cpu / seconds, rate: done / seconds, perCpuSecond: done / cpu };
     }),
   );
 }

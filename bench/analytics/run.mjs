@@ -1,35 +1,46 @@
 // `npm run bench:analytics`: what counting traffic costs serving, and how right it is
 // (docs/analytics.md). Quick mode (bench/mode.mjs) shrinks every part: two counting locations,
-// 200 requests, 300 visitors, 6 cycles of 250 ms blocks (after one of warm-up), 1 day read once,
+// 200 requests, 300 visitors, 30 cycles (after 5 of warm-up) and 8 connections, 1 day read once,
 // 1,000 paths, and sends every second (ANALYTICS_FLUSH_SECONDS=1) so that it waits little; it
 // shows the bench runs and prints every target line, nothing more.
 //
-// On bench:edge's emulated edge (bench/edge/cluster.mjs) without injected round trips: six
-// locations, each a Worker of its own in one local workerd; the first four count, the last two run
-// with ANALYTICS=off; the traffic queue and its consumer run in the Durable Objects' Worker.
+// On bench:edge's emulated edge (bench/edge/cluster.mjs) without injected round trips: seven
+// locations, each a Worker of its own in one local workerd; the first four count, the last three
+// run with ANALYTICS=off; the traffic queue and its consumer run in the Durable Objects' Worker.
+// The cost part also starts a twin of it, a second workerd alike, and runs first.
 //
-// 1. Accuracy: requests, page views, HEADs, 404s and bots at the four counting locations; once
+// 1. Cost: BENCH_CYCLES cycles (default 1,000, after BENCH_WARMUP_CYCLES of warm-up, default 20,
+//    not measured), of a site of its own. A cycle is four blocks of BENCH_BLOCK_MS (default
+//    50 ms); in each, a location of the edge and one of its twin are loaded at the same moment
+//    with BENCH_CONNECTIONS concurrent requests each (default 16, each a new visitor):
+//    counting ‖ not counting, not counting ‖ counting, then the A/A, two other locations that
+//    do not count, both ways round (bench/paired-blocks.mjs). Per block and edge: requests per
+//    second, and requests per CPU second of that edge's workerd (/proc: the time other processes
+//    take does not enter it). Loaded at once, both edges meet the machine's other work and
+//    its drift alike, where blocks taken in turn meet them one after the other (two identical
+//    locations of one workerd then differed ±15 % a block); swapping edges divides out the two
+//    processes' own difference (the geometric mean of the two ways round); each location is
+//    loaded once a cycle at each edge, so none runs warmer than another; and short blocks
+//    swap before the machine moves on. What remains is lumpy: V8's mark-compact collections,
+//    77 to 300 ms each every few seconds of an isolate, land in some blocks and not others, so
+//    each cycle's ratio is noisy (quartiles about ±10 %) but centred, and many cycles resolve
+//    it. Printed for each measure: the Hodges–Lehmann centre of the cycles' ratios with its
+//    95 % interval (bench/statistics.mjs `ratioCentre`) and quartiles; the A/A interval's
+//    distance from 1 is what the instrument resolves. The target line takes the CPU measure
+//    (requests per second where /proc is not): met only when the on ÷ off interval lies above
+//    0.97 and the instrument resolves 3 % (else it says which failed); the raw
+//    requests-per-second ratio is printed beside it. Also the share of a core the load
+//    generator (this process) used: near 100 %, it, not serving, set the pace; and each
+//    workerd's during a block. Then, to explain the ratio, counting's own CPU in workerd
+//    (countServed on requests like these in one go, less the same loop without it) beside
+//    workerd's CPU per request served not counting. Then the D1 statements and Durable Object
+//    calls each location made per request, and the traffic queue's messages per 10 s at each
+//    counting location (target ≤ 1).
+// 2. Accuracy: requests, page views, HEADs, 404s and bots at the four counting locations; once
 //    every location has sent (a request after ANALYTICS_FLUSH_SECONDS), the API's totals must
 //    equal what was sent. Then 10,000 and 100,000 distinct (address, user agent) visitors
 //    (BENCH_VISITORS), each twice, spread over the locations: the API's estimate for the day
 //    within ±3 %.
-// 2. Cost: BENCH_CYCLES cycles (default 60, after BENCH_WARMUP_CYCLES of warm-up, default 6,
-//    not measured). A cycle is one block of BENCH_BLOCK_MS (default 500 ms) of BENCH_CONNECTIONS
-//    concurrent requests (default 16) at a counting location and at each of the two that do not,
-//    in this one process, the cycles taking the six orders in turn (each location first, second
-//    and last alike). Per block: requests per second, and requests per CPU second of the local
-//    workerd (Linux's /proc: the time other processes take does not enter it, though their
-//    sharing the caches still does). Per cycle, paired ratios: counting ÷ the mean of the two
-//    that do not, and as the instrument's own floor, not counting ÷ not counting (A/A: what two
-//    identical locations differ by). Printed for each measure: the median of the ratios with a
-//    95 % interval of that median and quartiles; the A/A interval's distance from 1 is what the
-//    instrument resolves. The target line takes the CPU measure (requests per second where /proc
-//    is not): met only when the on ÷ off interval lies above 0.97 and the instrument resolves
-//    3 % (else it says which failed); the raw requests-per-second ratio is printed beside it.
-//    Also the share of a core the load generator (this process) used: near 100 %, it, not
-//    serving, set the pace; and workerd's during a block: below 90 %, the machine was busy. Then
-//    the D1 statements and Durable Object calls each location made per request, and the traffic
-//    queue's messages per 10 s at the counting location (target ≤ 1).
 // 3. Reading: BENCH_DAYS (31) days of hourly buckets, each with full top lists, read hourly
 //    through the API BENCH_READS times (default 20): p50 (target ≤ 50 ms).
 // 4. Storage: a site with BENCH_PATHS (100,000) distinct paths within a day (batches of 100
@@ -42,7 +53,7 @@ import { announce, listSetting, quick, setting, target as line } from '../mode.m
 import { loadTogether, swappedRatio } from '../paired-blocks.mjs';
 import { median, ratioCentre } from '../statistics.mjs';
 
-const cycles = setting('BENCH_CYCLES', 600, 30);
+const cycles = setting('BENCH_CYCLES', 1000, 30);
 const warmupCycles = setting('BENCH_WARMUP_CYCLES', 20, 5);
 const blockMs = setting('BENCH_BLOCK_MS', 50);
 const connections = setting('BENCH_CONNECTIONS', 16, 8);
@@ -205,12 +216,13 @@ async function cost() {
       pairings[p].forEach((location, e) => {
         served[location].done += results[e].done;
         served[location].seconds += results[e].seconds;
+        served[location].cpu += results[e].cpuSeconds;
       });
       blocks[p] = results;
     }
     return blocks;
   };
-  const noneServed = () => Object.fromEntries(compared.map((location) => [location, { done: 0, seconds: 0 }]));
+  const noneServed = () => Object.fromEntries(compared.map((location) => [location, { done: 0, seconds: 0, cpu: 0 }]));
   // Warm-up cycles, not measured: each isolate's code is optimised, its caches filled, its tally and sketch grown.
   served = noneServed();
   for (let c = 0; c < warmupCycles; c++) await runCycle(c);
@@ -269,6 +281,7 @@ async function cost() {
   const wall = judged('rate', 'Requests per second');
   if (perCpu) {
     console.log(`Requests per second, counting on ÷ off (loaded at once, both ways round): ${wall.text}`);
+    await countingsOwnCpu(served[off].cpu / served[off].done);
     line(`Throughput counting on ÷ off, as requests per workerd CPU second (loaded at once, both ways round): ${perCpu.verdict}`, goal, perCpu.met);
   } else {
     line(`Throughput counting on ÷ off (loaded at once, both ways round): ${wall.verdict}`, goal, wall.met);
@@ -290,6 +303,37 @@ async function cost() {
     `Traffic queue messages at full load: ${sent.join(' and ')} in ${elapsed.toFixed(1)} s from each edge's counting location (${served[on].done} requests in all)`,
     `≤ 1 per isolate per ${flushSeconds} s: ≤ ${allowed}`,
     Math.max(...sent) <= allowed,
+  );
+}
+
+/**
+ * Why the ratio is what it is: counting's own CPU in workerd, countServed run on requests like the
+ * cost part's in one go at the counting location (bench/edge/location.ts), less the same loop
+ * without it, in alternating rounds; beside `servedCpu`, workerd's CPU per request served without
+ * counting in the cost part. Their quotient is what counting adds to a request's CPU.
+ */
+async function countingsOwnCpu(servedCpu) {
+  const on = counting - 1;
+  const batch = quick ? 2_000 : 10_000;
+  const rounds = quick ? 3 : 15;
+  const cpuOf = async (countingOn, first) => {
+    const before = cluster.servingCpuSeconds();
+    await (await cluster.workers[on].fetch(`http://bench.count/?n=${batch}&first=${first}&counting=${countingOn ? 1 : 0}`)).arrayBuffer();
+    return cluster.servingCpuSeconds() - before;
+  };
+  // Each round's visitors new, as the cost part's are; one round first unmeasured, to optimise the loop.
+  let first = 50_000_000;
+  await cpuOf(true, first);
+  const added = [];
+  for (let r = 0; r < rounds; r++) {
+    first += batch;
+    const counted = await cpuOf(true, first);
+    added.push((counted - (await cpuOf(false, first))) / batch);
+  }
+  const ownCpu = median(added);
+  console.log(
+    `Counting's own CPU in workerd: countServed on ${batch} such requests in one go, less the same loop without it, median of ${rounds} rounds: ${(ownCpu * 1e6).toFixed(1)} µs a request, ` +
+      `beside ${(servedCpu * 1e6).toFixed(0)} µs of workerd CPU per request served not counting: ${(100 * ownCpu / servedCpu).toFixed(1)} % more (on ÷ off ${(servedCpu / (servedCpu + ownCpu)).toFixed(3)} from it)`,
   );
 }
 
