@@ -21,7 +21,7 @@ const cloudflarePurge = { EDGE_PURGE: 'cloudflare', CLOUDFLARE_ZONE_ID: 'zone-te
  */
 function accountOf(domain: string): Env['CLOUDFLARE_API'] {
   const id = env.CLOUDFLARE_API.idFromName(`account-${domain}`);
-  return { ...env.CLOUDFLARE_API, idFromName: () => id, get: () => env.CLOUDFLARE_API.get(id) } as Env['CLOUDFLARE_API'];
+  return { idFromName: () => id, get: () => env.CLOUDFLARE_API.get(id) } as unknown as Env['CLOUDFLARE_API'];
 }
 
 async function purgingThroughCloudflare(domain: string, standIn: ZoneApiStandIn, bindings: Partial<Env> = {}): Promise<void> {
