@@ -15,7 +15,7 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Each file's duration in a full run (ms), by its path from the repository's root. */
-const durations: Record<string, number> = JSON.parse(readFileSync(new URL('./file-durations.json', import.meta.url), 'utf8'));
+const durations: Record<string, number> = JSON.parse(readFileSync(new URL('./file-durations.json', import.meta.url).pathname, 'utf8'));
 
 export class InterleavedSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
