@@ -37,6 +37,74 @@ const workerPackages = [
   'uri-templates',
 ];
 
+/**
+ * Workers files that read what every site's changes move: the configurations list, its
+ * validators and its feed. In a shared runtime the files before them leave changes behind (some made
+ * under a Date faked days ahead, stamped so), and background work of theirs may still be changing
+ * sites: these read only their own.
+ */
+const wholeTableFiles = ['test/api/configurations-feed.test.ts', 'test/api/configurations-bursts.test.ts', 'test/api/sites.test.ts'];
+
+/**
+ * The test files that run in workerd, with the Worker and local D1, R2, Durable Objects and Queues
+ * (the migrations as TEST_MIGRATIONS, applied by test/support/apply-migrations.ts), as project `name`.
+ */
+function workersProject(name: string, isolate: boolean, include: string[], exclude: string[], migrations: unknown) {
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: './wrangler.toml' },
+        miniflare: {
+          bindings: { AUTH_SECRET: testSecret, TEST_MIGRATIONS: migrations, RETIRED_DEPLOYMENT_GRACE_SECONDS: '1', DEPLOYMENTS_KEPT: '1', DEPLOYMENTS_KEPT_DAYS: '0', CERT_ENCRYPTION_KEY: 'test-certificate-encryption-key',
+            DOMAIN_PROOF_SECRET: 'test-secret-for-domain-proof-values-only',
+            // test/serving/freshness.test.ts emulates locations with these caches; a local purge clears them too.
+            EDGE_LOCAL_CACHES: 'location-a,location-b,location-c',
+            // The suite sends thousands of requests a minute as one user: test/api/rate-limit.test.ts
+            // swaps in TEST_RATE_LIMITER, the same binding with a small limit, to reach a limit.
+            API_REQUESTS_PER_MINUTE: '1000000', ANONYMOUS_REQUESTS_PER_MINUTE: '1000000',
+            // The fuzz suite deploys, and begins incremental deploys, by the hundred as one user on one site
+            // (by the thousand under `npm run fuzz`), and test files deploy to over a hundred domains as one
+            // user; test/quotas sets these limits low where it tests them.
+            DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000', MAX_SITES_PER_USER: '1000000',
+            // Files written before protected previews read their sites' previews without a share link;
+            // test/serving/protection*.test.ts pass the service's default, "members", where they test it.
+            // Files that wait on a request's background work would wait out an analytics interval
+            // for its timed send; the black-box tests (test/node/cli/analytics.test.ts) use it.
+            NEW_SITE_PREVIEWS: 'public', ANALYTICS_TIMED_SENDS: 'off', SIGN_IN_ATTEMPTS_PER_MINUTE: '5' },
+          // test/env.d.ts: for the tests of queries that read a whole table, which DB (shared by the files of a runtime) cannot answer alone.
+          d1Databases: { TEST_WHOLE_TABLE_DB: 'test-whole-table' },
+          ratelimits: {
+            USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: 1_000_000, period: 60 } },
+            ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: 1_000_000, period: 60 } },
+            SIGN_IN_RATE_LIMITER: { namespace_id: '2603', simple: { limit: 5, period: 60 } },
+            TEST_RATE_LIMITER: { namespace_id: '2699', simple: { limit: 3, period: 60 } },
+          },
+        },
+      }),
+    ],
+    test: {
+      name,
+      isolate,
+      // Each file's runtime loads the Worker's modules one by one from Vitest; the packages among them
+      // are bundled once per run instead (Vite's dependency optimizer), so a file loads a few modules
+      // where it loaded hundreds: 8 small files took 18.0-19.8 CPU-seconds rather than 23.4-24.4.
+      // A package not listed here still works, loaded module by module.
+      deps: { optimizer: { ssr: { enabled: true, include: workerPackages } } },
+      include,
+      exclude,
+      globalSetup: ['./test/support/build-worker-modules.mjs'],
+      // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json.
+      setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts'],
+      // Budgets only for a hang, hooks as tests: a busy machine must not fail a file (a beforeAll that deploys
+      // a site took over Vitest's default 10 s on a loaded machine with a cold cache, failing the fuzzed JSON bodies).
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+      // test/fuzz/settings.ts: `npm run fuzz` sets these; `npm test` leaves them empty (fixed seed, short run).
+      provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },
+    },
+  };
+}
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('./schema/migrations');
   return {
@@ -69,64 +137,13 @@ export default defineConfig(async () => {
             provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },
           },
         },
-        {
-          plugins: [
-            cloudflareTest({
-              wrangler: { configPath: './wrangler.toml' },
-              miniflare: {
-                bindings: { AUTH_SECRET: testSecret, TEST_MIGRATIONS: migrations, RETIRED_DEPLOYMENT_GRACE_SECONDS: '1', DEPLOYMENTS_KEPT: '1', DEPLOYMENTS_KEPT_DAYS: '0', CERT_ENCRYPTION_KEY: 'test-certificate-encryption-key',
-                  DOMAIN_PROOF_SECRET: 'test-secret-for-domain-proof-values-only',
-                  // test/serving/freshness.test.ts emulates locations with these caches; a local purge clears them too.
-                  EDGE_LOCAL_CACHES: 'location-a,location-b,location-c',
-                  // The suite sends thousands of requests a minute as one user: test/api/rate-limit.test.ts
-                  // swaps in TEST_RATE_LIMITER, the same binding with a small limit, to reach a limit.
-                  API_REQUESTS_PER_MINUTE: '1000000', ANONYMOUS_REQUESTS_PER_MINUTE: '1000000',
-                  // The fuzz suite deploys, and begins incremental deploys, by the hundred as one user on one site
-                  // (by the thousand under `npm run fuzz`), and test files deploy to over a hundred domains as one
-                  // user; test/quotas sets these limits low where it tests them.
-                  DEPLOYS_PER_HOUR: '1000000', MAX_UNFINISHED_DEPLOYMENTS: '1000000', MAX_SITES_PER_USER: '1000000',
-                  // Files written before protected previews read their sites' previews without a share link;
-                  // test/serving/protection*.test.ts pass the service's default, "members", where they test it.
-                  // Files that wait on a request's background work would wait out an analytics interval
-                  // for its timed send; the black-box tests (test/node/cli/analytics.test.ts) use it.
-                  NEW_SITE_PREVIEWS: 'public', ANALYTICS_TIMED_SENDS: 'off', SIGN_IN_ATTEMPTS_PER_MINUTE: '5' },
-                // test/env.d.ts: for the tests of queries that read a whole table, which DB (shared by the files of a runtime) cannot answer alone.
-                d1Databases: { TEST_WHOLE_TABLE_DB: 'test-whole-table' },
-                ratelimits: {
-                  USER_RATE_LIMITER: { namespace_id: '2601', simple: { limit: 1_000_000, period: 60 } },
-                  ADDRESS_RATE_LIMITER: { namespace_id: '2602', simple: { limit: 1_000_000, period: 60 } },
-                  SIGN_IN_RATE_LIMITER: { namespace_id: '2603', simple: { limit: 5, period: 60 } },
-                  TEST_RATE_LIMITER: { namespace_id: '2699', simple: { limit: 3, period: 60 } },
-                },
-              },
-            }),
-          ],
-          test: {
-            name: 'workers',
-            // Files share a runtime, one after another, rather than each starting one of its own (about 1.8 CPU-seconds:
-            // workerd's start and the Worker's modules): the project took 154 CPU-seconds rather than 318. So a file
-            // finds what the files before it stored: each uses domains and users of its own
-            // (test/architecture.unit.test.ts checks the domains), and none expects an empty database.
-            isolate: false,
-            // Each file's runtime loads the Worker's modules one by one from Vitest; the packages among them
-            // are bundled once per run instead (Vite's dependency optimizer), so a file loads a few modules
-            // where it loaded hundreds: 8 small files took 18.0-19.8 CPU-seconds rather than 23.4-24.4.
-            // A package not listed here still works, loaded module by module.
-            deps: { optimizer: { ssr: { enabled: true, include: workerPackages } } },
-            include: ['test/**/*.test.ts'],
-            exclude: ['test/node/**', 'test/**/*.unit.test.ts'],
-            globalSetup: ['./test/support/build-worker-modules.mjs'],
-            // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json;
-            // real-clock.ts: each file leaves Date and the clocks it may have moved ahead on the real time.
-            setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts', './test/support/real-clock.ts'],
-            // Budgets only for a hang, hooks as tests: a busy machine must not fail a file (a beforeAll that deploys
-            // a site took over Vitest's default 10 s on a loaded machine with a cold cache, failing the fuzzed JSON bodies).
-            testTimeout: 60_000,
-            hookTimeout: 60_000,
-            // test/fuzz/settings.ts: `npm run fuzz` sets these; `npm test` leaves them empty (fixed seed, short run).
-            provide: { fuzzSeed: process.env.FUZZ_SEED ?? '', fuzzRuns: process.env.FUZZ_RUNS ?? '' },
-          },
-        },
+        // Files share a runtime, one after another, rather than each starting one of its own (about 1.8 CPU-seconds:
+        // workerd's start and the Worker's modules): the project took 154 CPU-seconds rather than 318. So a file
+        // finds what the files before it stored: each uses domains and users of its own
+        // (test/shared-runtime.unit.test.ts checks the domains), and none expects an empty database.
+        workersProject('workers', false, ['test/**/*.test.ts'], ['test/node/**', 'test/**/*.unit.test.ts', ...wholeTableFiles], migrations),
+        // Each in a runtime of its own, with storage of its own: what they read is every site's.
+        workersProject('workers-alone', true, wholeTableFiles, [], migrations),
         {
           test: {
             name: 'node',
