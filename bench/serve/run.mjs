@@ -19,7 +19,7 @@
 //
 // 1. Servers: for a 2 KB HTML page, a 100 KB script and a 1 MB image it runs wrk (BENCH_THREADS
 //    threads, default 2; BENCH_CONNECTIONS connections, default 32) after a 1 s warm-up, in
-//    BENCH_ROUNDS rounds (default 5) of BENCH_SECONDS seconds (default 3) taking turns between
+//    BENCH_ROUNDS rounds (default 5) of BENCH_SECONDS seconds (default 2) taking turns between
 //    the servers (every other round in the reverse order), and prints the median round's
 //    requests/s and p99 latency for each server, and the service's ratios: each the median of
 //    its rounds' ratios, the two servers measured seconds apart in the same round, with the
@@ -30,10 +30,11 @@
 //    service, requested with a member's grant cookie, against the open site, straight to the
 //    Worker's own workerd (the port of the service's non-proxy workerd that answers the bench's
 //    token), not through wrangler dev's proxy, which costs about as much CPU per request as the
-//    Worker and shares its two cores with it and wrk. BENCH_CYCLES cycles (default 30, after
-//    BENCH_WARMUP_CYCLES, default 2) of three blocks of BENCH_BLOCK_MS (default 500 ms; wrk
-//    stopped by SIGINT) with BENCH_PAIR_THREADS wrk threads (default 1) and BENCH_CONNECTIONS:
-//    open, protected, open again, the six orders in turn. Per block, requests per second and
+//    Worker and shares its two cores with it and wrk. BENCH_CYCLES cycles (default 60, after
+//    BENCH_WARMUP_CYCLES, default 2) of three blocks of BENCH_BLOCK_MS (default 250 ms; wrk
+//    stopped by SIGINT) with BENCH_PAIR_THREADS wrk threads (default 1) and
+//    BENCH_PAIR_CONNECTIONS connections (default 4, which keep one Worker busy and leave few
+//    requests in flight when a block ends): open, protected, open again, the six orders in turn. Per block, requests per second and
 //    requests per CPU second of the Worker's process (/proc: the time other processes take
 //    leaves it out); per cycle, protected ÷ the mean of the two open blocks, and the A/A, open
 //    again ÷ open. Printed: the median of each with its 95 % interval (bench/statistics.mjs), the
@@ -42,11 +43,11 @@
 //    each site, and beside them the protection check's own CPU per request measured apart
 //    (./protection-cost.mjs), with the ratio it alone would make. Target: protected ÷ open in
 //    requests per Worker CPU second at least 0.90, met only when its 95 % interval lies above
-//    0.90 and the A/A resolves ±5 % (the line says which failed); letting a member in is a
+//    0.90 and the A/A resolves ±10 %, the target's margin (the line says which failed); letting a member in is a
 //    lookup of a grant the isolate verified (docs/serving.md, "Protected sites").
 //
 // Quick mode (bench/mode.mjs): one round of 0.25 s per file and server, no warm-up; 2 cycles of
-// 150 ms blocks; the protection check timed on 3 rounds of 300 requests. It prints every target.
+// 200 ms blocks; the protection check timed on 3 rounds of 300 requests. It prints every target.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
@@ -63,16 +64,16 @@ import { check, wrk } from './wrk.mjs';
 const repo = new URL('../..', import.meta.url).pathname;
 const here = new URL('.', import.meta.url).pathname;
 const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
-const seconds = setting('BENCH_SECONDS', 3, 0.25);
+const seconds = setting('BENCH_SECONDS', 2, 0.25);
 const rounds = setting('BENCH_ROUNDS', 5, 1);
 const threads = setting('BENCH_THREADS', 2);
 const connections = setting('BENCH_CONNECTIONS', 32);
 const pairs = {
-  cycles: setting('BENCH_CYCLES', 30, 2),
+  cycles: setting('BENCH_CYCLES', 60, 2),
   warmupCycles: setting('BENCH_WARMUP_CYCLES', 2, 0),
-  ms: setting('BENCH_BLOCK_MS', 500, 150),
+  ms: setting('BENCH_BLOCK_MS', 250, 200),
   threads: setting('BENCH_PAIR_THREADS', 1),
-  connections,
+  connections: setting('BENCH_PAIR_CONNECTIONS', 4),
 };
 const domain = 'bench.example';
 /** The same files on a site only members open, requested with a share link's grant cookie. */
