@@ -32,9 +32,25 @@ const userHz = 100;
  * (/proc/self/stat's cutime and cstime, in clock ticks): a tool run with execFile counts here once
  * it has exited.
  */
-export function endedChildrenCpuSeconds() {
+function endedChildrenCpuSeconds() {
   const stat = readFileSync('/proc/self/stat', 'utf8');
   // Fields after "(comm) ": state is the first; cutime and cstime are the 14th and 15th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[13]) + Number(fields[14])) / userHz;
+}
+
+/**
+ * Runs `work` and answers its result, the wall seconds it took, and the CPU seconds each group of
+ * `processes` (`{ name: pids }`) used meanwhile, with `children`: this process's children that
+ * ended meanwhile (a load generator run for the work).
+ */
+export async function cpuDuring(processes, work) {
+  const groups = Object.entries(processes);
+  const before = groups.map(([, pids]) => cpuSecondsOf(pids));
+  const childrenBefore = endedChildrenCpuSeconds();
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = Object.fromEntries(groups.map(([name, pids], at) => [name, cpuSecondsOf(pids) - before[at]]));
+  return { result, seconds, cpu: { ...cpu, children: endedChildrenCpuSeconds() - childrenBefore } };
 }

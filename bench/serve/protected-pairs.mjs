@@ -1,10 +1,11 @@
 // bench/serve's protected ÷ open measure: short blocks of load on the open site and on its
 // members-only copy, taking turns, straight to the Worker's own workerd (not through wrangler
-// dev's proxy, whose CPU per request is about the Worker's own and which shares the same two
-// cores), each block's requests divided by the Worker process's CPU time as well as by the wall
-// time. Paired ratios of blocks measured a fraction of a second apart, and an A/A of the open site against
-// itself: what the bench's target line is judged on (run.mjs).
-import { cpuSecondsOf, endedChildrenCpuSeconds } from '../process-cpu.mjs';
+// dev's proxy, whose CPU per request is about the Worker's own and which shares the machine's two
+// cores with it and wrk). Each block's requests are divided by the Worker process's CPU time
+// (what it can serve per CPU second, whatever else runs on the machine) and by the wall time.
+// Paired ratios of blocks measured a fraction of a second apart, and an A/A of the open site
+// against itself: what the bench's target line is judged on (run.mjs).
+import { cpuDuring } from '../process-cpu.mjs';
 import { everyOrder, median, ratioSummary, resolutionOf } from '../statistics.mjs';
 import { target } from '../mode.mjs';
 import { wrk } from './wrk.mjs';
@@ -19,17 +20,13 @@ const goal = { ratio: 0.9, resolution: 0.1 };
 /**
  * One block of `ms` on `side` (`{ host, cookie }`) of `worker` (`{ origin, pids }`): requests per
  * second, requests per CPU second of the Worker's process, and the shares of a core the Worker
- * and wrk (this process's children once ended) used during it.
+ * and wrk used during it.
  */
 async function block(worker, path, side, { ms, threads, connections }) {
-  const cpuBefore = cpuSecondsOf(worker.pids);
-  const wrkBefore = endedChildrenCpuSeconds();
-  const started = performance.now();
-  const { requests, rps } = await wrk(`${worker.origin}${path}`, { ms, threads, connections, ...side });
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = cpuSecondsOf(worker.pids) - cpuBefore;
-  const measured = requests > 0 && cpu > 0;
-  return { measured, rate: rps, perCpuSecond: requests / cpu, cpuPerRequest: cpu / requests, workerShare: cpu / seconds, wrkShare: (endedChildrenCpuSeconds() - wrkBefore) / seconds };
+  const { result, seconds, cpu } = await cpuDuring({ worker: worker.pids }, () => wrk(`${worker.origin}${path}`, { ms, threads, connections, ...side }));
+  const { requests, rps } = result;
+  const measured = requests > 0 && cpu.worker > 0;
+  return { measured, rate: rps, perCpuSecond: requests / cpu.worker, cpuPerRequest: cpu.worker / requests, workerShare: cpu.worker / seconds, wrkShare: cpu.children / seconds };
 }
 
 /**
@@ -38,7 +35,7 @@ async function block(worker, path, side, { ms, threads, connections }) {
  * first, second and last alike and the machine's drift weighs on all three. Per cycle and
  * measure: protected ÷ the mean of the two open blocks, and open-again ÷ open (the A/A).
  */
-export async function measureProtectedPairs(worker, path, sides, { cycles, warmupCycles, ...load }) {
+export async function measureBlocks(worker, path, sides, { cycles, warmupCycles, ...load }) {
   const orders = everyOrder(['open', 'protected', 'openAgain']);
   const measures = { perCpuSecond: { ratios: [], aa: [] }, rate: { ratios: [], aa: [] } };
   const blocks = [];
@@ -46,8 +43,8 @@ export async function measureProtectedPairs(worker, path, sides, { cycles, warmu
   for (let cycle = 0; cycle < warmupCycles + cycles; cycle++) {
     const cycleBlocks = {};
     for (const name of orders[cycle % orders.length]) cycleBlocks[name] = await block(worker, path, name === 'protected' ? sides.protected : sides.open, load);
-    // A block in which no answer arrived, or /proc saw no CPU, has no ratio: its cycle is left out and counted.
     if (cycle < warmupCycles) continue;
+    // A block in which no answer arrived, or /proc saw no CPU, has no ratio: its cycle is left out and counted.
     if (!Object.values(cycleBlocks).every(({ measured }) => measured)) {
       skipped++;
       continue;
@@ -60,6 +57,7 @@ export async function measureProtectedPairs(worker, path, sides, { cycles, warmu
   }
   const all = blocks.flatMap(Object.values);
   return {
+    cycles: blocks.length,
     skipped,
     measures,
     cpuPerRequest: { open: median(blocks.flatMap((b) => [b.open.cpuPerRequest, b.openAgain.cpuPerRequest])), protected: median(blocks.map((b) => b.protected.cpuPerRequest)) },
@@ -69,23 +67,23 @@ export async function measureProtectedPairs(worker, path, sides, { cycles, warmu
 }
 
 /**
- * Prints what the pairs measured for `label` and its target line, judged on requests per Worker
+ * Prints what the blocks measured for `label` and its target line, judged on requests per Worker
  * CPU second: met when the 95 % interval of protected ÷ open lies above 0.90 and the A/A
- * resolves ±10 %; `gate` (`{ remembered, verified }`, µs) is the protection check's own CPU per
- * request measured apart (./protection-cost.mjs), printed as what the ratio should be.
+ * resolves ±10 %. `gate` (`{ remembered, verified }`, µs) is the protection check's own CPU per
+ * request measured apart (./protection-cost.mjs), printed with the ratio it alone would make.
  */
-export function reportProtectedPairs(label, { skipped, measures, cpuPerRequest, workerShare, wrkShare }, { cycles, ms }, gate) {
+export function reportProtection(label, { cycles, skipped, measures, cpuPerRequest, workerShare, wrkShare }, { ms, connections }, gate) {
   const goalText = `≥ ${goal.ratio.toFixed(2)}: its 95 % interval above it, on an A/A that resolves ±${100 * goal.resolution} %`;
   const line = `  ${label}: protected (member's cookie) ÷ open, requests per Worker CPU second (same cycle)`;
-  if (skipped === cycles) return target(`${line}: no cycle measured (every one had a block without an answer)`, goalText, false);
+  if (cycles === 0) return target(`${line}: no cycle measured (every one had a block without an answer)`, goalText, false);
   const us = (seconds) => `${(seconds * 1e6).toFixed(0)} µs`;
   console.log(
-    `  protected ÷ open: ${cycles - skipped} cycles of three ${ms} ms blocks${skipped ? ` (${skipped} left out: a block without an answer)` : ''} straight to the Worker's workerd; during a block the Worker used a median ${(100 * workerShare).toFixed(0)} % of a core` +
-      `${workerShare < 0.9 ? ' (not a core to itself: the machine was busy, or the load did not saturate it)' : ''}, wrk ${(100 * wrkShare).toFixed(0)} %`,
+    `  protected ÷ open, straight to the Worker's workerd: ${cycles} cycles of three ${ms} ms blocks, ${connections} connections${skipped ? ` (${skipped} more left out: a block without an answer)` : ''}; ` +
+      `during a block the Worker used a median ${(100 * workerShare).toFixed(0)} % of a core${workerShare < 0.9 ? ' (not a core to itself: the machine was busy)' : ''}, wrk ${(100 * wrkShare).toFixed(0)} %`,
   );
   console.log(
     `  Worker CPU per request: open ${us(cpuPerRequest.open)}, protected ${us(cpuPerRequest.protected)}; the protection check alone (measured apart): ${gate.remembered.toFixed(1)} µs with a remembered grant ` +
-      `(${gate.verified.toFixed(1)} µs verifying a new one), so protection alone would make it ${(cpuPerRequest.open / (cpuPerRequest.open + gate.remembered / 1e6)).toFixed(3)}`,
+      `(${gate.verified.toFixed(1)} µs verifying a new one): ${(cpuPerRequest.open / (cpuPerRequest.open + gate.remembered / 1e6)).toFixed(3)} expected`,
   );
   const judged = {};
   for (const [measure, what] of [['rate', 'requests/s'], ['perCpuSecond', 'requests per Worker CPU second']]) {

@@ -25,26 +25,28 @@
 //    its rounds' ratios, the two servers measured seconds apart in the same round, with the
 //    lowest and highest round. Targets: at least Static Assets' requests/s on every file, at
 //    least 0.8 of the floor's. The ratio to the hello-world is printed too: for the 1 MB image
-//    no Worker comes near it, the floor itself included, as the floor's own ratio shows.
+//    no Worker comes near it, the floor itself included, as the floor's own ratio shows. And the
+//    share of a core the Worker's workerd, wrangler's proxy and wrk used during the service's
+//    rounds (/proc), which says which of them set the pace.
 // 2. Protection (./protected-pairs.mjs): the same files on a members-only site of the same
 //    service, requested with a member's grant cookie, against the open site, straight to the
 //    Worker's own workerd (the port of the service's non-proxy workerd that answers the bench's
 //    token), not through wrangler dev's proxy, which costs about as much CPU per request as the
-//    Worker and shares its two cores with it and wrk. BENCH_CYCLES cycles (default 60, after
+//    Worker and shares the two cores with it and wrk. BENCH_CYCLES cycles (default 80, after
 //    BENCH_WARMUP_CYCLES, default 2) of three blocks of BENCH_BLOCK_MS (default 250 ms; wrk
-//    stopped by SIGINT) with BENCH_PAIR_THREADS wrk threads (default 1) and
-//    BENCH_PAIR_CONNECTIONS connections (default 4, which keep one Worker busy and leave few
-//    requests in flight when a block ends): open, protected, open again, the six orders in turn. Per block, requests per second and
-//    requests per CPU second of the Worker's process (/proc: the time other processes take
-//    leaves it out); per cycle, protected ÷ the mean of the two open blocks, and the A/A, open
-//    again ÷ open. Printed: the median of each with its 95 % interval (bench/statistics.mjs), the
-//    A/A's distance from 1 (what the instrument resolves), the Worker's and wrk's share of a core
-//    during a block (the Worker below 90 %: it was not what set the pace), its CPU per request on
-//    each site, and beside them the protection check's own CPU per request measured apart
+//    stopped by SIGINT) with BENCH_BLOCK_THREADS wrk threads (default 1) and
+//    BENCH_BLOCK_CONNECTIONS connections (default 4, which keep the Worker busy and leave few
+//    requests in flight when a block ends): open, protected, open again, the six orders in turn.
+//    Per block, requests per second and requests per CPU second of the Worker's process (/proc:
+//    the time other processes take is left out); per cycle, protected ÷ the mean of the two open
+//    blocks, and the A/A, open again ÷ open. Printed: the median of each with its 95 % interval
+//    (bench/statistics.mjs), the A/A's distance from 1 (what the instrument resolves), the
+//    Worker's and wrk's share of a core during a block, the Worker's CPU per request on each
+//    site, and beside them the protection check's own CPU per request measured apart
 //    (./protection-cost.mjs), with the ratio it alone would make. Target: protected ÷ open in
 //    requests per Worker CPU second at least 0.90, met only when its 95 % interval lies above
-//    0.90 and the A/A resolves ±10 %, the target's margin (the line says which failed); letting a member in is a
-//    lookup of a grant the isolate verified (docs/serving.md, "Protected sites").
+//    0.90 and the A/A resolves ±10 %, the target's margin (the line says which failed); letting
+//    a member in is a lookup of a grant the isolate verified (docs/serving.md, "Protected sites").
 //
 // Quick mode (bench/mode.mjs): one round of 0.25 s per file and server, no warm-up; 2 cycles of
 // 200 ms blocks; the protection check timed on 3 rounds of 300 requests. It prints every target.
@@ -56,7 +58,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, inspectorArgs, isProxy, workerdPids } from '../deploy/processes.mjs';
 import { announce, quick, setting, target } from '../mode.mjs';
-import { measureProtectedPairs, reportProtectedPairs } from './protected-pairs.mjs';
+import { cpuDuring } from '../process-cpu.mjs';
+import { median } from '../statistics.mjs';
+import { measureBlocks, reportProtection } from './protected-pairs.mjs';
 import { protectionCheckCost } from './protection-cost.mjs';
 import { listeningPorts, startProcess } from './servers.mjs';
 import { check, wrk } from './wrk.mjs';
@@ -68,12 +72,12 @@ const seconds = setting('BENCH_SECONDS', 2, 0.25);
 const rounds = setting('BENCH_ROUNDS', 5, 1);
 const threads = setting('BENCH_THREADS', 2);
 const connections = setting('BENCH_CONNECTIONS', 32);
-const pairs = {
-  cycles: setting('BENCH_CYCLES', 60, 2),
+const blocks = {
+  cycles: setting('BENCH_CYCLES', 80, 2),
   warmupCycles: setting('BENCH_WARMUP_CYCLES', 2, 0),
   ms: setting('BENCH_BLOCK_MS', 250, 200),
-  threads: setting('BENCH_PAIR_THREADS', 1),
-  connections: setting('BENCH_PAIR_CONNECTIONS', 4),
+  threads: setting('BENCH_BLOCK_THREADS', 1),
+  connections: setting('BENCH_BLOCK_CONNECTIONS', 4),
 };
 const domain = 'bench.example';
 /** The same files on a site only members open, requested with a share link's grant cookie. */
@@ -158,6 +162,7 @@ async function startService() {
   // The link's grant is what opening it sets as the host's cookie.
   const link = await call('POST', `/v2/sites/${protectedDomain}/share`, { expiresIn: 3600 });
   const grant = new URL(link.url).searchParams.get('grant');
+  const proxyPids = workerdPids(server.pid).filter((pid) => isProxy(pid, port));
   const pids = workerdPids(server.pid).filter((pid) => !isProxy(pid, port));
   const answersAsService = (at) => call('GET', '/v2/whoami', undefined, at).then(() => true, () => false);
   let worker;
@@ -165,7 +170,7 @@ async function startService() {
     if (await answersAsService(`http://127.0.0.1:${workerPort}`)) worker = { origin: `http://127.0.0.1:${workerPort}`, pids };
   }
   if (!worker) throw new Error(`none of the ports the Worker's workerd (${pids.join(', ')}) listens on answers as the service`);
-  return { origin, worker, cookie: `sitehost_grant=${grant}` };
+  return { origin, worker, proxyPids, cookie: `sitehost_grant=${grant}` };
 }
 
 /** The floor Worker, from a copy of bench/serve/floor beside a files.js holding the files' bytes. */
@@ -209,7 +214,7 @@ http {
 
 const format = (value, digits) => value.toFixed(digits).padStart(10);
 /** The run with the median requests/s. */
-const median = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+const medianRun = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
 
 announce('bench:serve');
 /** Each of `starts` (promises of started servers' origins) once all have settled: a failed start throws only once the others are up, so that every started server is stopped. */
@@ -233,10 +238,7 @@ try {
   };
   const sides = { open: { host: domain }, protected: { host: protectedDomain, cookie: service.cookie } };
   const gate = await protectionCheckCost(quick ? { rounds: 3, perRound: 300 } : { rounds: 15, perRound: 2000 });
-  console.log(
-    `wrk: ${threads} threads, ${connections} connections, ${rounds} rounds of ${seconds} s per case; protection: ${pairs.cycles} cycles of three ${pairs.ms} ms blocks, ` +
-      `${pairs.threads} wrk thread${pairs.threads === 1 ? '' : 's'}, straight to the Worker's workerd (${service.worker.origin})\n`,
-  );
+  console.log(`wrk: ${threads} threads, ${connections} connections, ${rounds} rounds of ${seconds} s per case; protection straight to the Worker's workerd (${service.worker.origin})\n`);
   const load = (ms) => ({ ms, threads, connections });
   for (const file of files) {
     const targets = Object.entries(contenders).map(([name, { origin, host, path }]) => ({ name, host, url: `${origin}${path ?? file.path}` }));
@@ -248,12 +250,20 @@ try {
     // Rounds take turns between the servers, so that load from elsewhere on the machine
     // weighs on all of them alike; every other round runs them in the reverse order, so that
     // none always follows the same one. The median round counts.
+    // The service's rounds also read what the Worker, wrangler's proxy and wrk used of a core: which of them set the pace.
     const runs = Object.fromEntries(targets.map(({ name }) => [name, []]));
+    const shares = [];
+    const run = async (name, url, host) => {
+      if (name !== 'service') return wrk(url, { ...load(seconds * 1000), host });
+      const { result, seconds: wall, cpu } = await cpuDuring({ worker: service.worker.pids, proxy: service.proxyPids }, () => wrk(url, { ...load(seconds * 1000), host }));
+      shares.push({ worker: cpu.worker / wall, proxy: cpu.proxy / wall, wrk: cpu.children / wall });
+      return result;
+    };
     for (let round = 0; round < rounds; round++) {
-      for (const { name, url, host } of round % 2 === 0 ? targets : [...targets].reverse()) runs[name].push(await wrk(url, { ...load(seconds * 1000), host }));
+      for (const { name, url, host } of round % 2 === 0 ? targets : [...targets].reverse()) runs[name].push(await run(name, url, host));
     }
-    const protection = await measureProtectedPairs(service.worker, file.path, sides, pairs);
-    const results = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, median(list)]));
+    const protection = await measureBlocks(service.worker, file.path, sides, blocks);
+    const results = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, medianRun(list)]));
     console.log(`${file.label} (${file.path}, ${file.bytes.length} bytes)`);
     console.log(`  ${'server'.padEnd(14)}${'req/s'.padStart(10)}${'p99 ms'.padStart(10)}`);
     for (const [name, { rps, p99 }] of Object.entries(results)) {
@@ -272,7 +282,9 @@ try {
       `  service / hello-world: ${ratio('service', 'hello-world').toFixed(2)}` +
         `   floor / hello-world: ${ratio('floor', 'hello-world').toFixed(2)} (what sending these bytes costs the runtime)`,
     );
-    reportProtectedPairs(file.label, protection, pairs, gate);
+    const share = (role) => `${(100 * median(shares.map((entry) => entry[role]))).toFixed(0)} %`;
+    console.log(`  during the service's rounds, share of a core (medians): the Worker ${share('worker')}, wrangler's proxy ${share('proxy')}, wrk ${share('wrk')} (${threads} threads)`);
+    reportProtection(file.label, protection, blocks, gate);
     console.log();
   }
 } finally {
