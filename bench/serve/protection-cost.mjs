@@ -1,43 +1,13 @@
 // The protection check's own CPU per request, for bench/serve to print beside its measured
 // protected ÷ open ratio: what protection alone would take off it. Runs the service's own gate
-// (src/serving/protection-gate.ts, bundled with esbuild, as bench/serve/rules.mjs bundles the
-// rules) in this Node process, whose V8 is the one workerd embeds: for a members-only host and a
-// member's share-link grant cookie, what a request to a protected host does that an open one's
-// does not, from reading the host's access to making the answer private.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { build } from 'esbuild';
+// (src/serving/protection-gate.ts, bundled with esbuild: ./bundled.mjs) in this Node process,
+// whose V8 is the one workerd embeds: for a members-only host and a member's share-link grant
+// cookie, what a request to a protected host does that an open one's does not, from reading the
+// host's access to making the answer private.
+import { readFileSync } from 'node:fs';
 import { parse } from 'smol-toml';
 import { median } from '../statistics.mjs';
-
-const repo = new URL('../..', import.meta.url).pathname;
-
-async function loadGate() {
-  const workDir = mkdtempSync(join(tmpdir(), 'sitehost-bench-gate-'));
-  try {
-    const entry = join(workDir, 'gate.mjs');
-    await build({
-      stdin: {
-        contents: `export { admit, hostAccessOf, privately } from './src/serving/protection-gate';
-export { grantKey } from './src/serving/grant-key';
-export { signGrant } from './src/protection/grant';
-export { grantEpoch } from './src/protection/site-protection';
-export { parseRequestPath } from './src/http/request-path';`,
-        resolveDir: repo,
-        loader: 'ts',
-      },
-      outfile: entry,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      logLevel: 'warning',
-    });
-    return await import(entry);
-  } finally {
-    rmSync(workDir, { recursive: true, force: true });
-  }
-}
+import { importBundled } from './bundled.mjs';
 
 /**
  * µs of CPU per request the check takes beyond an open host's: `remembered`, a member whose grant
@@ -47,9 +17,13 @@ export { parseRequestPath } from './src/http/request-path';`,
  * beforehand).
  */
 export async function protectionCheckCost({ rounds, perRound }) {
-  const gate = await loadGate();
+  const gate = await importBundled(`export { admit, hostAccessOf, privately } from './src/serving/protection-gate';
+export { grantKey } from './src/serving/grant-key';
+export { signGrant } from './src/protection/grant';
+export { grantEpoch } from './src/protection/site-protection';
+export { parseRequestPath } from './src/http/request-path';`);
   // The local service's settings (wrangler.toml's vars) with a secret of its own.
-  const { vars } = parse(readFileSync(join(repo, 'wrangler.toml'), 'utf8'));
+  const { vars } = parse(readFileSync(new URL('../../wrangler.toml', import.meta.url), 'utf8'));
   const env = { ...vars, AUTH_SECRET: 'bench-protection-cost-secret-of-32-bytes-or-more' };
   const host = 'bench-protected.example';
   const created = Date.now() - 86_400_000;
