@@ -36,20 +36,21 @@
 //    BENCH_WARMUP_CYCLES, default 2) of three blocks of BENCH_BLOCK_MS (default 250 ms; wrk
 //    stopped by SIGINT) with BENCH_BLOCK_THREADS wrk threads (default 1) and
 //    BENCH_BLOCK_CONNECTIONS connections (default 4, which keep the Worker busy and leave few
-//    requests in flight when a block ends): open, protected, open again, the six orders in turn.
-//    Per block, requests per second and requests per CPU second of the Worker's process (/proc:
-//    the time other processes take is left out); per cycle, protected ÷ the mean of the two open
-//    blocks, and the A/A, open again ÷ open. Printed: the median of each with its 95 % interval
-//    (bench/statistics.mjs), the A/A's distance from 1 (what the instrument resolves), the
-//    Worker's and wrk's share of a core during a block, the Worker's CPU per request on each
-//    site, and beside them the protection check's own CPU per request measured apart
+//    requests in flight when a block ends): the open site, the protected one and an open copy
+//    (a third site of the same files, so that no site follows itself more often), the six
+//    orders in turn. Per block, requests per second and requests per CPU second of the Worker's
+//    process (/proc: the time other processes take is left out); per cycle, protected ÷ the
+//    geometric mean of the two open blocks, and the A/A, copy ÷ open. Printed: the median of
+//    each with its 95 % interval (bench/statistics.mjs), the A/A's distance from 1 (what it
+//    resolves), the Worker's and wrk's share of a core during a block, its CPU per request on
+//    each site, and beside them the protection check's own CPU per request measured apart
 //    (./protection-cost.mjs), with the ratio it alone would make. Target: protected ÷ open in
 //    requests per Worker CPU second at least 0.90, met only when its 95 % interval lies above
 //    0.90 and the A/A resolves ±10 %, the target's margin (the line says which failed); letting
 //    a member in is a lookup of a grant the isolate verified (docs/serving.md, "Protected sites").
 //
-// Quick mode (bench/mode.mjs): one round of 0.25 s per file and server, no warm-up; 2 cycles of
-// 200 ms blocks; the protection check timed on 3 rounds of 300 requests. It prints every target.
+// Quick mode (bench/mode.mjs): one round of 0.2 s per file and server, no warm-up; 2 cycles of
+// 150 ms blocks; the protection check timed on 3 rounds of 300 requests. It prints every target.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
@@ -68,20 +69,22 @@ import { check, wrk } from './wrk.mjs';
 const repo = new URL('../..', import.meta.url).pathname;
 const here = new URL('.', import.meta.url).pathname;
 const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
-const seconds = setting('BENCH_SECONDS', 2, 0.25);
+const seconds = setting('BENCH_SECONDS', 2, 0.2);
 const rounds = setting('BENCH_ROUNDS', 5, 1);
 const threads = setting('BENCH_THREADS', 2);
 const connections = setting('BENCH_CONNECTIONS', 32);
 const blocks = {
   cycles: setting('BENCH_CYCLES', 80, 2),
   warmupCycles: setting('BENCH_WARMUP_CYCLES', 2, 0),
-  ms: setting('BENCH_BLOCK_MS', 250, 200),
+  ms: setting('BENCH_BLOCK_MS', 250, 150),
   threads: setting('BENCH_BLOCK_THREADS', 1),
   connections: setting('BENCH_BLOCK_CONNECTIONS', 4),
 };
 const domain = 'bench.example';
 /** The same files on a site only members open, requested with a share link's grant cookie. */
 const protectedDomain = 'bench-protected.example';
+/** The same files on another open site: the protected page's A/A (./protected-pairs.mjs). */
+const copyDomain = 'bench-copy.example';
 
 /** `type`: the Content-Type the service answers for the file, which the floor answers too. */
 const files = [
@@ -141,23 +144,24 @@ async function startService() {
   const origin = `http://127.0.0.1:${port}`;
   const secret = randomBytes(32).toString('base64url');
   const env = { PORT: String(port), SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: secret };
-  const server = await startProcess(process.execPath, ['scripts/start.mjs', ...quiet, ...(await inspectorArgs())], { cwd: repo, env, readyUrl: origin });
-  servers.push(server);
-  const { stdout } = await promisify(execFile)(process.execPath, ['scripts/token.mjs', '--user', 'github|bench', '--scope', 'deploy'], {
-    cwd: repo,
-    env: { ...process.env, AUTH_SECRET: secret },
-  });
+  // The token needs only the secret: it is made while the service starts.
+  const [server, { stdout }] = await Promise.all([
+    startProcess(process.execPath, ['scripts/start.mjs', ...quiet, ...(await inspectorArgs())], { cwd: repo, env, readyUrl: origin }).then((started) => (servers.push(started), started)),
+    promisify(execFile)(process.execPath, ['scripts/token.mjs', '--user', 'github|bench', '--scope', 'deploy'], { cwd: repo, env: { ...process.env, AUTH_SECRET: secret } }),
+  ]);
   const token = stdout.trim();
   const call = async (method, path, body, at = origin) => {
     const response = await fetch(`${at}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body instanceof FormData ? {} : { 'content-type': 'application/json' }) }, body: body instanceof FormData ? body : JSON.stringify(body) });
     if (!response.ok) throw new Error(`${method} ${path} failed: ${response.status} ${await response.text()}`);
     return response.json();
   };
-  for (const site of [domain, protectedDomain]) {
-    const form = new FormData();
-    for (const file of files) form.append('directory', await openAsBlob(join(siteDir, file.name)), file.name);
-    await call('PUT', `/v2/sites/${site}`, form);
-  }
+  await Promise.all(
+    [domain, copyDomain, protectedDomain].map(async (site) => {
+      const form = new FormData();
+      for (const file of files) form.append('directory', await openAsBlob(join(siteDir, file.name)), file.name);
+      await call('PUT', `/v2/sites/${site}`, form);
+    }),
+  );
   await call('PUT', `/v2/sites/${protectedDomain}/protection`, { previews: 'members', site: 'members' });
   // The link's grant is what opening it sets as the host's cookie.
   const link = await call('POST', `/v2/sites/${protectedDomain}/share`, { expiresIn: 3600 });
@@ -236,7 +240,7 @@ try {
     'hello-world': { origin: floor, path: '/hello' },
     nginx: { origin: nginx },
   };
-  const sides = { open: { host: domain }, protected: { host: protectedDomain, cookie: service.cookie } };
+  const sides = { open: { host: domain }, protected: { host: protectedDomain, cookie: service.cookie }, copy: { host: copyDomain } };
   const gate = await protectionCheckCost(quick ? { rounds: 3, perRound: 300 } : { rounds: 15, perRound: 2000 });
   console.log(`wrk: ${threads} threads, ${connections} connections, ${rounds} rounds of ${seconds} s per case; protection straight to the Worker's workerd (${service.worker.origin})\n`);
   const load = (ms) => ({ ms, threads, connections });
