@@ -116,8 +116,9 @@ export default defineConfig(async () => {
             include: ['test/**/*.test.ts'],
             exclude: ['test/node/**', 'test/**/*.unit.test.ts'],
             globalSetup: ['./test/support/build-worker-modules.mjs'],
-            // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json.
-            setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts'],
+            // documented-answers.ts: every answer a test gets from the API is checked against schema/openapi.json;
+            // real-clock.ts: each file leaves Date and the clocks it may have moved ahead on the real time.
+            setupFiles: ['./test/support/apply-migrations.ts', './test/support/documented-answers.ts', './test/support/real-clock.ts'],
             // Budgets only for a hang, hooks as tests: a busy machine must not fail a file (a beforeAll that deploys
             // a site took over Vitest's default 10 s on a loaded machine with a cold cache, failing the fuzzed JSON bodies).
             testTimeout: 60_000,

@@ -24,8 +24,36 @@ export function ratioSummary(ratios, unit = 'cycles') {
 }
 
 /**
+ * The centre of paired `ratios` whose spread has long tails (a short block that met a garbage
+ * collection, or the machine's other work): the Hodges–Lehmann estimate on their logarithms (the
+ * median of the means of every two, each with itself included) with its 95 % interval from
+ * Wilcoxon's signed-rank order statistics, distribution-free for logs symmetric about their
+ * centre, and the ratios' quartiles. Its interval needs about two thirds of the ratios the
+ * median's does (efficiency 0.95 of the mean's for normal logs, the median's 0.64), and an
+ * outlier moves it little. `unit` names what one ratio came from.
+ */
+export function ratioCentre(ratios, unit = 'cycles') {
+  const logs = ratios.map(Math.log);
+  const n = logs.length;
+  const means = [];
+  for (let i = 0; i < n; i++) for (let j = i; j < n; j++) means.push((logs[i] + logs[j]) / 2);
+  means.sort((a, b) => a - b);
+  // The k-th smallest and k-th largest of the n(n+1)/2 means, k from the signed-rank statistic's normal approximation.
+  const k = Math.max(1, Math.floor(n * (n + 1) / 4 - 1.96 * Math.sqrt((n * (n + 1) * (2 * n + 1)) / 24)));
+  const [centre, low, high] = [median(means), means[k - 1], means[means.length - k]].map(Math.exp);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  return {
+    centre,
+    low,
+    high,
+    text: `${centre.toFixed(3)} (95 % interval ${low.toFixed(3)}–${high.toFixed(3)}, Hodges–Lehmann; quartiles ${percentile(sorted, 0.25).toFixed(3)}–${percentile(sorted, 0.75).toFixed(3)}; ${n} ${unit})`,
+  };
+}
+
+/**
  * How far from 1 an A/A's ratios (two identical things measured alike) may come out: the wider
- * side of `ratioSummary`'s interval. A ratio nearer 1 than this is within the instrument's noise.
+ * side of the interval `ratioSummary` or `ratioCentre` gives them. A ratio nearer 1 than this is
+ * within the instrument's noise.
  */
 export const resolutionOf = (aa) => Math.max(1 - aa.low, aa.high - 1);
 

@@ -4,7 +4,7 @@
 // Worker of their own), as Cloudflare's locations do; and Cloudflare's zone API as a stand-in that enforces its limits
 // (bench/edge/zone-api.ts), which every request a location sends out reaches. Purges go the
 // production way (EDGE_PURGE=cloudflare): the account object batches them to the stand-in.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -170,15 +170,62 @@ function childProcesses(command) {
 }
 
 /** Starts the emulated edge at `timeScale` (see scaledVars; 1: real time), each location with `locationVars(index)` over the settings; `dispose()` stops it and removes its state. */
-export async function startCluster({ locations, rttMs, timeScale = 1, locationVars }) {
+export async function startCluster(options) {
+  const [cluster] = await startClusters(1, options);
+  return cluster;
+}
+
+/**
+ * `count` emulated edges alike (startCluster's), from one build: each its own workerd process
+ * with its own state (D1, R2, caches, objects), so that a bench can load two at the same moment
+ * and read each one's CPU time apart (bench/analytics' cost part). Started one after the other:
+ * each claims the workerd processes that appeared with it.
+ */
+export async function startClusters(count, { locations, rttMs, timeScale = 1, locationVars }) {
   const config = unstable_readConfig({ config: join(repo, 'wrangler.toml') });
   // State in memory where the system has it: D1, R2, the caches and every object's storage
   // commit on each change, and the bench measures the design, not the disk's syncs.
   const workDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'sitehost-bench-edge-'));
-  const built = spawnSync(process.execPath, [join(repo, 'scripts/build-worker.mjs')], { stdio: 'inherit' });
-  if (built.status !== 0) throw new Error("The Worker's build failed");
-  const scriptPath = await bundle(workDir, 'bench/edge/location.ts', 'location');
-  const zoneApiPath = await bundle(workDir, 'bench/edge/zone-api.ts', 'zone-api');
+  const clusters = [];
+  try {
+    const built = spawnSync(process.execPath, [join(repo, 'scripts/build-worker.mjs')], { stdio: 'inherit' });
+    if (built.status !== 0) throw new Error("The Worker's build failed");
+    const build = {
+      config,
+      workDir,
+      scriptPath: await bundle(workDir, 'bench/edge/location.ts', 'location'),
+      zoneApiPath: await bundle(workDir, 'bench/edge/zone-api.ts', 'zone-api'),
+    };
+    // The migrations as `npm start` applies them (wrangler d1 migrations apply --local), before any Worker runs; each edge starts from a copy.
+    const migrated = migrateLocalDatabase(join(workDir, 'migrated'));
+    if (!migrated.ok) throw new Error(`Applying the D1 migrations failed:\n${migrated.output}`);
+    for (let copy = 0; copy < count; copy++) {
+      const stateDir = join(workDir, `state-${copy}`);
+      cpSync(join(workDir, 'migrated'), stateDir, { recursive: true });
+      clusters.push(await startEdge(build, stateDir, { locations, rttMs, timeScale, locationVars }));
+    }
+  } catch (error) {
+    for (const cluster of clusters) await cluster.dispose();
+    rmSync(workDir, { recursive: true, force: true });
+    throw error;
+  }
+  // The build's folder goes with the last edge stopped.
+  let running = count;
+  for (const cluster of clusters) {
+    const stop = cluster.dispose;
+    cluster.dispose = async () => {
+      await stop();
+      if (--running === 0) rmSync(workDir, { recursive: true, force: true });
+    };
+  }
+  return clusters;
+}
+
+/** The workerd processes some edge of this process has claimed. */
+const claimedRuntimes = new Set();
+
+/** One edge of startClusters, its state in `stateDir`. */
+async function startEdge({ config, workDir, scriptPath, zoneApiPath }, stateDir, { locations, rttMs, timeScale, locationVars }) {
   // Miniflare's documented (v4) option form, which it converts to its own.
   const optionsAt = (timeScale) => {
     const options = { rttMs, config, workDir, scriptPath, timeScale, locationVars };
@@ -196,15 +243,9 @@ export async function startCluster({ locations, rttMs, timeScale = 1, locationVa
         },
       ],
       // Wrangler's layout under --persist-to: the D1 database migrateLocalDatabase made is this one.
-      resourcePersistencePath: join(workDir, 'state/v3'),
+      resourcePersistencePath: join(stateDir, 'v3'),
     });
   };
-  // The migrations as `npm start` applies them (wrangler d1 migrations apply --local), before any Worker runs.
-  const migrated = migrateLocalDatabase(join(workDir, 'state'));
-  if (!migrated.ok) {
-    rmSync(workDir, { recursive: true, force: true });
-    throw new Error(`Applying the D1 migrations failed:\n${migrated.output}`);
-  }
   const mf = new Miniflare(optionsAt(timeScale));
   try {
     await mf.ready;
@@ -218,7 +259,10 @@ export async function startCluster({ locations, rttMs, timeScale = 1, locationVa
   /** The workerd processes Miniflare started. */
   let runtimes = [];
   const connect = async () => {
-    runtimes = childProcesses('workerd');
+    for (const pid of runtimes) claimedRuntimes.delete(pid);
+    // This edge's: the ones no other edge of this process claimed (a restart may start new ones).
+    runtimes = childProcesses('workerd').filter((pid) => !claimedRuntimes.has(pid));
+    for (const pid of runtimes) claimedRuntimes.add(pid);
     // A new pool of connections: those to the Workers before a restart are gone.
     const agent = new Agent({ keepAlive: true, maxSockets: 512 });
     const direct = async (name) => directFetcher(await mf.unsafeGetDirectURL(name), agent);
@@ -295,7 +339,8 @@ export async function startCluster({ locations, rttMs, timeScale = 1, locationVa
     },
     async dispose() {
       await mf.dispose();
-      rmSync(workDir, { recursive: true, force: true });
+      for (const pid of runtimes) claimedRuntimes.delete(pid);
+      rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }

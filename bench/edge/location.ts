@@ -13,6 +13,7 @@ import type { Env } from '../../src/platform/env';
 import { settingsOf } from '../../src/platform/settings';
 import { siteDomainOf } from '../../src/common/site-url';
 import { serveSite } from '../../src/serving/serve';
+import { countServed } from '../../src/traffic/counting';
 
 export { CloudflareAccount, EventLog, SiteCoordinator, SiteTraffic, VisitorSalt } from '../../src/index';
 
@@ -144,6 +145,29 @@ function counted<T extends object>(namespace: T, onCall: () => void): T {
   });
 }
 
+/**
+ * For bench/analytics, counting's own CPU apart from serving's: makes `n` requests like the cost
+ * part's (a new visitor each, 13 user agents) and a page's response for each, and with
+ * `counting=1` counts each one as serving does (countServed), all in one go; the bench reads
+ * workerd's CPU time around it, with and without counting.
+ */
+function countMany(url: URL, env: Env, ctx: ExecutionContext): Response {
+  const n = Number(url.searchParams.get('n'));
+  const first = Number(url.searchParams.get('first'));
+  const counting = url.searchParams.get('counting') === '1';
+  const body = '<p>Counted, not tracked.</p>'.repeat(60);
+  const counted = { site: { domain: 'cost.example', claim: 1 }, host: 'live' as const, deployment: 'bench' };
+  for (let i = first; i < first + n; i++) {
+    const request = new Request('http://cost.example/', {
+      headers: { 'cf-connecting-ip': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 'user-agent': `Mozilla/5.0 (bench ${i % 13})` },
+    });
+    const response = new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    const requestUrl = new URL(request.url);
+    if (counting) countServed(env, ctx, request, requestUrl, counted, { response, bytes: body.length });
+  }
+  return new Response(null, { status: 204 });
+}
+
 /** The isolate's one env when no round trip is charged. */
 let unmeteredEnv: Env | undefined;
 
@@ -153,6 +177,7 @@ export default {
     if (hostname === 'bench.stats') return Response.json({ location: env.BENCH_LOCATION, ...totals, coordinatorCalls: Object.fromEntries(totals.coordinatorCalls) });
     // bench/analytics: a batch as an isolate sends them, onto the traffic queue; and what a site's traffic object stores.
     if (hostname === 'bench.traffic') return env.TRAFFIC.send(await request.json(), { contentType: 'json' }).then(() => new Response(null, { status: 204 }));
+    if (hostname === 'bench.count') return countMany(new URL(request.url), env, ctx);
     if (hostname === 'bench.traffic-size') return Response.json(await env.SITE_TRAFFIC.get(env.SITE_TRAFFIC.idFromName(new URL(request.url).pathname.slice(1))).size());
     const rttMs = Number(env.BENCH_RTT_MS);
     const url = new URL(request.url);

@@ -6,7 +6,7 @@
 // Paired ratios of blocks measured a fraction of a second apart, and an A/A of the open site
 // against an open copy of it: what the bench's target line is judged on (run.mjs).
 import { cpuDuring } from '../process-cpu.mjs';
-import { everyOrder, median, ratioSummary, resolutionOf } from '../statistics.mjs';
+import { everyOrder, median, ratioCentre, resolutionOf } from '../statistics.mjs';
 import { target } from '../mode.mjs';
 import { wrk } from './wrk.mjs';
 
@@ -94,8 +94,8 @@ export function reportProtection(label, { cycles, skipped, measures, cpuPerReque
   );
   const judged = {};
   for (const [measure, what] of [['rate', 'requests/s'], ['perCpuSecond', 'requests per Worker CPU second']]) {
-    const ratio = ratioSummary(measures[measure].ratios);
-    const aa = ratioSummary(measures[measure].aa);
+    const ratio = ratioCentre(measures[measure].ratios);
+    const aa = ratioCentre(measures[measure].aa);
     judged[measure] = { ratio, resolution: resolutionOf(aa) };
     console.log(`  ${what}: A/A, open copy ÷ open: ${aa.text}: resolves ±${(100 * resolutionOf(aa)).toFixed(1)} %${measure === 'rate' ? `; protected ÷ open: ${ratio.text}` : ''}`);
   }

@@ -40,11 +40,11 @@
 //    (a third site of the same files, so that no site follows itself more often), the six
 //    orders in turn. Per block, requests per second and requests per CPU second of the Worker's
 //    process (/proc: the time other processes take is left out); per cycle, protected ÷ the
-//    geometric mean of the two open blocks, and the A/A, copy ÷ open. Printed: the median of
-//    each with its 95 % interval (bench/statistics.mjs), the A/A's distance from 1 (what it
-//    resolves), the Worker's and wrk's share of a core during a block, its CPU per request on
-//    each site, and beside them the protection check's own CPU per request measured apart
-//    (./protection-cost.mjs), with the ratio it alone would make. Target: protected ÷ open in
+//    geometric mean of the two open blocks, and the A/A, copy ÷ open. Printed: the centre of
+//    each (Hodges–Lehmann) with its 95 % interval (bench/statistics.mjs `ratioCentre`), the A/A's
+//    distance from 1 (what it resolves), the Worker's and wrk's share of a core during a block,
+//    its CPU per request on each site, and beside them the protection check's own CPU per
+//    request measured apart (./protection-cost.mjs), with the ratio it alone would make. Target: protected ÷ open in
 //    requests per Worker CPU second at least 0.90, met only when its 95 % interval lies above
 //    0.90 and the A/A resolves ±10 %, the target's margin (the line says which failed); letting
 //    a member in is a lookup of a grant the isolate verified (docs/serving.md, "Protected sites").

@@ -1,28 +1,66 @@
-/** The statistics bench:serve and bench:analytics judge their ratios with (bench/statistics.mjs). */
+/**
+ * The statistics the benches judge their ratios by (bench/statistics.mjs): the Hodges–Lehmann
+ * centre of paired ratios and its interval, against figures worked by hand; what an A/A
+ * resolves; the orders bench:serve's blocks take turns in.
+ */
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain ES module of the benches, without type declarations.
-import { everyOrder, ratioSummary, resolutionOf } from '../../bench/statistics.mjs';
+import { everyOrder, ratioCentre as centreOf, ratioSummary as summaryOf, resolutionOf } from '../../bench/statistics.mjs';
 
+type Interval = { low: number; high: number };
+const ratioCentre = centreOf as (ratios: number[]) => Interval & { centre: number; text: string };
+const ratioSummary = summaryOf as (ratios: number[]) => Interval & { median: number; text: string };
 const orders = everyOrder as <T>(items: T[]) => T[][];
-const summary = ratioSummary as (ratios: number[]) => { median: number; low: number; high: number };
-const resolution = resolutionOf as (aa: { low: number; high: number }) => number;
+const resolution = resolutionOf as (aa: Interval) => number;
 
-describe('bench statistics', () => {
-  it('takes three blocks in six orders, each block first, second and last twice', () => {
-    const all = orders(['open', 'protected', 'again']);
-    expect(new Set(all.map((order) => order.join()))).toHaveProperty('size', 6);
-    for (const name of ['open', 'protected', 'again']) {
-      for (let place = 0; place < 3; place++) expect(all.filter((order) => order[place] === name)).toHaveLength(2);
-    }
+describe('ratioCentre', () => {
+  it('is the ratio itself when every cycle gave the same', () => {
+    const summary = ratioCentre(Array.from({ length: 20 }, () => 0.95));
+    expect(summary.centre).toBeCloseTo(0.95, 12);
+    expect(summary.low).toBeCloseTo(0.95, 12);
+    expect(summary.high).toBeCloseTo(0.95, 12);
   });
 
-  it("says an A/A resolves as far as its interval's farther end from 1", () => {
-    expect(resolution({ low: 0.93, high: 1.04 })).toBeCloseTo(0.07);
-    expect(resolution({ low: 0.99, high: 1.12 })).toBeCloseTo(0.12);
-    const ratios = Array.from({ length: 61 }, (_, i) => 0.9 + i / 300);
-    const { median, low, high } = summary(ratios);
-    expect(median).toBeCloseTo(1);
-    expect(low).toBeLessThan(median);
-    expect(high).toBeGreaterThan(median);
+  it('is centred on a log scale: a ratio and its inverse weigh alike', () => {
+    const ratios = [0.8, 0.9, 1, 1 / 0.9, 1 / 0.8];
+    expect(ratioCentre(ratios).centre).toBeCloseTo(1, 12);
+    // 5 ratios: 15 means of two, k = floor(7.5 − 1.96·√13.75) = 0, so the interval is the extremes (k at least 1).
+    expect(ratioCentre(ratios).low).toBeCloseTo(0.8, 12);
+    expect(ratioCentre(ratios).high).toBeCloseTo(1.25, 12);
+  });
+
+  it('moves little for an outlier, where the mean would', () => {
+    const steady = Array.from({ length: 40 }, (_, i) => 0.96 + (i % 5) * 0.01);
+    const withOutlier = [...steady.slice(1), 5];
+    expect(Math.abs(ratioCentre(withOutlier).centre - ratioCentre(steady).centre)).toBeLessThan(0.005);
+  });
+
+  it('narrows as the cycles grow, and needs fewer of them than the median for the same interval', () => {
+    // A fixed spread of logs, ±10 % about 0.97, repeated: the interval shrinks as about 1/√n.
+    const spread = Array.from({ length: 50 }, (_, i) => 0.97 * Math.exp(0.1 * Math.sin(i * 2.4)));
+    const width = (summary: Interval) => summary.high - summary.low;
+    const small = ratioCentre(spread);
+    const large = ratioCentre([...spread, ...spread, ...spread, ...spread]);
+    expect(width(large) / width(small)).toBeGreaterThan(0.4);
+    expect(width(large) / width(small)).toBeLessThan(0.6);
+    expect(width(small)).toBeLessThan(width(ratioSummary(spread)));
+    expect(small.text).toMatch(/^0\.9\d\d \(95 % interval 0\.9\d\d–0\.9\d\d, Hodges–Lehmann; quartiles .+; 50 cycles\)$/);
+  });
+});
+
+describe('resolutionOf', () => {
+  it("is how far the A/A's interval reaches from 1, on its farther side", () => {
+    expect(resolution({ low: 0.93, high: 1.04 })).toBeCloseTo(0.07, 12);
+    expect(resolution({ low: 0.99, high: 1.12 })).toBeCloseTo(0.12, 12);
+  });
+});
+
+describe('everyOrder', () => {
+  it('takes three blocks in six orders, each block first, second and last twice', () => {
+    const all = orders(['open', 'protected', 'copy']);
+    expect(new Set(all.map((order) => order.join()))).toHaveProperty('size', 6);
+    for (const name of ['open', 'protected', 'copy']) {
+      for (let place = 0; place < 3; place++) expect(all.filter((order) => order[place] === name)).toHaveLength(2);
+    }
   });
 });

@@ -9,6 +9,7 @@ import { authorized, deploy, deployForm, problemOf, token } from '../support/cli
 import { coordinatorOf } from '../support/deployments';
 import { liveFiles, liveKeys, storedKeys } from '../support/live-files';
 import { subscribe } from '../events/subscriber';
+import { alarmAfter } from '../support/alarms';
 
 /** Makes R2 deletes of `domain`'s coordinator fail until the returned function is called. */
 async function failDeletes(domain: string): Promise<() => Promise<void>> {
@@ -27,13 +28,6 @@ async function failDeletes(domain: string): Promise<() => Promise<void>> {
   return () => swap(false);
 }
 
-/** Runs the coordinator's alarm as if `ms` had passed: Date alone is faked, the coordinator runs in this isolate. */
-async function alarmAfter(domain: string, ms: number): Promise<void> {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(Date.now() + ms);
-  await runDurableObjectAlarm(coordinatorOf(domain));
-  vi.useRealTimers();
-}
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,11 +1,12 @@
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SiteCoordinator } from '../../src/coordinator/coordinator';
 import { followUpRetry } from '../../src/coordinator/sweeps/follow-ups';
 import { authorized, deploy } from '../support/client';
 import { coordinatorOf } from '../support/deployments';
 import { type Subscriber, subscribe } from './subscriber';
+import { alarmAfter } from '../support/alarms';
 
 type Bindings = Partial<typeof env>;
 
@@ -27,18 +28,9 @@ const unreachableLog = {
   get: () => ({ append: () => Promise.reject(new Error('the event log is unreachable')) }),
 } as unknown as typeof env.EVENTS;
 
-/**
- * Runs the coordinator's alarm once its failed follow-up is due again (Date alone is faked: the
- * coordinator runs in this isolate), rather than waiting out the retry's first wait.
- */
+/** Runs the coordinator's alarm once its failed follow-up is due again, rather than waiting out the retry's first wait. */
 async function retryFollowUps(domain: string): Promise<void> {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  try {
-    vi.setSystemTime(Date.now() + followUpRetry.firstWaitMs);
-    expect(await runDurableObjectAlarm(coordinatorOf(domain))).toBe(true);
-  } finally {
-    vi.useRealTimers();
-  }
+  expect(await alarmAfter(domain, followUpRetry.firstWaitMs)).toBe(true);
 }
 
 /** `domain`'s site-deploy events of the deployment `deploymentId`, once a later change's event is in: every earlier one of the domain is then logged. */

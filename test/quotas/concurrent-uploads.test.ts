@@ -1,20 +1,16 @@
-import { runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import type { Deployment, Usage } from '../../src/common/api-types';
 import { type TokenOptions, authorized, authorizedWith, deploy } from '../support/client';
-import { backdate, coordinatorOf, storedObjects } from '../support/deployments';
+import { backdate, storedObjects } from '../support/deployments';
 import { blobForm, heldBlobs, manifestOf } from '../support/incremental';
 import { liveFiles } from '../support/live-files';
 import { coordinatorVars } from '../support/vars';
 import { fuzzParameters, fuzzTimeout } from '../fuzz/settings';
 import { noise } from './support';
-
-afterEach(() => {
-  vi.useRealTimers();
-});
+import { alarmAfter } from '../support/alarms';
 
 async function bytesUsed(user: TokenOptions): Promise<number> {
   return (await (await authorizedWith({}, '/v2/usage', {}, user)).json<Usage>()).bytes.used;
@@ -96,13 +92,6 @@ describe('blobs sent several times at once', () => {
   });
 });
 
-/** Runs `domain`'s coordinator alarm as if `ms` had passed: Date alone is faked, the coordinator runs in this isolate. */
-async function alarmAfter(domain: string, ms: number): Promise<void> {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(Date.now() + ms);
-  await runDurableObjectAlarm(coordinatorOf(domain));
-  vi.useRealTimers();
-}
 
 describe('an upload another user left on a domain claimed since', () => {
   const second = { user: 'github|stranded-second' };

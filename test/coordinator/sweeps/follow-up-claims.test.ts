@@ -1,6 +1,6 @@
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DeployResult } from '../../../src/common/api-types';
 import type { SiteCoordinator } from '../../../src/coordinator/coordinator';
 import { followUpRetry } from '../../../src/coordinator/sweeps/follow-ups';
@@ -11,6 +11,7 @@ import { authorized, deploy } from '../../support/client';
 import { coordinatorOf } from '../../support/deployments';
 import { liveFiles, liveKeys } from '../../support/live-files';
 import { Subscriber, subscribe } from '../../events/subscriber';
+import { alarmAfter } from '../../support/alarms';
 
 /**
  * What a change leaves to do after its commit (src/coordinator/follow-ups.ts) is tied to the claim
@@ -19,10 +20,6 @@ import { Subscriber, subscribe } from '../../events/subscriber';
  */
 
 const operator = { user: 'github|operator', scope: 'admin' };
-
-afterEach(() => {
-  vi.useRealTimers();
-});
 
 /** The domain's certificate as Cloudflare for SaaS recorded it: a custom hostname `externalId`. */
 async function withCustomHostname(domain: string, externalId: string): Promise<void> {
@@ -47,13 +44,6 @@ async function certificateJobs(domain: string, failing = 0): Promise<unknown[]> 
   return sent;
 }
 
-/** Runs the coordinator's alarm as if `ms` had passed: Date alone is faked, the coordinator runs in this isolate. */
-async function alarmAfter(domain: string, ms: number): Promise<void> {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(Date.now() + ms);
-  await runDurableObjectAlarm(coordinatorOf(domain));
-  vi.useRealTimers();
-}
 
 /** A follow-up of `domain` kept as a dead letter, as a coordinator keeps one that spent its attempts. */
 async function deadLetter(domain: string, followUp: Record<string, unknown>): Promise<void> {
