@@ -32,7 +32,7 @@
 //    service, requested with a member's grant cookie, against the open site, straight to the
 //    Worker's own workerd (the port of the service's non-proxy workerd that answers the bench's
 //    token), not through wrangler dev's proxy, which costs about as much CPU per request as the
-//    Worker and shares the two cores with it and wrk. BENCH_CYCLES cycles (default 120, after
+//    Worker and shares the two cores with it and wrk. BENCH_CYCLES cycles (default 80, after
 //    BENCH_WARMUP_CYCLES, default 2) of three blocks of BENCH_BLOCK_MS (default 250 ms; wrk
 //    stopped by SIGINT) with BENCH_BLOCK_THREADS wrk threads (default 1) and
 //    BENCH_BLOCK_CONNECTIONS connections (default 4, which keep the Worker busy and leave few
@@ -74,7 +74,7 @@ const rounds = setting('BENCH_ROUNDS', 5, 1);
 const threads = setting('BENCH_THREADS', 2);
 const connections = setting('BENCH_CONNECTIONS', 32);
 const blocks = {
-  cycles: setting('BENCH_CYCLES', 120, 2),
+  cycles: setting('BENCH_CYCLES', 80, 2),
   warmupCycles: setting('BENCH_WARMUP_CYCLES', 2, 0),
   ms: setting('BENCH_BLOCK_MS', 250, 150),
   threads: setting('BENCH_BLOCK_THREADS', 1),
