@@ -13,7 +13,8 @@ import { wrk } from './wrk.mjs';
 /**
  * The goal: protected ÷ open at least 0.90, on an instrument whose A/A stays within ±10 %: one
  * that tells a difference of the target's margin. The A/A compares single blocks, the
- * comparison a block with the mean of two, so the comparison's own interval is the narrower.
+ * comparison a block with the geometric mean of two, so the comparison's own interval is the
+ * narrower.
  */
 const goal = { ratio: 0.9, resolution: 0.1 };
 
