@@ -6,8 +6,9 @@
 //
 // Starts, all at once, each on a free loopback port and stopped at the end (a server counts as
 // started only once a process of its own listens on its port: bench/serve/servers.mjs):
-//   service        this Worker (scripts/start.mjs, wrangler dev, state in a temporary dir)
-//                  serving a site deployed to it, requested with its Host header;
+//   service        this Worker (scripts/start.mjs, wrangler dev, state in a temporary dir,
+//                  copied from a migrated one kept per set of D1 migrations in the system's
+//                  temporary folder) serving a site deployed to it, requested with its Host header;
 //   static-assets  the same files served by Workers Static Assets (bench/serve/static-assets);
 //   floor          a Worker answering each file's bytes from memory with the same Content-Type,
 //                  no lookup, no header of its own (bench/serve/floor): the runtime's cost of
@@ -53,10 +54,11 @@
 // 150 ms blocks; the protection check timed on 3 rounds of 300 requests. It prints every target.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, openAsBlob, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { migrateLocalDatabase, migrationsDigest } from '../../scripts/local-migrations.mjs';
 import { freePort, inspectorArgs, isProxy, workerdPids } from '../deploy/processes.mjs';
 import { announce, quick, setting, target } from '../mode.mjs';
 import { cpuDuring } from '../process-cpu.mjs';
@@ -134,6 +136,27 @@ async function wranglerDev(config, extra = []) {
 }
 
 /**
+ * Local state with the D1 migrations applied, copied into `stateDir` from a template made once
+ * per set of migrations in the system's temporary folder: applying them takes wrangler about
+ * 10 s, two thirds of a quick run's start. scripts/start.mjs then finds them applied.
+ */
+function migratedState(stateDir) {
+  const template = join(tmpdir(), `sitehost-bench-serve-state-${migrationsDigest().slice(0, 16)}`);
+  if (!existsSync(template)) {
+    const making = mkdtempSync(`${template}-`);
+    const migrated = migrateLocalDatabase(making);
+    if (!migrated.ok) throw new Error(`applying the D1 migrations failed:\n${migrated.output}`);
+    try {
+      renameSync(making, template);
+    } catch {
+      // Another bench made it meanwhile.
+      rmSync(making, { recursive: true, force: true });
+    }
+  }
+  cpSync(template, stateDir, { recursive: true });
+}
+
+/**
  * This Worker with the open site and its members-only copy deployed, and a member's grant cookie
  * for the copy. `worker` is the Worker's own workerd behind wrangler dev's proxy: its pids, and
  * of the ports it listens on, the one that answers the bench's token as the service does (no
@@ -144,6 +167,7 @@ async function startService() {
   const origin = `http://127.0.0.1:${port}`;
   const secret = randomBytes(32).toString('base64url');
   const env = { PORT: String(port), SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: secret };
+  migratedState(env.SITEHOST_PERSIST_DIR);
   // The token needs only the secret: it is made while the service starts.
   const [server, { stdout }] = await Promise.all([
     startProcess(process.execPath, ['scripts/start.mjs', ...quiet, ...(await inspectorArgs())], { cwd: repo, env, readyUrl: origin }).then((started) => (servers.push(started), started)),
