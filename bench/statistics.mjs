@@ -49,3 +49,15 @@ export function ratioCentre(ratios, unit = 'cycles') {
     text: `${centre.toFixed(3)} (95 % interval ${low.toFixed(3)}–${high.toFixed(3)}, Hodges–Lehmann; quartiles ${percentile(sorted, 0.25).toFixed(3)}–${percentile(sorted, 0.75).toFixed(3)}; ${n} ${unit})`,
   };
 }
+
+/**
+ * How far from 1 an A/A's ratios (two identical things measured alike) may come out: the wider
+ * side of the interval `ratioSummary` or `ratioCentre` gives them. A ratio nearer 1 than this is
+ * within the instrument's noise.
+ */
+export const resolutionOf = (aa) => Math.max(1 - aa.low, aa.high - 1);
+
+/** Every order of `items`: taking them in turn puts each item first, in the middle and last equally often. */
+export function everyOrder(items) {
+  return items.length <= 1 ? [items] : items.flatMap((item, i) => everyOrder(items.filter((_, j) => j !== i)).map((rest) => [item, ...rest]));
+}

@@ -20,7 +20,7 @@ export function migrationNames() {
 }
 
 /** Every migration's name and content, hashed: what the database holds once they are applied. */
-function migrationsDigest() {
+export function migrationsDigest() {
   const hash = createHash('sha256');
   for (const name of migrationNames()) hash.update(name).update('\0').update(readFileSync(join(migrations, name))).update('\0');
   return hash.digest('hex');

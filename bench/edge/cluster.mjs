@@ -14,6 +14,7 @@ import { SignJWT } from 'jose';
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { unstable_readConfig } from 'wrangler';
 import { migrateLocalDatabase } from '../../scripts/local-migrations.mjs';
+import { cpuSecondsOf } from '../process-cpu.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const secret = 'bench-edge-secret';
@@ -166,15 +167,6 @@ function childProcesses(command) {
       return false;
     }
   });
-}
-
-/** CPU seconds the processes `pids` have run, every thread of each (/proc's schedstat, in nanoseconds). */
-function cpuSecondsOf(pids) {
-  let ns = 0;
-  for (const pid of pids) {
-    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-  }
-  return ns / 1e9;
 }
 
 /** Starts the emulated edge at `timeScale` (see scaledVars; 1: real time), each location with `locationVars(index)` over the settings; `dispose()` stops it and removes its state. */

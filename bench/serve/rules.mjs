@@ -14,33 +14,14 @@
 // CPU per request at most 10 ms (the Workers Free plan's whole CPU budget for a request), steps
 // per templated rule at most 5 times one plain rule's. Run it on a quiet machine. Quick mode
 // (bench/mode.mjs): 5 rounds.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { build } from 'esbuild';
 import { announce, setting, target } from '../mode.mjs';
+import { importBundled } from './bundled.mjs';
 
-const repo = new URL('../..', import.meta.url).pathname;
 const rounds = setting('BENCH_RULE_ROUNDS', 200, 5);
 announce('bench:rules');
-const workDir = mkdtempSync(join(tmpdir(), 'sitehost-bench-rules-'));
-const entry = join(workDir, 'rules.mjs');
-await build({
-  stdin: {
-    contents: `export { hostOptionsOf } from './src/serving/host-options';
+const { hostOptionsOf, parseRequestPath, decodedPath, pathTemplate } = await importBundled(`export { hostOptionsOf } from './src/serving/host-options';
 export { parseRequestPath, decodedPath } from './src/http/request-path';
-export { pathTemplate } from './src/rules/path-template';`,
-    resolveDir: repo,
-    loader: 'ts',
-  },
-  outfile: entry,
-  bundle: true,
-  format: 'esm',
-  platform: 'node',
-  logLevel: 'warning',
-});
-const { hostOptionsOf, parseRequestPath, decodedPath, pathTemplate } = await import(entry);
-rmSync(workDir, { recursive: true, force: true });
+export { pathTemplate } from './src/rules/path-template';`);
 
 const issuePath = `/${'b/'.repeat(2047)}c`;
 const many = (count, piece) => Array.from({ length: count }, (_, index) => piece(index)).join('');

@@ -1,12 +1,14 @@
 // `npm run bench:serve`: how fast the service serves a deployed site, against what the same
-// local runtime and nginx do with the same files.
+// local runtime and nginx do with the same files, and what protecting a site costs a member.
 //
 // Needs wrk and nginx from Debian (installs nothing itself):
 //   apt-get update && apt-get install -y wrk nginx-light
 //
-// Starts, each on a free loopback port and stopped at the end:
-//   service        this Worker (scripts/start.mjs, wrangler dev, state in a temporary dir)
-//                  serving a site deployed to it, requested with its Host header;
+// Starts, all at once, each on a free loopback port and stopped at the end (a server counts as
+// started only once a process of its own listens on its port: bench/serve/servers.mjs):
+//   service        this Worker (scripts/start.mjs, wrangler dev, state in a temporary dir,
+//                  copied from a migrated one kept per set of D1 migrations in the system's
+//                  temporary folder) serving a site deployed to it, requested with its Host header;
 //   static-assets  the same files served by Workers Static Assets (bench/serve/static-assets);
 //   floor          a Worker answering each file's bytes from memory with the same Content-Type,
 //                  no lookup, no header of its own (bench/serve/floor): the runtime's cost of
@@ -15,41 +17,76 @@
 //   nginx          nginx serving the same folder (one worker process, like one workerd).
 // All Workers run under `wrangler dev`, whose proxy also passes every HTML response through
 // HTMLRewriter (for live reload): the floor's HTML pays it as the service's does.
-// For a 2 KB HTML page, a 100 KB script and a 1 MB image it runs wrk (BENCH_THREADS threads,
-// default 2; BENCH_CONNECTIONS connections, default 32) after a 1 s warm-up, in BENCH_ROUNDS
-// rounds (default 5) of BENCH_SECONDS seconds (default 4) taking turns between the servers
-// (every other round in the reverse order), and prints the median round's requests/s and p99
-// latency for each server, and the service's ratios: each the median of its rounds' ratios,
-// the two servers measured seconds apart in the same round, with the lowest and highest round.
-// Targets: at least Static Assets' requests/s on every file, at least 0.8 of the floor's.
-// `protected` is the same files on a members-only site of the same service, requested with a
-// member's grant cookie: at least 0.9 of the open site's requests/s (letting a member in is a
-// lookup of a grant the isolate verified, docs/serving.md). `service-again` is the open site
-// measured a second time in each round, right before the service: its ratio to the service (an
-// A/A) shows how far this run's noise alone moves a ratio. The ratio to the hello-world is
-// printed too: for the 1 MB image no Worker comes near it, the floor itself included, as the
-// floor's own ratio shows. Quick mode (bench/mode.mjs): one round of 1 s, no warm-up.
+//
+// 1. Servers: for a 2 KB HTML page, a 100 KB script and a 1 MB image it runs wrk (BENCH_THREADS
+//    threads, default 2; BENCH_CONNECTIONS connections, default 32) after a 1 s warm-up, in
+//    BENCH_ROUNDS rounds (default 5) of BENCH_SECONDS seconds (default 2) taking turns between
+//    the servers (every other round in the reverse order), and prints the median round's
+//    requests/s and p99 latency for each server, and the service's ratios: each the median of
+//    its rounds' ratios, the two servers measured seconds apart in the same round, with the
+//    lowest and highest round. Targets: at least Static Assets' requests/s on every file, at
+//    least 0.8 of the floor's. The ratio to the hello-world is printed too: for the 1 MB image
+//    no Worker comes near it, the floor itself included, as the floor's own ratio shows. And the
+//    share of a core the Worker's workerd, wrangler's proxy and wrk used during the service's
+//    rounds (/proc), which says which of them set the pace.
+// 2. Protection (./protected-pairs.mjs): the same files on a members-only site of the same
+//    service, requested with a member's grant cookie, against the open site, straight to the
+//    Worker's own workerd (the port of the service's non-proxy workerd that answers the bench's
+//    token), not through wrangler dev's proxy, which costs about as much CPU per request as the
+//    Worker and shares the two cores with it and wrk. BENCH_CYCLES cycles (default 80, after
+//    BENCH_WARMUP_CYCLES, default 2) of three blocks of BENCH_BLOCK_MS (default 250 ms; wrk
+//    stopped by SIGINT) with BENCH_BLOCK_THREADS wrk threads (default 1) and
+//    BENCH_BLOCK_CONNECTIONS connections (default 4, which keep the Worker busy and leave few
+//    requests in flight when a block ends): the open site, the protected one and an open copy
+//    (a third site of the same files, so that no site follows itself more often), the six
+//    orders in turn. Per block, requests per second and requests per CPU second of the Worker's
+//    process (/proc: the time other processes take is left out); per cycle, protected ÷ the
+//    geometric mean of the two open blocks, and the A/A, copy ÷ open. Printed: the centre of
+//    each (Hodges–Lehmann) with its 95 % interval (bench/statistics.mjs `ratioCentre`), the A/A's
+//    distance from 1 (what it resolves), the Worker's and wrk's share of a core during a block,
+//    its CPU per request on each site, and beside them the protection check's own CPU per
+//    request measured apart (./protection-cost.mjs), with the ratio it alone would make. Target: protected ÷ open in
+//    requests per Worker CPU second at least 0.90, met only when its 95 % interval lies above
+//    0.90 and the A/A resolves ±10 %, the target's margin (the line says which failed); letting
+//    a member in is a lookup of a grant the isolate verified (docs/serving.md, "Protected sites").
+//
+// Quick mode (bench/mode.mjs): one round of 0.2 s per file and server, no warm-up; 2 cycles of
+// 150 ms blocks; the protection check timed on 3 rounds of 300 requests. It prints every target.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, openAsBlob, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, inspectorArgs } from '../deploy/processes.mjs';
+import { migrateLocalDatabase, migrationsDigest } from '../../scripts/local-migrations.mjs';
+import { freePort, inspectorArgs, isProxy, workerdPids } from '../deploy/processes.mjs';
 import { announce, quick, setting, target } from '../mode.mjs';
-import { startProcess } from './servers.mjs';
+import { cpuDuring } from '../process-cpu.mjs';
+import { median } from '../statistics.mjs';
+import { measureBlocks, reportProtection } from './protected-pairs.mjs';
+import { protectionCheckCost } from './protection-cost.mjs';
+import { listeningPorts, startProcess } from './servers.mjs';
+import { check, wrk } from './wrk.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const here = new URL('.', import.meta.url).pathname;
 const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
-const seconds = setting('BENCH_SECONDS', 4, 1);
+const seconds = setting('BENCH_SECONDS', 2, 0.2);
 const rounds = setting('BENCH_ROUNDS', 5, 1);
 const threads = setting('BENCH_THREADS', 2);
 const connections = setting('BENCH_CONNECTIONS', 32);
+const blocks = {
+  cycles: setting('BENCH_CYCLES', 80, 2),
+  warmupCycles: setting('BENCH_WARMUP_CYCLES', 2, 0),
+  ms: setting('BENCH_BLOCK_MS', 250, 150),
+  threads: setting('BENCH_BLOCK_THREADS', 1),
+  connections: setting('BENCH_BLOCK_CONNECTIONS', 4),
+};
 const domain = 'bench.example';
 /** The same files on a site only members open, requested with a share link's grant cookie. */
 const protectedDomain = 'bench-protected.example';
+/** The same files on another open site: the protected page's A/A (./protected-pairs.mjs). */
+const copyDomain = 'bench-copy.example';
 
 /** `type`: the Content-Type the service answers for the file, which the floor answers too. */
 const files = [
@@ -98,33 +135,70 @@ async function wranglerDev(config, extra = []) {
   return origin;
 }
 
+/**
+ * Local state with the D1 migrations applied, copied into `stateDir` from a template made once
+ * per set of migrations in the system's temporary folder: applying them takes wrangler about
+ * 10 s, two thirds of a quick run's start. scripts/start.mjs then finds them applied.
+ */
+function migratedState(stateDir) {
+  const template = join(tmpdir(), `sitehost-bench-serve-state-${migrationsDigest().slice(0, 16)}`);
+  if (!existsSync(template)) {
+    const making = mkdtempSync(`${template}-`);
+    const migrated = migrateLocalDatabase(making);
+    if (!migrated.ok) throw new Error(`applying the D1 migrations failed:\n${migrated.output}`);
+    try {
+      renameSync(making, template);
+    } catch {
+      // Another bench made it meanwhile.
+      rmSync(making, { recursive: true, force: true });
+    }
+  }
+  cpSync(template, stateDir, { recursive: true });
+}
+
+/**
+ * This Worker with the open site and its members-only copy deployed, and a member's grant cookie
+ * for the copy. `worker` is the Worker's own workerd behind wrangler dev's proxy: its pids, and
+ * of the ports it listens on, the one that answers the bench's token as the service does (no
+ * other server knows this run's secret).
+ */
 async function startService() {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const secret = randomBytes(32).toString('base64url');
   const env = { PORT: String(port), SITEHOST_PERSIST_DIR: join(workDir, 'state'), AUTH_SECRET: secret };
-  servers.push(await startProcess(process.execPath, ['scripts/start.mjs', ...quiet, ...(await inspectorArgs())], { cwd: repo, env, readyUrl: origin }));
-  const token = execFileSync(process.execPath, ['scripts/token.mjs', '--user', 'github|bench', '--scope', 'deploy'], {
-    cwd: repo,
-    env: { ...process.env, AUTH_SECRET: secret },
-  })
-    .toString()
-    .trim();
-  const call = async (method, path, body) => {
-    const response = await fetch(`${origin}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body instanceof FormData ? {} : { 'content-type': 'application/json' }) }, body: body instanceof FormData ? body : JSON.stringify(body) });
+  migratedState(env.SITEHOST_PERSIST_DIR);
+  // The token needs only the secret: it is made while the service starts.
+  const [server, { stdout }] = await Promise.all([
+    startProcess(process.execPath, ['scripts/start.mjs', ...quiet, ...(await inspectorArgs())], { cwd: repo, env, readyUrl: origin }).then((started) => (servers.push(started), started)),
+    promisify(execFile)(process.execPath, ['scripts/token.mjs', '--user', 'github|bench', '--scope', 'deploy'], { cwd: repo, env: { ...process.env, AUTH_SECRET: secret } }),
+  ]);
+  const token = stdout.trim();
+  const call = async (method, path, body, at = origin) => {
+    const response = await fetch(`${at}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body instanceof FormData ? {} : { 'content-type': 'application/json' }) }, body: body instanceof FormData ? body : JSON.stringify(body) });
     if (!response.ok) throw new Error(`${method} ${path} failed: ${response.status} ${await response.text()}`);
     return response.json();
   };
-  for (const site of [domain, protectedDomain]) {
-    const form = new FormData();
-    for (const file of files) form.append('directory', await openAsBlob(join(siteDir, file.name)), file.name);
-    await call('PUT', `/v2/sites/${site}`, form);
-  }
+  await Promise.all(
+    [domain, copyDomain, protectedDomain].map(async (site) => {
+      const form = new FormData();
+      for (const file of files) form.append('directory', await openAsBlob(join(siteDir, file.name)), file.name);
+      await call('PUT', `/v2/sites/${site}`, form);
+    }),
+  );
   await call('PUT', `/v2/sites/${protectedDomain}/protection`, { previews: 'members', site: 'members' });
   // The link's grant is what opening it sets as the host's cookie.
   const link = await call('POST', `/v2/sites/${protectedDomain}/share`, { expiresIn: 3600 });
   const grant = new URL(link.url).searchParams.get('grant');
-  return { origin, cookie: `sitehost_grant=${grant}` };
+  const proxyPids = workerdPids(server.pid).filter((pid) => isProxy(pid, port));
+  const pids = workerdPids(server.pid).filter((pid) => !isProxy(pid, port));
+  const answersAsService = (at) => call('GET', '/v2/whoami', undefined, at).then(() => true, () => false);
+  let worker;
+  for (const workerPort of listeningPorts(pids)) {
+    if (await answersAsService(`http://127.0.0.1:${workerPort}`)) worker = { origin: `http://127.0.0.1:${workerPort}`, pids };
+  }
+  if (!worker) throw new Error(`none of the ports the Worker's workerd (${pids.join(', ')}) listens on answers as the service`);
+  return { origin, worker, proxyPids, cookie: `sitehost_grant=${grant}` };
 }
 
 /** The floor Worker, from a copy of bench/serve/floor beside a files.js holding the files' bytes. */
@@ -166,77 +240,58 @@ http {
   return origin;
 }
 
-/** Runs wrk and returns requests/s and the p99 latency in ms. */
-async function wrk(url, host, duration, cookie) {
-  const args = ['-t', String(threads), '-c', String(connections), '-d', `${duration}s`, '--latency', '--timeout', '5s'];
-  if (host) args.push('-H', `Host: ${host}`);
-  if (cookie) args.push('-H', `Cookie: ${cookie}`);
-  const { stdout } = await promisify(execFile)('wrk', [...args, url]);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
-  const [, value, unit] = /^\s+99%\s+([\d.]+)(us|ms|s)\s*$/m.exec(stdout) ?? [];
-  const p99 = Number(value) * { us: 0.001, ms: 1, s: 1000 }[unit];
-  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1];
-  if (errors) throw new Error(`${url}: ${errors} failed responses\n${stdout}`);
-  return { rps, p99 };
-}
-
-/** Checks that a server answers with the file's bytes before measuring it (fetch cannot set Host). */
-function check(url, host, file, cookie) {
-  return new Promise((resolve, reject) => {
-    const request = get(url, { headers: { ...(host ? { host } : {}), ...(cookie ? { cookie } : {}) } }, (response) => {
-      const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => {
-        const body = Buffer.concat(chunks);
-        if (response.statusCode === 200 && body.equals(file.bytes)) resolve();
-        else reject(new Error(`${url} (Host ${host ?? 'default'}) answered ${response.statusCode} with ${body.length} bytes, not ${file.name}`));
-      });
-    });
-    request.on('error', reject);
-  });
-}
-
 const format = (value, digits) => value.toFixed(digits).padStart(10);
 /** The run with the median requests/s. */
-const median = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
+const medianRun = (runs) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
 
 announce('bench:serve');
+/** Each of `starts` (promises of started servers' origins) once all have settled: a failed start throws only once the others are up, so that every started server is stopped. */
+async function started(starts) {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find(({ status }) => status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map(({ value }) => value);
+}
+
 try {
   console.log('starting servers…');
-  const floor = await startFloor();
-  const service = await startService();
+  // All at once: starting them takes most of a quick run.
+  const [floor, service, staticAssets, nginx] = await started([startFloor(), startService(), wranglerDev(join(here, 'static-assets/wrangler.toml'), ['--assets', siteDir]), startNginx()]);
   const contenders = {
     service: { origin: service.origin, host: domain },
-    protected: { origin: service.origin, host: protectedDomain, cookie: service.cookie },
-    // The same site again: its ratio to the service is the instrument's own noise (an A/A test); a quick run measures nothing.
-    ...(quick ? {} : { 'service-again': { origin: service.origin, host: domain } }),
-    'static-assets': { origin: await wranglerDev(join(here, 'static-assets/wrangler.toml'), ['--assets', siteDir]) },
+    'static-assets': { origin: staticAssets },
     floor: { origin: floor },
     'hello-world': { origin: floor, path: '/hello' },
-    nginx: { origin: await startNginx() },
+    nginx: { origin: nginx },
   };
-  console.log(`wrk: ${threads} threads, ${connections} connections, ${rounds} rounds of ${seconds} s per case\n`);
+  const sides = { open: { host: domain }, protected: { host: protectedDomain, cookie: service.cookie }, copy: { host: copyDomain } };
+  const gate = await protectionCheckCost(quick ? { rounds: 3, perRound: 300 } : { rounds: 15, perRound: 2000 });
+  console.log(`wrk: ${threads} threads, ${connections} connections, ${rounds} rounds of ${seconds} s per case; protection straight to the Worker's workerd (${service.worker.origin})\n`);
+  const load = (ms) => ({ ms, threads, connections });
   for (const file of files) {
-    const targets = Object.entries(contenders).map(([name, { origin, host, path, cookie }]) => ({
-      name,
-      host,
-      cookie,
-      url: `${origin}${path ?? file.path}`,
-    }));
-    for (const { name, url, host, cookie } of targets) {
-      if (name !== 'hello-world') await check(url, host, file, cookie);
-      if (!quick) await wrk(url, host, 1, cookie);
+    const targets = Object.entries(contenders).map(([name, { origin, host, path }]) => ({ name, host, url: `${origin}${path ?? file.path}` }));
+    for (const { name, url, host } of targets) {
+      if (name !== 'hello-world') await check(url, host, file);
+      if (!quick) await wrk(url, { ...load(1000), host });
     }
+    for (const side of Object.values(sides)) await check(`${service.worker.origin}${file.path}`, side.host, file, side.cookie);
     // Rounds take turns between the servers, so that load from elsewhere on the machine
     // weighs on all of them alike; every other round runs them in the reverse order, so that
     // none always follows the same one. The median round counts.
-    // The A/A runs right before the service and `protected` right after it, so both pairs are as near.
+    // The service's rounds also read what the Worker, wrangler's proxy and wrk used of a core: which of them set the pace.
     const runs = Object.fromEntries(targets.map(({ name }) => [name, []]));
-    const order = [...targets.filter(({ name }) => name === 'service-again'), ...targets.filter(({ name }) => name !== 'service-again')];
+    const shares = [];
+    const run = async (name, url, host) => {
+      if (name !== 'service') return wrk(url, { ...load(seconds * 1000), host });
+      const { result, seconds: wall, cpu } = await cpuDuring({ worker: service.worker.pids, proxy: service.proxyPids }, () => wrk(url, { ...load(seconds * 1000), host }));
+      shares.push({ worker: cpu.worker / wall, proxy: cpu.proxy / wall, wrk: cpu.children / wall });
+      return result;
+    };
     for (let round = 0; round < rounds; round++) {
-      for (const { name, url, host, cookie } of round % 2 === 0 ? order : [...order].reverse()) runs[name].push(await wrk(url, host, seconds, cookie));
+      for (const { name, url, host } of round % 2 === 0 ? targets : [...targets].reverse()) runs[name].push(await run(name, url, host));
     }
-    const results = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, median(list)]));
+    const protection = await measureBlocks(service.worker, file.path, sides, blocks);
+    const results = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, medianRun(list)]));
     console.log(`${file.label} (${file.path}, ${file.bytes.length} bytes)`);
     console.log(`  ${'server'.padEnd(14)}${'req/s'.padStart(10)}${'p99 ms'.padStart(10)}`);
     for (const [name, { rps, p99 }] of Object.entries(results)) {
@@ -251,12 +306,14 @@ try {
     };
     target(`  ${file.label}: service / static-assets ${figure('service', 'static-assets')}`, '>= 1.00', ratio('service', 'static-assets') >= 1);
     target(`  ${file.label}: service / floor ${figure('service', 'floor')}`, '>= 0.80', ratio('service', 'floor') >= 0.8);
-    target(`  ${file.label}: protected (member's cookie) / service ${figure('protected', 'service')}`, '>= 0.90', ratio('protected', 'service') >= 0.9);
-    if (!quick) console.log(`  service-again / service ${figure('service-again', 'service')}: the A/A, what this run's noise alone makes of a ratio`);
     console.log(
       `  service / hello-world: ${ratio('service', 'hello-world').toFixed(2)}` +
-        `   floor / hello-world: ${ratio('floor', 'hello-world').toFixed(2)} (what sending these bytes costs the runtime)\n`,
+        `   floor / hello-world: ${ratio('floor', 'hello-world').toFixed(2)} (what sending these bytes costs the runtime)`,
     );
+    const share = (role) => `${(100 * median(shares.map((entry) => entry[role]))).toFixed(0)} %`;
+    console.log(`  during the service's rounds, share of a core (medians): the Worker ${share('worker')}, wrangler's proxy ${share('proxy')}, wrk ${share('wrk')} (${threads} threads)`);
+    reportProtection(file.label, protection, blocks, gate);
+    console.log();
   }
 } finally {
   for (const server of servers.reverse()) await server.stop();

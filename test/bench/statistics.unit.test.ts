@@ -1,14 +1,17 @@
 /**
  * The statistics the benches judge their ratios by (bench/statistics.mjs): the Hodges–Lehmann
- * centre of paired ratios and its interval, against figures worked by hand.
+ * centre of paired ratios and its interval, against figures worked by hand; what an A/A
+ * resolves; the orders bench:serve's blocks take turns in.
  */
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain ES module of the benches, without type declarations.
-import { ratioCentre as centreOf, ratioSummary as summaryOf } from '../../bench/statistics.mjs';
+import { everyOrder, ratioCentre as centreOf, ratioSummary as summaryOf, resolutionOf } from '../../bench/statistics.mjs';
 
 type Interval = { low: number; high: number };
 const ratioCentre = centreOf as (ratios: number[]) => Interval & { centre: number; text: string };
 const ratioSummary = summaryOf as (ratios: number[]) => Interval & { median: number; text: string };
+const orders = everyOrder as <T>(items: T[]) => T[][];
+const resolution = resolutionOf as (aa: Interval) => number;
 
 describe('ratioCentre', () => {
   it('is the ratio itself when every cycle gave the same', () => {
@@ -42,5 +45,22 @@ describe('ratioCentre', () => {
     expect(width(large) / width(small)).toBeLessThan(0.6);
     expect(width(small)).toBeLessThan(width(ratioSummary(spread)));
     expect(small.text).toMatch(/^0\.9\d\d \(95 % interval 0\.9\d\d–0\.9\d\d, Hodges–Lehmann; quartiles .+; 50 cycles\)$/);
+  });
+});
+
+describe('resolutionOf', () => {
+  it("is how far the A/A's interval reaches from 1, on its farther side", () => {
+    expect(resolution({ low: 0.93, high: 1.04 })).toBeCloseTo(0.07, 12);
+    expect(resolution({ low: 0.99, high: 1.12 })).toBeCloseTo(0.12, 12);
+  });
+});
+
+describe('everyOrder', () => {
+  it('takes three blocks in six orders, each block first, second and last twice', () => {
+    const all = orders(['open', 'protected', 'copy']);
+    expect(new Set(all.map((order) => order.join()))).toHaveProperty('size', 6);
+    for (const name of ['open', 'protected', 'copy']) {
+      for (let place = 0; place < 3; place++) expect(all.filter((order) => order[place] === name)).toHaveLength(2);
+    }
   });
 });
