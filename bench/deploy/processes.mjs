@@ -1,7 +1,8 @@
 // Runs wrangler dev servers for the benchmark and measures the workerd processes under them.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { processTable, statFields, userHz } from '../proc.mjs';
 
 /**
  * wrangler dev's arguments for an inspector port of its own: left to itself, each takes 9229 when
@@ -60,26 +61,12 @@ export async function startServer(args, { cwd, env, timeoutMs = 90_000 }) {
 
 /** The pids of the workerd processes below `rootPid`. */
 export function workerdPids(rootPid) {
-  const children = new Map();
-  const names = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // "pid (comm) state ppid ...": comm may hold spaces, so split after its closing parenthesis.
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      names.set(Number(entry), comm);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
+  const children = Map.groupBy(processTable(), (process) => process.parent);
   const found = [];
   const walk = (pid) => {
     for (const child of children.get(pid) ?? []) {
-      if (names.get(child) === 'workerd') found.push(child);
-      walk(child);
+      if (child.command === 'workerd') found.push(child.pid);
+      walk(child.pid);
     }
   };
   walk(rootPid);
@@ -126,9 +113,6 @@ export async function measureMemory(pids, work) {
   }
 }
 
-/** Clock ticks per second of /proc/<pid>/stat's times: USER_HZ, 100 on every Linux port but Alpha's. */
-const userHz = 100;
-
 /** CPU time a process has used (user and system), in milliseconds; zero once it has ended. */
 export function cpuMsOf(pid) {
   let stat;
@@ -137,8 +121,8 @@ export function cpuMsOf(pid) {
   } catch {
     return 0;
   }
-  // Fields after "(comm) ": state is the first; utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After "(comm) ", state is the first field; utime and stime are the 12th and 13th.
+  const fields = statFields(stat);
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / userHz;
 }
 

@@ -4,7 +4,7 @@
 // Worker of their own), as Cloudflare's locations do; and Cloudflare's zone API as a stand-in that enforces its limits
 // (bench/edge/zone-api.ts), which every request a location sends out reaches. Purges go the
 // production way (EDGE_PURGE=cloudflare): the account object batches them to the stand-in.
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { SignJWT } from 'jose';
 import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { unstable_readConfig } from 'wrangler';
 import { migrateLocalDatabase } from '../../scripts/local-migrations.mjs';
-import { cpuSecondsOf } from '../process-cpu.mjs';
+import { cpuSecondsOf, processTable } from '../proc.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const secret = 'bench-edge-secret';
@@ -155,18 +155,9 @@ function directFetcher(base, agent) {
 
 /** The processes this one started that run `command` (Linux's /proc; none elsewhere). */
 function childProcesses(command) {
-  if (!existsSync('/proc/self/stat')) return [];
-  return readdirSync('/proc').filter((pid) => {
-    if (!/^\d+$/.test(pid)) return false;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // `pid (comm) state ppid …`: the command may hold spaces, so the fields after it are read from its closing parenthesis.
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      return comm === command && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
-    } catch {
-      return false;
-    }
-  });
+  return processTable()
+    .filter((child) => child.command === command && child.parent === process.pid)
+    .map(({ pid }) => pid);
 }
 
 /** Starts the emulated edge at `timeScale` (see scaledVars; 1: real time), each location with `locationVars(index)` over the settings; `dispose()` stops it and removes its state. */

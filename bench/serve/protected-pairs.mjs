@@ -5,7 +5,7 @@
 // (what it can serve per CPU second, whatever else runs on the machine) and by the wall time.
 // Paired ratios of blocks measured a fraction of a second apart, and an A/A of the open site
 // against an open copy of it: what the bench's target line is judged on (run.mjs).
-import { cpuDuring } from '../process-cpu.mjs';
+import { cpuDuring } from '../proc.mjs';
 import { everyOrder, median, ratioCentre, resolutionOf } from '../statistics.mjs';
 import { target } from '../mode.mjs';
 import { wrk } from './wrk.mjs';

@@ -61,11 +61,11 @@ import { promisify } from 'node:util';
 import { migrateLocalDatabase, migrationsDigest } from '../../scripts/local-migrations.mjs';
 import { freePort, inspectorArgs, isProxy, workerdPids } from '../deploy/processes.mjs';
 import { announce, quick, setting, target } from '../mode.mjs';
-import { cpuDuring } from '../process-cpu.mjs';
+import { cpuDuring, listeningPorts } from '../proc.mjs';
 import { median } from '../statistics.mjs';
 import { measureBlocks, reportProtection } from './protected-pairs.mjs';
 import { protectionCheckCost } from './protection-cost.mjs';
-import { listeningPorts, startProcess } from './servers.mjs';
+import { startProcess } from './servers.mjs';
 import { check, wrk } from './wrk.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;

@@ -1,6 +1,6 @@
 // Starts the servers bench/serve measures, each in its own process group, and stops them.
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { listeningPorts, processTable } from '../proc.mjs';
 
 /**
  * Runs `command args` and waits until `readyUrl` answers from a process it started. Wrangler runs
@@ -48,44 +48,7 @@ export async function startProcess(command, args, { cwd, env, readyUrl, timeoutM
 
 /** The pids of the processes in process group `group`. */
 export function groupPids(group) {
-  return readdirSync('/proc').filter((entry) => {
-    if (!/^\d+$/.test(entry)) return false;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // "pid (comm) state ppid pgrp …": comm may hold spaces, so split after its closing parenthesis.
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === group;
-    } catch {
-      return false;
-    }
-  }).map(Number);
-}
-
-/** The TCP ports the processes `pids` listen on: /proc's socket tables matched to the sockets they hold open. */
-export function listeningPorts(pids) {
-  const portOfSocket = new Map();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
-      // "sl local_address rem_address st … inode": the address is hex "ADDR:PORT", state 0A is LISTEN.
-      const fields = line.trim().split(/\s+/);
-      if (fields[3] === '0A') portOfSocket.set(`socket:[${fields[9]}]`, parseInt(fields[1].split(':')[1], 16));
-    }
-  }
-  const ports = new Set();
-  for (const pid of pids) {
-    let fds = [];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      // The process has ended.
-    }
-    for (const fd of fds) {
-      try {
-        const port = portOfSocket.get(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (port !== undefined) ports.add(port);
-      } catch {
-        // Closed meanwhile.
-      }
-    }
-  }
-  return [...ports];
+  return processTable()
+    .filter((process) => process.group === group)
+    .map(({ pid }) => pid);
 }

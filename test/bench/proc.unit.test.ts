@@ -1,12 +1,13 @@
 /**
  * bench:serve counts a server as started only once one of its own processes listens on the port it
- * was given (bench/serve/servers.mjs): a port answered by another bench's server must not pass.
+ * was given (bench/serve/servers.mjs, reading bench/proc.mjs's listeningPorts): a port answered by another
+ * bench's server must not pass.
  */
 import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain ES module of the benches, without type declarations.
-import { listeningPorts } from '../../bench/serve/servers.mjs';
+import { listeningPorts } from '../../bench/proc.mjs';
 
 const portsOf = listeningPorts as (pids: number[]) => number[];
 
