@@ -57,6 +57,20 @@ export function ratioCentre(ratios, unit = 'cycles') {
  */
 export const resolutionOf = (aa) => Math.max(1 - aa.low, aa.high - 1);
 
+/**
+ * The verdict on `ratio` (as `ratioCentre` gives it) against `atLeast`, measured beside the A/A
+ * `aa`: met when the A/A resolves better than `resolves` and the ratio's interval lies at or above
+ * `atLeast`. When not, `why` (to append to the figure) says which: an instrument too coarse, a cost
+ * of `what` above the margin, or an interval reaching below it.
+ */
+export function verdictOf(ratio, aa, { atLeast, resolves, what }) {
+  const resolution = resolutionOf(aa);
+  if (resolution >= resolves) return { met: false, why: `; the A/A resolved ±${(100 * resolution).toFixed(1)} % only: more cycles (BENCH_CYCLES) or a quieter machine` };
+  if (ratio.low >= atLeast) return { met: true, why: '' };
+  if (ratio.high < atLeast) return { met: false, why: `; ${what} costs more than ${Math.round(100 * (1 - atLeast))} %` };
+  return { met: false, why: `; its interval reaches below ${atLeast.toFixed(2)}` };
+}
+
 /** Every order of `items`: taking them in turn puts each item first, in the middle and last equally often. */
 export function everyOrder(items) {
   return items.length <= 1 ? [items] : items.flatMap((item, i) => everyOrder(items.filter((_, j) => j !== i)).map((rest) => [item, ...rest]));

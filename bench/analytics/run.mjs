@@ -51,7 +51,7 @@ import { startClusters } from '../edge/cluster.mjs';
 import { percentile, sleep } from '../edge/serving.mjs';
 import { announce, listSetting, quick, setting, target as line } from '../mode.mjs';
 import { loadTogether, swappedRatio } from '../paired-blocks.mjs';
-import { median, ratioCentre } from '../statistics.mjs';
+import { median, ratioCentre, resolutionOf, verdictOf } from '../statistics.mjs';
 
 const cycles = setting('BENCH_CYCLES', 1000, 30);
 const warmupCycles = setting('BENCH_WARMUP_CYCLES', 20, 5);
@@ -261,18 +261,10 @@ async function cost() {
   const judged = (measure, what) => {
     const onOff = ratioCentre(measures[measure].ratios);
     const aa = ratioCentre(measures[measure].floor);
-    // What the instrument resolves: how far from 1 two identical locations may come out (the A/A interval's wider side).
-    const resolution = Math.max(1 - aa.low, aa.high - 1);
+    // What the instrument resolves: how far from 1 two identical locations may come out.
+    const resolution = resolutionOf(aa);
     console.log(`${what}, the instrument's floor, not counting ÷ not counting (A/A): ${aa.text}: it resolves ±${(100 * resolution).toFixed(1)} %`);
-    const met = onOff.low >= 0.97 && resolution <= 0.03;
-    // Why not, when not: an instrument too coarse, a cost above 3 %, or a ratio too close to 0.97 to tell.
-    const why = met
-      ? ''
-      : resolution > 0.03
-        ? `; the instrument resolved ±${(100 * resolution).toFixed(1)} % only: more cycles (BENCH_CYCLES) or a quieter machine`
-        : onOff.high < 0.97
-          ? '; counting costs more than 3 %'
-          : '; its interval reaches below 0.97';
+    const { met, why } = verdictOf(onOff, aa, { atLeast: 0.97, resolves: 0.03, what: 'counting' });
     return { text: onOff.text, verdict: `${onOff.text}${why}`, met };
   };
   const goal = '≥ 0.97: its 95 % interval above it, on an instrument that resolves 3 %';

@@ -6,7 +6,7 @@
 // Paired ratios of blocks measured a fraction of a second apart, and an A/A of the open site
 // against an open copy of it: what the bench's target line is judged on (run.mjs).
 import { cpuDuring } from '../proc.mjs';
-import { everyOrder, median, ratioCentre, resolutionOf } from '../statistics.mjs';
+import { everyOrder, median, ratioCentre, resolutionOf, verdictOf } from '../statistics.mjs';
 import { target } from '../mode.mjs';
 import { wrk } from './wrk.mjs';
 
@@ -97,18 +97,10 @@ export function reportProtection(label, { cycles, skipped, measures, cpuPerReque
   for (const [measure, what] of [['rate', 'requests/s'], ['perCpuSecond', 'requests per Worker CPU second']]) {
     const ratio = ratioCentre(measures[measure].ratios);
     const aa = ratioCentre(measures[measure].aa);
-    judged[measure] = { ratio, resolution: resolutionOf(aa) };
+    judged[measure] = { ratio, aa };
     console.log(`  ${what}: A/A, open copy ÷ open: ${aa.text}: resolves ±${(100 * resolutionOf(aa)).toFixed(1)} %${measure === 'rate' ? `; protected ÷ open: ${ratio.text}` : ''}`);
   }
-  const { ratio, resolution } = judged.perCpuSecond;
-  const met = ratio.low >= goal.ratio && resolution < goal.resolution;
-  // Why not, when not: an instrument too coarse, a real cost, or an interval reaching below the goal.
-  const why = met
-    ? ''
-    : resolution >= goal.resolution
-      ? `; the A/A resolved ±${(100 * resolution).toFixed(1)} % only: more cycles (BENCH_CYCLES) or a quieter machine`
-      : ratio.high < goal.ratio
-        ? '; protection costs more than 10 %'
-        : `; its interval reaches below ${goal.ratio.toFixed(2)}`;
+  const { ratio, aa } = judged.perCpuSecond;
+  const { met, why } = verdictOf(ratio, aa, { atLeast: goal.ratio, resolves: goal.resolution, what: 'protection' });
   return target(`${line}: ${ratio.text}${why}`, goalText, met);
 }

@@ -1,17 +1,18 @@
 /**
  * The statistics the benches judge their ratios by (bench/statistics.mjs): the Hodges–Lehmann
  * centre of paired ratios and its interval, against figures worked by hand; what an A/A
- * resolves; the orders bench:serve's blocks take turns in.
+ * resolves, and the verdict a target line prints; the orders bench:serve's blocks take turns in.
  */
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain ES module of the benches, without type declarations.
-import { everyOrder, ratioCentre as centreOf, ratioSummary as summaryOf, resolutionOf } from '../../bench/statistics.mjs';
+import { everyOrder, ratioCentre as centreOf, ratioSummary as summaryOf, resolutionOf, verdictOf } from '../../bench/statistics.mjs';
 
 type Interval = { low: number; high: number };
 const ratioCentre = centreOf as (ratios: number[]) => Interval & { centre: number; text: string };
 const ratioSummary = summaryOf as (ratios: number[]) => Interval & { median: number; text: string };
 const orders = everyOrder as <T>(items: T[]) => T[][];
 const resolution = resolutionOf as (aa: Interval) => number;
+const verdict = verdictOf as (ratio: Interval, aa: Interval, goal: { atLeast: number; resolves: number; what: string }) => { met: boolean; why: string };
 
 describe('ratioCentre', () => {
   it('is the ratio itself when every cycle gave the same', () => {
@@ -62,5 +63,24 @@ describe('everyOrder', () => {
     for (const name of ['open', 'protected', 'copy']) {
       for (let place = 0; place < 3; place++) expect(all.filter((order) => order[place] === name)).toHaveLength(2);
     }
+  });
+});
+
+describe('verdictOf', () => {
+  const goal = { atLeast: 0.97, resolves: 0.03, what: 'counting' };
+  const sharpAa = { low: 0.99, high: 1.02 };
+
+  it('is met when the A/A resolves and the interval lies above the goal', () => {
+    expect(verdict({ low: 0.975, high: 1.01 }, sharpAa, goal)).toEqual({ met: true, why: '' });
+  });
+
+  it('says the instrument was too coarse first, whatever the ratio', () => {
+    expect(verdict({ low: 0.98, high: 1.01 }, { low: 0.96, high: 1.01 }, goal)).toEqual({ met: false, why: '; the A/A resolved ±4.0 % only: more cycles (BENCH_CYCLES) or a quieter machine' });
+    expect(verdict({ low: 0.98, high: 1.01 }, { low: 0.97, high: 1.01 }, goal).met).toBe(false);
+  });
+
+  it('tells a cost beyond the margin from an interval that only reaches below it', () => {
+    expect(verdict({ low: 0.94, high: 0.965 }, sharpAa, goal)).toEqual({ met: false, why: '; counting costs more than 3 %' });
+    expect(verdict({ low: 0.96, high: 0.99 }, sharpAa, goal)).toEqual({ met: false, why: '; its interval reaches below 0.97' });
   });
 });
