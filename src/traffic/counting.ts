@@ -2,8 +2,9 @@
  * Counting on the serving path (docs/analytics.md): each answered request is added to the
  * isolate's tally in memory, with no I/O of its own. The tally is sent as one queue message (or a
  * few, when it outgrows one) with `waitUntil`, at most every `ANALYTICS_FLUSH_SECONDS`, sooner only
- * when it nears a message's size. A visitor is hashed with the day's secret (in the background
- * of the request until the isolate has it), and only the hash's sketch register is kept.
+ * when it nears a message's size. Visitors are hashed with the day's secret in batches
+ * (./pending-visitors.ts): when 64 wait, when the tally is sent, when the UTC day changes; only
+ * each hash's sketch register is kept.
  */
 import type { Env } from '../platform/env';
 import { log } from '../platform/log';
@@ -11,8 +12,9 @@ import type { AnalyticsSettings } from '../platform/analytics-settings';
 import { settingsOf } from '../platform/settings';
 import type { HostKind, SiteKey } from './batch';
 import { isBotAgent } from './bot-verdicts';
+import { PendingVisitors } from './pending-visitors';
 import { Tally, sendSoonerBytes } from './tally';
-import { saltOf, visitorRegister } from './visitor-salt';
+import { dayNumberOf, heldSaltOf, saltOf } from './visitor-salt';
 
 /** Whose request it was: the site, the kind of host, and the deployment that answered ('' for none). */
 export interface CountedSite {
@@ -29,8 +31,13 @@ export interface Answered {
 
 /** Longer paths and referring hosts are cut to this many characters in top lists. */
 const maxValueLength = 200;
+/** Visitors hashed in one loop: enough that the hash's code and tables stay in the processor's caches for most of them. */
+const visitorBatch = 64;
+/** Visitors that may wait for the day's secret (about 150 KB of addresses and user agents); past them a visitor is not counted. */
+const maxWaitingVisitors = 1_024;
 
 let tally: Tally | undefined;
+const pending = new PendingVisitors(maxWaitingVisitors);
 let lastSent = Date.now();
 /** The send waiting for the interval's end, if one is: a send before it makes it moot. */
 let pendingSend: symbol | null = null;
@@ -74,11 +81,13 @@ function count(env: Env, ctx: ExecutionContext, request: Request, url: URL, coun
     country: countryOf(request, headers),
   });
   if (!bot) {
-    const address = headers.get('cf-connecting-ip') ?? '';
-    const visit = (salt: Uint8Array) => into.visit(counted.site, counted.host, now, visitorRegister(salt, address, userAgent, counted.site.domain));
-    const salt = saltOf(env, now, (promise) => ctx.waitUntil(promise));
-    if (salt instanceof Uint8Array) visit(salt);
-    else ctx.waitUntil(salt.then(visit).catch((error: unknown) => log.warn("A visitor was not counted: the day's secret was not to be had", { error })));
+    const day = dayNumberOf(now);
+    // Yesterday's visitors, hashed with yesterday's secret before the isolate asks for today's.
+    if (pending.size > 0 && pending.day !== day) hashYesterdays(into);
+    // Asked now (and again each minute) though used later: by the batch's end the isolate has it.
+    const salt = saltOf(env, now, ctx);
+    if (!pending.add(day, counted.site, counted.host, now, headers.get('cf-connecting-ip') ?? '', userAgent)) notCounted();
+    if (pending.size >= visitorBatch && salt) pending.hashInto(into, salt);
   }
   const flushMs = settings.flushSeconds * 1000;
   if (now - lastSent >= flushMs || into.approximateBytes >= sendSoonerBytes) {
@@ -97,7 +106,11 @@ function count(env: Env, ctx: ExecutionContext, request: Request, url: URL, coun
 export async function sendCounted(env: Env, now = Date.now()): Promise<void> {
   lastSent = now;
   pendingSend = null;
-  if (!tally || tally.empty) return;
+  if (!tally) return;
+  // Its visitors go with this send, unless the isolate is still asking for their day's secret.
+  const salt = heldSaltOf(pending.day);
+  if (salt) pending.hashInto(tally, salt);
+  if (tally.empty) return;
   const batches = tally.take(() => crypto.randomUUID());
   try {
     await env.TRAFFIC.sendBatch(batches.map((body) => ({ body, contentType: 'json' })));
@@ -105,6 +118,24 @@ export async function sendCounted(env: Env, now = Date.now()): Promise<void> {
     // What this isolate counted in the interval is lost, as on eviction; serving goes on.
     log.error('Counted traffic was not sent', { error, batches: batches.length });
   }
+}
+
+/** Hashes the visitors of an earlier day into `into` with their day's secret; drops them uncounted when the isolate never got it. */
+function hashYesterdays(into: Tally): void {
+  const salt = heldSaltOf(pending.day);
+  if (salt) return pending.hashInto(into, salt);
+  const visitors = pending.size;
+  pending.clear();
+  log.warn("Visitors were not counted: their day's secret was not to be had", { visitors });
+}
+
+let warnedFull = false;
+
+/** A visitor dropped, the waiting ones too many: the day's secret has been asked for that long. Said once per isolate. */
+function notCounted(): void {
+  if (warnedFull) return;
+  warnedFull = true;
+  log.warn("Visitors are not counted: too many wait for the day's secret", { waiting: maxWaitingVisitors });
 }
 
 /** The `Referer`'s host, unless it is the host that was asked (a site's own links are no referrals). */

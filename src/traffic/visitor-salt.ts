@@ -52,37 +52,46 @@ interface HeldSalt {
   dayNumber: number;
   /** Once the first answer is in. */
   salt?: Uint8Array;
-  /** Until it is. */
-  asking?: Promise<Uint8Array>;
   asked: number;
 }
 
 let held: HeldSalt | undefined;
 
+/** The UTC day of `ms` as a number of days since 1970. */
+export function dayNumberOf(ms: number): number {
+  return Math.floor(ms / dayMs);
+}
+
 /**
- * The secret of the day of `now`: the one this isolate holds (at once, so that a request is
- * counted with no promise of its own), else the answer of `VisitorSalt` to come. The isolate asks
- * again in the background once a minute, showing what it holds.
+ * The secret of the day of `now`, when this isolate holds it (at once: a request never waits for
+ * it); else undefined, and the isolate asks `VisitorSalt` in the background of the request
+ * (`ctx.waitUntil`), unless it is asking already. It asks again once a minute, showing what it holds.
  */
-export function saltOf(env: Env, now: number, waitUntil: (promise: Promise<unknown>) => void): Uint8Array | Promise<Uint8Array> {
-  const dayNumber = Math.floor(now / dayMs);
+export function saltOf(env: Env, now: number, ctx: Pick<ExecutionContext, 'waitUntil'>): Uint8Array | undefined {
+  const dayNumber = dayNumberOf(now);
   if (held?.dayNumber !== dayNumber) {
     const day = dayOf(now);
-    const asking = ask(env, day);
-    const current: HeldSalt = { day, dayNumber, asking, asked: now };
+    const current: HeldSalt = { day, dayNumber, asked: now };
     held = current;
-    asking.then(
-      (salt) => ((current.salt = salt), (current.asking = undefined)),
-      () => (held = held === current ? undefined : held),
+    ctx.waitUntil(
+      ask(env, day).then(
+        (salt) => (current.salt = salt),
+        () => (held = held === current ? undefined : held),
+      ),
     );
-    return asking;
+    return undefined;
   }
   const current = held;
   if (current.salt && now - current.asked >= askAgainMs) {
     current.asked = now;
-    waitUntil(ask(env, current.day, current.salt).then((salt) => (current.salt = salt), () => undefined));
+    ctx.waitUntil(ask(env, current.day, current.salt).then((salt) => (current.salt = salt), () => undefined));
   }
-  return current.salt ?? current.asking!;
+  return current.salt;
+}
+
+/** The secret of day `dayNumber` (days since 1970) if this isolate holds it, without asking. */
+export function heldSaltOf(dayNumber: number): Uint8Array | undefined {
+  return held?.dayNumber === dayNumber ? held.salt : undefined;
 }
 
 function ask(env: Env, day: string, known?: Uint8Array): Promise<Uint8Array> {
