@@ -31,8 +31,12 @@ export interface Answered {
 
 /** Longer paths and referring hosts are cut to this many characters in top lists. */
 const maxValueLength = 200;
-/** Visitors hashed in one loop: enough that the hash's code and tables stay in the processor's caches for most of them. */
-const visitorBatch = 64;
+/**
+ * Visitors hashed in one loop. The more at once, the less each costs serving: in CPU profiles of a
+ * counting isolate under load, hashing took about 1.7 % of its busy time 64 at a time and 0.4 to
+ * 0.6 % 512 at a time (4 % one request at a time).
+ */
+const visitorBatch = 512;
 /** Visitors that may wait for the day's secret (about 150 KB of addresses and user agents); past them a visitor is not counted. */
 const maxWaitingVisitors = 1_024;
 

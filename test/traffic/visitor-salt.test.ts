@@ -1,6 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { PendingVisitors } from '../../src/traffic/pending-visitors';
 import { emptyRegisters, estimate, finePrecision, mergeFine, registerOf } from '../../src/traffic/sketch';
+import type { Tally } from '../../src/traffic/tally';
 import { visitorRegister } from '../../src/traffic/visitor-salt';
 
 /** A `VisitorSalt` object of its own, fresh as one that just came back into memory. */
@@ -60,5 +62,29 @@ describe("a visitor's sketch register", () => {
     mergeFine(registers, Array.from({ length: 10_000 }, (_, i) => visitorOf(i)));
     expect(registers).toEqual(once);
     expect(Math.abs(estimate(registers) - 10_000) / 10_000).toBeLessThanOrEqual(0.03);
+  });
+});
+
+describe('visitors waiting to be hashed', () => {
+  it('are hashed in one go as each would be alone, into their site, host kind and time, then dropped; past the capacity one is refused', () => {
+    const salt = crypto.getRandomValues(new Uint8Array(32));
+    const site = { domain: 'counted.example', claim: 1 };
+    const pending = new PendingVisitors(3);
+    const visited: unknown[][] = [];
+    const tally = { visit: (...args: unknown[]) => visited.push(args) } as unknown as Tally;
+    expect(pending.add(20_000, site, 'live', 1_000, '203.0.113.7', 'Mozilla/5.0 (a)')).toBe(true);
+    expect(pending.add(20_000, site, 'preview', 2_000, '203.0.113.8', 'Mozilla/5.0 (b)')).toBe(true);
+    expect(pending.add(20_000, site, 'live', 3_000, '203.0.113.9', 'Mozilla/5.0 (c)')).toBe(true);
+    expect(pending.add(20_000, site, 'live', 4_000, '203.0.113.10', 'Mozilla/5.0 (d)')).toBe(false);
+    expect(pending).toMatchObject({ size: 3, day: 20_000 });
+    pending.hashInto(tally, salt);
+    expect(visited).toEqual([
+      [site, 'live', 1_000, visitorRegister(salt, '203.0.113.7', 'Mozilla/5.0 (a)', site.domain)],
+      [site, 'preview', 2_000, visitorRegister(salt, '203.0.113.8', 'Mozilla/5.0 (b)', site.domain)],
+      [site, 'live', 3_000, visitorRegister(salt, '203.0.113.9', 'Mozilla/5.0 (c)', site.domain)],
+    ]);
+    expect(pending.size).toBe(0);
+    pending.hashInto(tally, salt);
+    expect(visited).toHaveLength(3);
   });
 });
