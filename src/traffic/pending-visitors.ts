@@ -2,10 +2,9 @@
  * Visitors counted but not hashed yet (docs/analytics.md, "Unique visitors"): a request's address
  * and user agent wait here, in the isolate's memory only, until a batch of them is hashed in one
  * loop, and are dropped then. Why: hashed one request at a time, between serving's own work, the
- * visitor's SHA-256 cost a counting isolate about 4 % of its busy time in a CPU profile under
- * load, where the same hash takes 1.8 µs a visitor in a loop (its code and tables no longer in
- * the processor's caches each time); hashed 64 at a time, counting's cost to serving fell from 3
- * to 5 % to about 1 % (bench:analytics).
+ * visitor's SHA-256 took about 4 % of a counting isolate's busy time in a CPU profile under load,
+ * though it takes 1.8 µs a visitor in a loop in workerd (most likely its code and data leaving
+ * the processor's caches between requests); hashed 512 at a time, 0.4 to 0.6 %.
  *
  * Bounded: at most `capacity` visitors wait (more are not counted: only while the day's secret is
  * not to be had), all of one UTC day, so that each is hashed with its own day's secret.
