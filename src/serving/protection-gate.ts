@@ -3,8 +3,8 @@
  * request once the site's live record is read (it carries the protection), before the
  * deployment's index or any file is read from the location's cache or R2: a visitor who is not
  * let in reaches nothing of the site. Letting one in costs one HMAC verification of the grant
- * cookie, and once the isolate has verified it a lookup in memory (./verified-grants.ts); no
- * storage is read. A member is then served from the same isolate memory, location cache and R2
+ * cookie, and once the isolate has verified it lookups in memory (the field's token, then its
+ * grant: ./grant-cookie.ts, ./verified-grants.ts); no storage is read. A member is then served from the same isolate memory, location cache and R2
  * as an open site's visitor, by the same content keys: those hold a deployment's bytes, never an
  * answer, so nothing stored can answer a request the gate did not let in. Every answer of a
  * protected host is private (`privately`).
