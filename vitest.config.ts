@@ -149,8 +149,9 @@ export default defineConfig(async () => {
             name: 'node',
             include: ['test/node/**/*.test.ts'],
             environment: 'node',
-            // One migrated local state every service copies, and one service shared by the files that need no settings of their own.
-            globalSetup: ['./test/node/support/migrated-state.ts', './test/node/support/shared-service.ts'],
+            // One migrated local state every service copies, the Worker bundled once for every service, and one service shared by
+            // the files that need no settings of their own.
+            globalSetup: ['./test/node/support/migrated-state.ts', './test/node/support/worker-bundle.ts', './test/node/support/shared-service.ts'],
             // Black-box tests wait on a real service under a loaded 2-core CI machine, and on
             // events that cross the notifications queue (batched for up to a second).
             expect: { poll: { timeout: 10_000 } },
