@@ -15,14 +15,13 @@ import { checkCertificateRetries, checkRateLimits } from '../src/platform/bindin
 import { parseSettings } from '../src/platform/settings.ts';
 import { ensureSecret, readDevVars } from './dev-vars.mjs';
 import { announceServing, shown, startLog } from './start-output.mjs';
+import { localWorkerdV8Flags } from './workerd-flags.mjs';
 import { defaultPersistDir, migrateLocalDatabase, migrationNames } from './local-migrations.mjs';
 
 const port = process.env.PORT ?? '8787';
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
-// Local-runtime tuning only (Cloudflare's runtime is unaffected): miniflare passes these V8 flags to
-// the local workerd. A small initial old space makes V8 collect early, so the garbage the local R2
-// simulator leaves during a large deploy is freed in time instead of piling up. A value set is kept.
-env.MINIFLARE_WORKERD_V8_FLAGS ??= '--initial-old-space-size=4';
+// Local-runtime tuning only (./workerd-flags.mjs says why); a value set is kept.
+env.MINIFLARE_WORKERD_V8_FLAGS ??= localWorkerdV8Flags;
 const wrangler = new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url).pathname;
 const persistDir = process.env.SITEHOST_PERSIST_DIR ?? defaultPersistDir;
 // The secrets given in the environment; without AUTH_SECRET there, .dev.vars holds them (created when missing).

@@ -42,6 +42,7 @@ import { cpuMsOf, freePort, isProxy, measureMemory, startServer, workerdPids } f
 import { generateRealisticSite, generateSmallFileSite, generateUniformSite, smallPages } from './site.mjs';
 import { startCountingRelay } from '../../test/node/cli/counting-relay.ts';
 import { announce, quick, setting } from '../mode.mjs';
+import { localWorkerdV8Flags } from '../../scripts/workerd-flags.mjs';
 
 const repo = new URL('../..', import.meta.url).pathname;
 const wrangler = join(repo, 'node_modules/wrangler/bin/wrangler.js');
@@ -269,7 +270,7 @@ try {
   const floor = await startDev((port) => [
     wrangler, 'dev', '-c', 'bench/deploy/floor/wrangler.toml', '--port', String(port), '--ip', '127.0.0.1',
     '--persist-to', join(workDir, 'floor-state'), '--show-interactive-dev-session=false',
-  ], { MINIFLARE_WORKERD_V8_FLAGS: process.env.MINIFLARE_WORKERD_V8_FLAGS ?? '--initial-old-space-size=4' });
+  ], { MINIFLARE_WORKERD_V8_FLAGS: process.env.MINIFLARE_WORKERD_V8_FLAGS ?? localWorkerdV8Flags });
   servers.push(floor);
   const token = execFileSync(process.execPath, ['scripts/token.mjs', '--user', 'github|bench', '--scope', 'deploy'], {
     cwd: repo,

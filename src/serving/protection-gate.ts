@@ -3,8 +3,8 @@
  * request once the site's live record is read (it carries the protection), before the
  * deployment's index or any file is read from the location's cache or R2: a visitor who is not
  * let in reaches nothing of the site. Letting one in costs one HMAC verification of the grant
- * cookie, and once the isolate has verified it a lookup in memory (./verified-grants.ts); no
- * storage is read. A member is then served from the same isolate memory, location cache and R2
+ * cookie, and once the isolate has verified it lookups in memory (the field's token, then its
+ * grant: ./grant-cookie.ts, ./verified-grants.ts); no storage is read. A member is then served from the same isolate memory, location cache and R2
  * as an open site's visitor, by the same content keys: those hold a deployment's bytes, never an
  * answer, so nothing stored can answer a request the gate did not let in. Every answer of a
  * protected host is private (`privately`).
@@ -19,8 +19,9 @@ import { type SiteMode, grantEpoch, hostMode } from '../protection/site-protecti
 import { protectionOf } from '../coordinator/access/protection-change';
 import type { SiteRecord } from '../storage/sites-table';
 import { mergedVary } from '../rules/header-fields';
-import { cookieOf, grantCookie, setGrantCookie } from './grant-cookie';
+import { grantTokenOf, setGrantCookie } from './grant-cookie';
 import { grantKey, grantPaths, sameHostPath } from './grant-key';
+import { WeightedLru } from './lru';
 import { membersOnly } from './private-pages';
 import { rememberedGrant } from './verified-grants';
 import { signIn, signInForm } from './sign-in';
@@ -54,9 +55,11 @@ export async function admit(request: Request, url: URL, env: Env, access: HostAc
     return { answer: await signInForm(request, env, url, access, sameHostPath(url.searchParams.get('to')) ?? '/') };
   }
   if (access.mode === 'public') return { private: false };
-  const oversized = oversizedCredentials(request, env);
+  // Read once: each read of a field crosses into the runtime.
+  const cookie = request.headers.get('cookie');
+  const oversized = oversizedCredentials(request, env, cookie);
   if (oversized) return { answer: oversized };
-  const token = cookieOf(request.headers.get('cookie'), grantCookie);
+  const token = grantTokenOf(cookie);
   const now = Date.now() / 1000;
   const grant = token === undefined ? undefined : await rememberedGrant(await grantKey(env), token, now);
   const opens = grant !== undefined && grantOpens(grant, access.host, access.epoch, now) && (grant.kind === 'link' || access.mode === 'password');
@@ -77,20 +80,28 @@ async function openLink(url: URL, env: Env, access: HostAccess): Promise<Respons
   });
 }
 
-/** 431 naming the limit for a `Cookie` or `Authorization` field longer than MAX_CREDENTIAL_HEADER_BYTES: nothing that long is read. */
-export function oversizedCredentials(request: Request, env: Env): Response | undefined {
+/** 431 naming the limit for a `Cookie` or `Authorization` field longer than MAX_CREDENTIAL_HEADER_BYTES: nothing that long is read. `cookie`: the request's `Cookie` field, when the caller read it already. */
+export function oversizedCredentials(request: Request, env: Env, cookie = request.headers.get('cookie')): Response | undefined {
   const limit = settingsOf(env).protection.maxCredentialHeaderBytes;
-  for (const name of ['cookie', 'authorization']) {
-    const length = request.headers.get(name)?.length ?? 0;
-    if (length > limit) {
-      return new Problem('request-header-too-large', `The ${name === 'cookie' ? 'Cookie' : 'Authorization'} field is ${length} bytes; a protected site reads at most ${limit}.`, {
-        extensions: { limit: 'MAX_CREDENTIAL_HEADER_BYTES', value: limit },
-        headers: { 'cache-control': 'no-store' },
-      }).toResponse();
-    }
-  }
+  if (cookie !== null && cookie.length > limit) return credentialsTooLarge('Cookie', cookie.length, limit);
+  const authorization = request.headers.get('authorization');
+  if (authorization !== null && authorization.length > limit) return credentialsTooLarge('Authorization', authorization.length, limit);
   return undefined;
 }
+
+function credentialsTooLarge(field: 'Cookie' | 'Authorization', length: number, limit: number): Response {
+  return new Problem('request-header-too-large', `The ${field} field is ${length} bytes; a protected site reads at most ${limit}.`, {
+    extensions: { limit: 'MAX_CREDENTIAL_HEADER_BYTES', value: limit },
+    headers: { 'cache-control': 'no-store' },
+  }).toResponse();
+}
+
+/**
+ * The private forms of an answer's `Cache-Control` and `Vary` (`privately`), by what it carried
+ * and what let the visitor in: a site's answers carry few distinct values, so each is worked out
+ * once rather than split, filtered and joined on every request. Weighed by the key's length.
+ */
+const privateFields = new WeightedLru<string, { cacheControl: string; vary: string }>(64 * 1024);
 
 /**
  * A protected host's answer, made private: `Cache-Control: private` (a `public` or `s-maxage` the
@@ -98,11 +109,20 @@ export function oversizedCredentials(request: Request, env: Env): Response | und
  */
 export function privately(response: Response, varyBy: 'Cookie' | 'Authorization'): Response {
   const { headers } = response;
-  const kept = (headers.get('cache-control') ?? '')
+  const cacheControl = headers.get('cache-control') ?? '';
+  const vary = headers.get('vary') ?? '';
+  const key = `${varyBy}\n${cacheControl}\n${vary}`;
+  let fields = privateFields.get(key);
+  if (!fields) privateFields.set(key, (fields = { cacheControl: privateCacheControl(cacheControl), vary: mergedVary(vary, varyBy) }), key.length);
+  headers.set('cache-control', fields.cacheControl);
+  headers.set('vary', fields.vary);
+  return response;
+}
+
+function privateCacheControl(cacheControl: string): string {
+  const kept = cacheControl
     .split(',')
     .map((directive) => directive.trim())
     .filter((directive) => directive !== '' && !/^(public|private|s-maxage=.*|immutable)$/i.test(directive));
-  headers.set('cache-control', ['private', ...kept].join(', '));
-  headers.set('vary', mergedVary(headers.get('vary'), varyBy));
-  return response;
+  return ['private', ...kept].join(', ');
 }

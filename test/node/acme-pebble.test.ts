@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as x509 from '../../src/certificates/x509';
 import { type TestProcess, startProcess, waitFor } from './support/processes';
 import { startChallengeServer } from './support/challenge-server';
-import { type Service, freePort, startService, token } from './support/service';
+import { type Service, freePort, runCron, startService, token } from './support/service';
 
 /**
  * CERT_ISSUER=acme end to end against Pebble (Debian's `pebble`), as docs/certificates.md tells
@@ -222,8 +222,7 @@ describe('CERT_ISSUER=acme against Pebble', () => {
 
   it('renews a certificate due for renewal when the Cron Trigger runs, with a new key', async () => {
     const before = await issuedCertificate(issuedDomain);
-    // wrangler dev runs the scheduled handler on this path (`curl` is how its docs say to trigger it).
-    const triggered = await fetch(`${service.origin}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent('17 3 * * *')}`);
+    const triggered = await runCron(service, '17 3 * * *');
     expect(triggered.status).toBe(200);
     let after: CertificateBody | undefined;
     await waitFor(async () => {

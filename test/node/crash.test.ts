@@ -7,7 +7,7 @@ import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyMigratedState } from './support/migrated-state';
 import { waitFor } from './support/processes';
-import { type Service, getFromSite, startService, token } from './support/service';
+import { type Service, getFromSite, runCron, startService, token } from './support/service';
 
 /**
  * Crash safety end to end: the runtime is killed (`kill -9` of its process group: npm start,
@@ -198,7 +198,7 @@ describe('a runtime killed during a stream of deploys', () => {
     // The daily sweep, as the Cron Trigger runs it; it logs a line when done.
     const sweeps = () => [...service!.output().matchAll(/"message":"Swept sites for objects nothing holds","sites":\d+,"deleted":(\d+)/g)];
     const sweepsBefore = sweeps().length;
-    expect((await fetch(`${service.origin}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(cron)}`)).status).toBe(200);
+    expect((await runCron(service, cron)).status).toBe(200);
     await waitFor(() => sweeps().length > sweepsBefore, 'the sweep', 60_000, [service]);
     const deleted = Number(sweeps().at(-1)![1]);
     for (const domain of domains) expect((await getFromSite(service, domain, '/')).body).toBe(`<p>${domain} after the kills</p>`);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getFromSite, type Service, startService, token } from './support/service';
-import { type Browser, launchChromium } from './dashboard/browser';
+import { type Browser, openBrowser } from './dashboard/browser';
 import { makeSiteFolder, siteFiles } from './dashboard/site-folder';
 import type { Usage } from '../../src/common/api-types';
 import { formatBytes } from '../../src/common/format-bytes';
@@ -67,7 +67,7 @@ async function deployRecordingRequests(path: string, done: () => Promise<unknown
 
 beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
-  [service, browser, folder] = await Promise.all([startService({ vars: { MAX_FILE_BYTES: String(maxFileBytes) } }), launchChromium(), makeSiteFolder()]);
+  [service, browser, folder] = await Promise.all([startService({ vars: { MAX_FILE_BYTES: String(maxFileBytes) } }), openBrowser(), makeSiteFolder()]);
   userToken = await token(service, 'github|dashboard', 'deploy global_read');
   browser.context.on('page', (opened) => {
     opened.on('pageerror', (error) => pageProblems.push(String(error)));

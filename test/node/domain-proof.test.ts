@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import document from '../../schema/openapi.json';
 import type { DomainProof, DomainProofRecord } from '../../src/common/api-types';
 import { runCli } from './cli/run';
-import { type Browser, launchChromium } from './dashboard/browser';
+import { type Browser, openBrowser } from './dashboard/browser';
 import { makeSiteFolder } from './dashboard/site-folder';
 import { type ChallengeServer, startChallengeServer } from './support/challenge-server';
 import { type DohFront, startDohFront } from './support/doh-front';
@@ -298,7 +298,7 @@ describe('the dashboard', () => {
 
   it('shows the record a refused deploy waits for, and checks the DNS for it', async () => {
     const domain = 'dashboard-proof.test';
-    [browser, site] = await Promise.all([launchChromium(), makeSiteFolder()]);
+    [browser, site] = await Promise.all([openBrowser(), makeSiteFolder()]);
     const page = await browser.context.newPage();
     await page.goto(`${service.origin}/#/deploy/${domain}`);
     await page.getByLabel('API token').fill(bob);

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployResult } from '../../src/common/api-types';
 import type { ShareLink } from '../../src/common/protection-types';
-import { type Browser, launchChromium } from './dashboard/browser';
+import { type Browser, openBrowser } from './dashboard/browser';
 import { type RunningService, sharedService, siteAnswer, token } from './support/service';
 
 let service: RunningService;
@@ -16,7 +16,7 @@ let page: Page;
 let ownerToken: string;
 
 beforeAll(async () => {
-  [service, browser] = await Promise.all([sharedService(), launchChromium()]);
+  [service, browser] = await Promise.all([sharedService(), openBrowser()]);
   ownerToken = await token(service, 'github|protected-sites-owner');
   page = await browser.context.newPage();
 });

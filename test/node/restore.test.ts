@@ -6,7 +6,7 @@ import { Miniflare, convertV4MiniflareOptions } from 'miniflare';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyMigratedState } from './support/migrated-state';
 import { waitFor } from './support/processes';
-import { type Service, getFromSite, startService, token } from './support/service';
+import { type Service, getFromSite, runCron, startService, token } from './support/service';
 
 /**
  * docs/operating.md's restore procedure, end to end on the local service: D1 goes back to an
@@ -127,7 +127,7 @@ describe("docs/operating.md's restore", () => {
 
     // The daily sweep, as the Cron Trigger runs it; it logs a line when done.
     const sweeps = () => [...service!.output().matchAll(/"message":"Swept sites for objects nothing holds"/g)].length;
-    expect((await fetch(`${service.origin}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(cron)}`)).status).toBe(200);
+    expect((await runCron(service, cron)).status).toBe(200);
     await waitFor(() => sweeps() > 0, 'the sweep', 60_000, [service]);
     expect(await getFromSite(service, live, '/')).toEqual({ status: 200, body: '<p>restored</p>' });
     expect(await getFromSite(service, unpublished, '/')).toEqual({ status: 200, body: '<p>restored too</p>' });

@@ -58,7 +58,7 @@ function site(domain: string, path: string): Promise<SiteResponse> {
 
 beforeAll(async () => {
   // As on a new machine: the script applies the D1 migrations first.
-  service = await startService({ state: 'empty' });
+  service = await startService({ via: 'npm start', state: 'empty' });
 }, 120_000);
 
 afterAll(async () => {

@@ -1,42 +1,21 @@
-import { access, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { expect } from 'vitest';
-
-/** Debian's Chromium (`apt-get install chromium`); Playwright downloads no browser here. */
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { chromiumEndpoint } from '../support/chromium-server';
 
 export interface Browser {
   context: BrowserContext;
   close(): Promise<void>;
 }
 
-/** Headless Chromium with a fresh profile, quiet: no background traffic, no QUIC, no sandbox (root in CI). */
-export async function launchChromium(): Promise<Browser> {
-  await access(chromiumPath).catch(() => {
-    throw new Error(`No Chromium at ${chromiumPath}: install Debian's (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH.`);
-  });
-  const profile = await mkdtemp(join(tmpdir(), 'sitehost-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    headless: true,
-    viewport: { width: 1100, height: 800 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+/** A fresh context (cookies, storage, permissions of its own) in the run's Chromium (../support/chromium-server.ts). */
+export async function openBrowser(): Promise<Browser> {
+  const browser = await chromium.connect(await chromiumEndpoint());
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   return {
     context,
     close: async () => {
       await context.close();
-      await rm(profile, { recursive: true, force: true });
+      await browser.close();
     },
   };
 }

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SiteMembers } from '../../../src/common/api-types';
 import { type RunningService, getFromSite, sharedService, token } from '../support/service';
-import { type Browser, launchChromium, signedInTab } from './browser';
+import { type Browser, openBrowser, signedInTab } from './browser';
 
 const screenshots = new URL('../../../test-results/dashboard/', import.meta.url).pathname;
 const domain = 'members-dash.example';
@@ -37,7 +37,7 @@ async function membersOf(): Promise<SiteMembers> {
 
 beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
-  [service, browser] = await Promise.all([sharedService(), launchChromium()]);
+  [service, browser] = await Promise.all([sharedService(), openBrowser()]);
   const form = new FormData();
   form.append('directory', new File(['<h1>members</h1>'], 'index.html'));
   const deployed = await fetch(`${service.origin}/v2/sites/${domain}`, { method: 'PUT', headers: { authorization: `Bearer ${await token(service, owner)}` }, body: form });

@@ -6,7 +6,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Service, startService } from '../support/service';
-import { type Browser, launchChromium } from './browser';
+import { type Browser, openBrowser } from './browser';
 import { type OpenIdProvider, startOpenIdProvider } from './openid-provider';
 
 const clientId = 'sitehost-dashboard';
@@ -19,7 +19,7 @@ beforeAll(async () => {
   provider = await startOpenIdProvider({ clientId, audience: 'sitehost', user: 'oidc|alice', scope: 'deploy global_read' });
   [service, browser] = await Promise.all([
     startService({ vars: { AUTH_ISSUER: provider.issuer, AUTH_JWKS_URL: provider.jwksUrl, AUTH_CLIENT_ID: clientId } }),
-    launchChromium(),
+    openBrowser(),
   ]);
   page = await browser.context.newPage();
 }, 120_000);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import hostSchema from '../../../schema/host.schema.json';
 import type { DeployResult } from '../../../src/common/api-types';
 import { type RunningService, sharedService, token } from '../support/service';
-import { type Browser, launchChromium } from './browser';
+import { type Browser, openBrowser } from './browser';
 import { makeSiteFolder } from './site-folder';
 
 const screenshots = new URL('../../../test-results/dashboard/', import.meta.url).pathname;
@@ -55,7 +55,7 @@ let first: DeployResult;
 
 beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
-  [service, browser, folder] = await Promise.all([sharedService(), launchChromium(), makeSiteFolder()]);
+  [service, browser, folder] = await Promise.all([sharedService(), openBrowser(), makeSiteFolder()]);
   userToken = await token(service, 'github|rules', 'deploy global_read');
   browser.context.on('page', (opened) => {
     opened.on('pageerror', (error) => pageProblems.push(String(error)));

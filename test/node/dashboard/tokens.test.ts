@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningService, sharedService, token } from '../support/service';
-import { type Browser, launchChromium } from './browser';
+import { type Browser, openBrowser } from './browser';
 
 const screenshots = new URL('../../../test-results/dashboard/', import.meta.url).pathname;
 const domain = 'tokens-dash.example';
@@ -22,7 +22,7 @@ const whoami = (bearer: string) => fetch(`${service.origin}/v2/whoami`, { header
 
 beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
-  [service, browser] = await Promise.all([sharedService(), launchChromium()]);
+  [service, browser] = await Promise.all([sharedService(), openBrowser()]);
   signedIn = await token(service, 'github|dashboard-tokens', 'deploy');
   const form = new FormData();
   form.append('directory', new File(['<h1>tokens</h1>'], 'index.html'));

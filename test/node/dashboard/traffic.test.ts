@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployResult } from '../../../src/common/api-types';
 import { type RunningService, sharedService, token } from '../support/service';
 import { readAnalytics, untilCounted, visit } from '../support/traffic';
-import { type Browser, launchChromium, signedInTab } from './browser';
+import { type Browser, openBrowser, signedInTab } from './browser';
 
 const screenshots = new URL('../../../test-results/dashboard/', import.meta.url).pathname;
 const domain = 'traffic-dash.example';
@@ -43,7 +43,7 @@ async function tabledRequests(page: Page): Promise<number[]> {
 
 beforeAll(async () => {
   await mkdir(screenshots, { recursive: true });
-  [service, browser] = await Promise.all([sharedService(), launchChromium()]);
+  [service, browser] = await Promise.all([sharedService(), openBrowser()]);
   bearer = await token(service, owner);
 }, 120_000);
 

@@ -9,12 +9,12 @@
  * `copyMigratedState()` waits until it is made (`ready` in the provided folder, or `failed`).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
+import { readyFolder } from './ready-folder';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -55,11 +55,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
 /** Copies the migrated state into `to` once it is made; `folder` is what the set-up provided (a test file's by default). */
 export async function copyMigratedState(to: string, folder = inject('migratedState')): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (!existsSync(join(folder, 'ready'))) {
-    if (existsSync(join(folder, 'failed'))) throw new Error(readFileSync(join(folder, 'failed'), 'utf8'));
-    if (Date.now() > deadline) throw new Error('Timed out waiting for the migrated local state');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await readyFolder(folder, 'The migrated local state');
   await cp(join(folder, 'state'), to, { recursive: true });
 }

@@ -11,6 +11,9 @@ import { signToken } from '../../../scripts/sign-token.mjs';
 import { undocumentedAnswer } from '../../support/openapi-document';
 import { copyMigratedState } from './migrated-state';
 import { type TestProcess, startProcess, waitFor } from './processes';
+import { workerBundle } from './worker-bundle';
+
+const localRuntime = new URL('./local-runtime.mjs', import.meta.url).pathname;
 
 /** A running service the tests can reach: where it listens, its secret and what it printed. */
 export interface RunningService {
@@ -22,7 +25,10 @@ export interface RunningService {
   output(): string;
 }
 
-/** The real service under `wrangler dev` (through `npm start`'s script), with its own state and secret. */
+/**
+ * The real service, with its own state and secret: the Worker's bundle in Miniflare (./local-runtime.mjs),
+ * or `npm start`'s script (wrangler dev) when asked.
+ */
 export interface Service extends TestProcess, RunningService {
   /** Its local state (`--persist-to`), deleted by stop() unless it was given. */
   persistDir: string;
@@ -31,9 +37,15 @@ export interface Service extends TestProcess, RunningService {
 }
 
 export interface ServiceOptions {
-  /** Worker variables, passed as `wrangler dev --var NAME:value`. */
+  /**
+   * `npm start`: its script, which applies the migrations and runs wrangler dev, as a user starts the
+   * service; otherwise the Worker bundled once for the run (./worker-bundle.ts) in Miniflare, the same
+   * runtime and local storage at a third of the start's CPU and half a request's.
+   */
+  via?: 'npm start';
+  /** Worker variables (`wrangler dev --var NAME:value` under npm start). */
   vars?: Record<string, string>;
-  /** More environment for the script, wrangler and workerd (NODE_EXTRA_CA_CERTS, say). */
+  /** More environment for the processes and workerd (NODE_EXTRA_CA_CERTS, say). */
   env?: Record<string, string>;
   /** Its port, for when something must know it before the service starts; a free one otherwise. */
   port?: number;
@@ -46,6 +58,8 @@ export interface ServiceOptions {
   persistDir?: string;
   /** The folder of the migrated state to copy (./migrated-state.ts); the provided one otherwise (it can only be injected in a test file). */
   migratedState?: string;
+  /** The folder of the Worker's bundle (./worker-bundle.ts); the provided one otherwise, as migratedState. */
+  workerBundle?: string;
   /** A file that gets a copy of everything it prints, for processes other than the one that started it. */
   logFile?: string;
 }
@@ -61,10 +75,10 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Runs `npm start`'s script on loopback with a temporary SITEHOST_PERSIST_DIR (migrated unless
- * `state: 'empty'`) and a random
- * AUTH_SECRET from the environment (so the repository's .wrangler/state and .dev.vars are left
- * alone), and a free inspector port (other services may run beside it), until it is ready.
+ * Runs the service on loopback with a temporary state (migrated unless `state: 'empty'`) and a
+ * random AUTH_SECRET and DOMAIN_PROOF_SECRET (under npm start: SITEHOST_PERSIST_DIR and the
+ * secrets from the environment, so the repository's .wrangler/state and .dev.vars are left alone,
+ * and a free inspector port, as other services may run beside it), until it is ready.
  * A port found free may be taken by another process before the service binds it: the service
  * then starts again on other ports, unless its port was given.
  */
@@ -83,16 +97,24 @@ async function startServiceOnce(options: ServiceOptions): Promise<Service> {
   const persistDir = options.persistDir ?? (await mkdtemp(join(tmpdir(), 'sitehost-service-')));
   if (options.persistDir === undefined && options.state !== 'empty') await copyMigratedState(persistDir, options.migratedState);
   const port = options.port ?? (await freePort());
-  const inspectorPort = await freePort();
   const secret = randomBytes(32).toString('base64url');
-  const vars = Object.entries(options.vars ?? {}).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
-  const server = startProcess(
-    'npm start',
-    process.execPath,
-    ['scripts/start.mjs', '--ip', '127.0.0.1', '--inspector-port', String(inspectorPort), ...vars],
-    { DOMAIN_PROOF_SECRET: randomBytes(32).toString('base64url'), ...options.env, PORT: String(port), SITEHOST_PERSIST_DIR: persistDir, AUTH_SECRET: secret },
-    options.logFile,
-  );
+  const secrets = { DOMAIN_PROOF_SECRET: randomBytes(32).toString('base64url'), AUTH_SECRET: secret };
+  const server =
+    options.via === 'npm start'
+      ? startProcess(
+          'npm start',
+          process.execPath,
+          ['scripts/start.mjs', '--ip', '127.0.0.1', '--inspector-port', String(await freePort()), ...Object.entries(options.vars ?? {}).flatMap(([name, value]) => ['--var', `${name}:${value}`])],
+          { ...options.env, ...secrets, PORT: String(port), SITEHOST_PERSIST_DIR: persistDir },
+          options.logFile,
+        )
+      : startProcess(
+          'the Worker in Miniflare',
+          process.execPath,
+          [localRuntime, await workerBundle(options.workerBundle), persistDir, String(port)],
+          { ...options.env, SITEHOST_VARS: JSON.stringify({ ...secrets, ...options.vars }) },
+          options.logFile,
+        );
   const service: Service = {
     ...server,
     origin: `http://127.0.0.1:${port}`,
@@ -116,12 +138,13 @@ async function startServiceOnce(options: ServiceOptions): Promise<Service> {
 }
 
 /**
- * Every API answer wrangler dev logged (`[wrangler:info] PUT /v2/sites/a.example 200 OK (12ms)`) for
+ * Every API answer the service logged (`[wrangler:info] PUT /v2/sites/a.example 200 OK (12ms)` under
+ * wrangler dev, `[mf:info] …` under Miniflare alone) for
  * a documented operation whose status schema/openapi.json does not list for it. The line has no
  * Host: /v1/ and /v2/ paths are taken as the API's, which no black-box test asks a hosted site for.
  */
 export function undocumentedAnswers(output: string): string[] {
-  const answers = stripVTControlCharacters(output).matchAll(/^\[wrangler:info\] ([A-Z]+) (\/v[12]\/[^\s?]*)\S* (\d{3}) /gm);
+  const answers = stripVTControlCharacters(output).matchAll(/^\[(?:wrangler|mf):info\] ([A-Z]+) (\/v[12]\/[^\s?]*)\S* (\d{3}) /gm);
   const undocumented = [...answers].map(([, method, path, status]) => undocumentedAnswer(method!, path!, Number(status)));
   return [...new Set(undocumented.filter((answer) => answer !== undefined))];
 }
@@ -144,6 +167,14 @@ export async function sharedService(): Promise<RunningService> {
   }
   const { origin, port, secret, logFile } = JSON.parse(readFileSync(ready, 'utf8')) as { origin: string; port: number; secret: string; logFile: string };
   return { origin, port, secret, output: () => readFileSync(logFile, 'utf8') };
+}
+
+/**
+ * Runs the Worker's scheduled handler for `cron` now, as its Cron Trigger would: on Miniflare's
+ * trigger path, which wrangler dev serves too (its docs' /cdn-cgi/handler/scheduled is the old name).
+ */
+export function runCron(service: RunningService, cron: string): Promise<Response> {
+  return fetch(`${service.origin}/cdn-cgi/local/scheduled?cron=${encodeURIComponent(cron)}`);
 }
 
 /** A self-issued token, as `npm run token` signs it. */

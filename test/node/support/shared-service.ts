@@ -1,8 +1,8 @@
 /**
- * Global setup of the node project, after ./migrated-state.ts: one service with wrangler.toml's
- * settings, for every test file that needs no settings of its own (`sharedService()` in
- * ./service.ts). Each start of a service costs seconds of both cores (wrangler bundles the Worker,
- * workerd starts), so files share this one rather than each starting its own.
+ * Global setup of the node project, after ./migrated-state.ts and ./worker-bundle.ts: one service
+ * with wrangler.toml's settings, for every test file that needs no settings of its own
+ * (`sharedService()` in ./service.ts). Each start of a service costs about a CPU-second (workerd
+ * starts, the Worker's modules load), so files share this one rather than each starting its own.
  *
  * It starts in the background: the other projects' files run meanwhile, and a file that asks for
  * it waits until it is ready. Its address and secret are then written to `service.json` in the
@@ -25,8 +25,9 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const folder = await mkdtemp(join(tmpdir(), 'sitehost-shared-service-'));
   project.provide('sharedService', folder);
+  const { migratedState, workerBundle } = project.getProvidedContext();
   const logFile = join(folder, 'output.log');
-  const starting: Promise<Service | undefined> = startService({ migratedState: project.getProvidedContext().migratedState, logFile }).then(
+  const starting: Promise<Service | undefined> = startService({ migratedState, workerBundle, logFile }).then(
     async (service) => {
       const { origin, port, secret } = service;
       // Written whole, then renamed: a file waiting for it must never read it half written.
