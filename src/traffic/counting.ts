@@ -3,7 +3,7 @@
  * isolate's tally in memory, with no I/O of its own. The tally is sent as one queue message (or a
  * few, when it outgrows one) with `waitUntil`, at most every `ANALYTICS_FLUSH_SECONDS`, sooner only
  * when it nears a message's size. Visitors are hashed with the day's secret in batches
- * (./pending-visitors.ts): when 64 wait, when the tally is sent, when the UTC day changes; only
+ * (./pending-visitors.ts): when 512 wait, when the tally is sent, when the UTC day changes; only
  * each hash's sketch register is kept.
  */
 import type { Env } from '../platform/env';
