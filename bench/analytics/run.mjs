@@ -9,7 +9,8 @@
 // run with ANALYTICS=off; the traffic queue and its consumer run in the Durable Objects' Worker.
 // The cost part also starts a twin of it, a second workerd alike, and runs first.
 //
-// 1. Cost: BENCH_CYCLES cycles (default 1,000, after BENCH_WARMUP_CYCLES of warm-up, default 20,
+// 1. Cost: BENCH_CYCLES cycles (default 3,000: about 14 min; 1,000 resolved ±1.5 to ±2.5 %, 3,000
+//    ±0.8 %, where counting's ~2 % must be told from the target's 3 %; after BENCH_WARMUP_CYCLES of warm-up, default 20,
 //    not measured), of a site of its own. A cycle is four blocks of BENCH_BLOCK_MS (default
 //    50 ms); in each, a location of the edge and one of its twin are loaded at the same moment
 //    with BENCH_CONNECTIONS concurrent requests each (default 16, each a new visitor):
@@ -53,7 +54,7 @@ import { announce, listSetting, quick, setting, target as line } from '../mode.m
 import { loadTogether, swappedRatio } from '../paired-blocks.mjs';
 import { median, ratioCentre, resolutionOf, verdictOf } from '../statistics.mjs';
 
-const cycles = setting('BENCH_CYCLES', 1000, 30);
+const cycles = setting('BENCH_CYCLES', 3000, 30);
 const warmupCycles = setting('BENCH_WARMUP_CYCLES', 20, 5);
 const blockMs = setting('BENCH_BLOCK_MS', 50);
 const connections = setting('BENCH_CONNECTIONS', 16, 8);
