@@ -24,7 +24,7 @@ const miniflare = new Miniflare(
     // Offline: no fetch of Request.cf's values from Cloudflare (the Worker reads none of them).
     cf: false,
     resourcePersistencePath: join(persistDir, 'v3'),
-    // /cdn-cgi/handler/scheduled runs the crons' handler, as under wrangler dev.
+    // /cdn-cgi/local/scheduled runs the crons' handler (wrangler dev rewrites its /cdn-cgi/handler/ to it).
     unsafeTriggerHandlers: true,
     workers: [
       {
