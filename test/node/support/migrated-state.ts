@@ -8,13 +8,12 @@
  * before every global set-up has returned, so the other projects' files run meanwhile, and
  * `copyMigratedState()` waits until it is made (`ready` in the provided folder, or `failed`).
  */
-import { spawn } from 'node:child_process';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { readyFolder } from './ready-folder';
+import { readyFolder, runInBackground } from './ready-folder';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -25,28 +24,19 @@ declare module 'vitest' {
 
 const localMigrations = new URL('../../../scripts/local-migrations.mjs', import.meta.url).href;
 
-/** Applies the migrations to `state` in a process of its own (the script waits on wrangler): why it failed, or undefined. */
-function migrate(state: string): Promise<string | undefined> {
-  const script = `const { migrateLocalDatabase } = await import(${JSON.stringify(localMigrations)});
+/** The script that applies the migrations to the state named by its argument (it waits on wrangler). */
+const migrate = `const { migrateLocalDatabase } = await import(${JSON.stringify(localMigrations)});
 const { ok, output } = migrateLocalDatabase(process.argv[1]);
 if (!ok) process.stderr.write(output);
 process.exitCode = ok ? 0 : 1;`;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, state], {
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', (error) => resolve(String(error)));
-    child.on('close', (code) => resolve(code === 0 ? undefined : `Applying the D1 migrations to a local state failed (wrangler printed why):\n${stderr}`));
-  });
-}
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const folder = await mkdtemp(join(tmpdir(), 'sitehost-migrated-'));
   project.provide('migratedState', folder);
-  const made = migrate(join(folder, 'state')).then((failure) => writeFile(join(folder, failure === undefined ? 'ready' : 'failed'), failure ?? ''));
+  const made = runInBackground(folder, ['--input-type=module', '-e', migrate, join(folder, 'state')], 'Applying the D1 migrations to a local state failed (wrangler printed why)', {
+    ...process.env,
+    WRANGLER_SEND_METRICS: 'false',
+  });
   return async () => {
     await made;
     await rm(folder, { recursive: true, force: true });

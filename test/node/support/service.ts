@@ -99,12 +99,13 @@ async function startServiceOnce(options: ServiceOptions): Promise<Service> {
   const port = options.port ?? (await freePort());
   const secret = randomBytes(32).toString('base64url');
   const secrets = { DOMAIN_PROOF_SECRET: randomBytes(32).toString('base64url'), AUTH_SECRET: secret };
+  const varFlags = Object.entries(options.vars ?? {}).flatMap(([name, value]) => ['--var', `${name}:${value}`]);
   const server =
     options.via === 'npm start'
       ? startProcess(
           'npm start',
           process.execPath,
-          ['scripts/start.mjs', '--ip', '127.0.0.1', '--inspector-port', String(await freePort()), ...Object.entries(options.vars ?? {}).flatMap(([name, value]) => ['--var', `${name}:${value}`])],
+          ['scripts/start.mjs', '--ip', '127.0.0.1', '--inspector-port', String(await freePort()), ...varFlags],
           { ...options.env, ...secrets, PORT: String(port), SITEHOST_PERSIST_DIR: persistDir },
           options.logFile,
         )

@@ -3,13 +3,12 @@
  * test starts in Miniflare (./local-runtime.mjs) rather than each wrangler dev bundling it again. Made
  * in the background, like the migrated state (./migrated-state.ts); `workerBundle()` waits for it.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { TestProject } from 'vitest/node';
-import { readyFolder } from './ready-folder';
+import { readyFolder, runInBackground } from './ready-folder';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,21 +19,10 @@ declare module 'vitest' {
 
 const bundler = new URL('./bundle-worker.mjs', import.meta.url).pathname;
 
-/** Bundles the Worker into `folder` in a process of its own: why it failed, or undefined. */
-function bundle(folder: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bundler, folder], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', (error) => resolve(String(error)));
-    child.on('close', (code) => resolve(code === 0 ? undefined : `Bundling the Worker failed:\n${stderr}`));
-  });
-}
-
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const folder = await mkdtemp(join(tmpdir(), 'sitehost-bundle-'));
   project.provide('workerBundle', folder);
-  const made = bundle(folder).then((failure) => writeFile(join(folder, failure === undefined ? 'ready' : 'failed'), failure ?? ''));
+  const made = runInBackground(folder, [bundler, folder], 'Bundling the Worker failed');
   return async () => {
     await made;
     await rm(folder, { recursive: true, force: true });
